@@ -1,3 +1,5 @@
+//! The `gpuprof` binary: parses the command line and hands it to the library.
+
 fn main() {
-    println!("Hello, world!");
+    println!("gpuprof");
 }

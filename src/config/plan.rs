@@ -1,0 +1,231 @@
+//! The resolved plan: what `gpuprof report` will run, with every expression
+//! of variants.toml already evaluated at every problem size. It is plain data
+//! (Serialize + Deserialize) so that the pipeline can hand it to the hidden
+//! `gpuprof harness` subprocess as JSON, and so that results.json can record
+//! exactly what was launched.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::change::Change;
+
+/// Everything needed to run one suite.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub suite: Suite,
+    pub timing: Timing,
+    pub profile: ProfileSettings,
+    /// Variants in file order; the chain of steps is this order with the
+    /// ceilings left out.
+    pub variants: Vec<Variant>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Suite {
+    /// `[A-Za-z0-9_-]+`; names the default output folder.
+    pub name: String,
+    pub description: String,
+    /// The variants.toml this plan came from (absolute).
+    pub config_path: PathBuf,
+    pub sizes: Vec<Size>,
+    /// Name of the variant every speedup is measured against.
+    pub baseline: String,
+    /// Seed of the random buffer contents; the same seed gives every variant
+    /// the same inputs.
+    pub seed: u64,
+}
+
+/// One problem size: the symbols it binds (`N = 2048`) plus the suite's
+/// constants, which are bound at every size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Size {
+    /// A short label such as `N=2048` or `M=1024, N=512` (constants left out).
+    pub label: String,
+    pub symbols: BTreeMap<String, i64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timing {
+    pub warmup: u32,
+    pub repetitions: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfileSettings {
+    /// Passed to `ncu --clock-control`: `none` (default; never touches the
+    /// card's clocks) or `base`.
+    pub clock_control: ClockControl,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClockControl {
+    None,
+    Base,
+}
+
+impl ClockControl {
+    pub fn as_ncu_value(self) -> &'static str {
+        match self {
+            ClockControl::None => "none",
+            ClockControl::Base => "base",
+        }
+    }
+}
+
+/// Whether a variant is a step of the optimization chain or a reference
+/// ceiling (a plain copy, a vendor library) shown beside the chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    Step,
+    Ceiling,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Variant {
+    pub name: String,
+    pub role: Role,
+    /// Kernel source (absolute path); also the NVRTC program name, so that
+    /// ncu's source page can find the file.
+    pub source: PathBuf,
+    /// `extern "C"` entry point in `source`.
+    pub entry: String,
+    /// Extra NVRTC options, e.g. `--use_fast_math`.
+    pub compile_options: Vec<String>,
+    /// Optimizations this variant makes relative to the previous step.
+    pub changes: Vec<Change>,
+    pub notes: String,
+    pub verify: Verify,
+    pub tolerance: Tolerance,
+    /// One entry per suite size, in the suite's size order.
+    pub instances: Vec<Instance>,
+}
+
+/// What a variant's outputs are compared against.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind", content = "variant")]
+pub enum Verify {
+    /// Compare with the outputs of the named variant at the same size.
+    Against(String),
+    /// Not compared (for example a copy kernel used as a ceiling).
+    Skip,
+}
+
+/// A mismatch is an element where `|got - want| > abs + rel * |want|`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Tolerance {
+    pub rel: f64,
+    pub abs: f64,
+}
+
+/// A variant at one size: launch geometry and arguments as numbers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Instance {
+    pub size: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_bytes: u32,
+    pub args: Vec<Arg>,
+    /// Minimum DRAM traffic of the problem in bytes, if declared.
+    pub bytes: Option<f64>,
+    /// Arithmetic of the problem in floating-point operations, if declared.
+    pub flops: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Arg {
+    Buffer(Buffer),
+    Scalar(Scalar),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Buffer {
+    pub name: String,
+    pub element: ElementType,
+    pub count: u64,
+    pub fill: Fill,
+    /// Outputs are compared against the reference after the launch.
+    pub output: bool,
+    pub compare: Compare,
+    /// When set, the buffer is not passed as a kernel parameter: its contents
+    /// are copied into the module's `__constant__`/`__device__` variable of
+    /// this name before each launch.
+    pub symbol: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElementType {
+    F32,
+    F64,
+    I32,
+    U32,
+    I64,
+    U64,
+}
+
+impl ElementType {
+    pub fn size_bytes(self) -> usize {
+        match self {
+            ElementType::F32 | ElementType::I32 | ElementType::U32 => 4,
+            ElementType::F64 | ElementType::I64 | ElementType::U64 => 8,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, ElementType::F32 | ElementType::F64)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ElementType::F32 => "f32",
+            ElementType::F64 => "f64",
+            ElementType::I32 => "i32",
+            ElementType::U32 => "u32",
+            ElementType::I64 => "i64",
+            ElementType::U64 => "u64",
+        }
+    }
+}
+
+/// Initial contents of a buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Fill {
+    /// Seeded uniform values in `[low, high)` (integers: `[low, high)` rounded down).
+    Random { low: f64, high: f64 },
+    /// Every element set to this value.
+    Constant { value: f64 },
+    /// Every byte 0xFF: NaN for floats, all ones for integers, so that an
+    /// element the kernel never writes cannot pass verification. The default
+    /// for outputs.
+    Poison,
+}
+
+/// How an output buffer is compared with the reference's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Compare {
+    /// Element by element (the counts must match).
+    Elementwise,
+    /// Only the sum of all elements, for outputs whose layout differs
+    /// between variants (per-block partial sums of a reduction).
+    Sum,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scalar {
+    pub name: String,
+    pub element: ElementType,
+    pub value: f64,
+}
+
+impl Plan {
+    pub fn variant(&self, name: &str) -> Option<&Variant> {
+        self.variants.iter().find(|v| v.name == name)
+    }
+}

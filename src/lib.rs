@@ -1,0 +1,7 @@
+//! gpuprof: compile, verify, time and profile CUDA kernel variants under
+//! Nsight Compute, and explain in one self-contained HTML report what each
+//! optimization did. The modules follow the data flow, left to right:
+//! config → build → harness → ncu → model → analysis → render, with
+//! `pipeline` calling them in order and `cli` holding only argument types.
+
+pub mod config;
