@@ -5,3 +5,4 @@
 //! `pipeline` calling them in order and `cli` holding only argument types.
 
 pub mod config;
+pub mod ncu;

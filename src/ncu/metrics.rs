@@ -1,0 +1,120 @@
+//! The fixed metric set: the one table of every Nsight Compute metric that
+//! gpuprof collects, with the label and unit the report uses. Everything
+//! else (argv, parsing, analysis) refers to metrics through these constants,
+//! so adding a metric means adding one row here.
+//!
+//! All 40 metrics plus the SourceCounters section replay in 15 passes per
+//! launch on the H200 (measured: tests/fixtures/h200-probe/).
+
+/// How a metric's value reads once normalised to base units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quantity {
+    /// Nanoseconds.
+    Time,
+    /// Percent of a peak (0–100).
+    Percent,
+    /// Bytes.
+    Bytes,
+    /// A plain count (sectors, requests, wavefronts, instructions, cycles…).
+    Count,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Metric {
+    pub name: &'static str,
+    pub label: &'static str,
+    pub quantity: Quantity,
+}
+
+macro_rules! metric_table {
+    ($($ident:ident = $name:literal, $label:literal, $quantity:ident;)*) => {
+        $(pub const $ident: &str = $name;)*
+        /// Every metric passed to `ncu --metrics`, in report order.
+        pub const METRICS: &[Metric] = &[
+            $(Metric { name: $name, label: $label, quantity: Quantity::$quantity },)*
+        ];
+    };
+}
+
+metric_table! {
+    DURATION = "gpu__time_duration.sum", "kernel duration", Time;
+    SM_THROUGHPUT = "sm__throughput.avg.pct_of_peak_sustained_elapsed", "SM throughput", Percent;
+    DRAM_THROUGHPUT = "dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM throughput", Percent;
+    MEMORY_THROUGHPUT = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "memory throughput (busiest unit)", Percent;
+    L1_THROUGHPUT = "l1tex__throughput.avg.pct_of_peak_sustained_active", "L1/shared throughput", Percent;
+    L2_THROUGHPUT = "lts__throughput.avg.pct_of_peak_sustained_elapsed", "L2 throughput", Percent;
+    GLOBAL_LOAD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "global load sectors", Count;
+    GLOBAL_STORE_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "global store sectors", Count;
+    GLOBAL_LOAD_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "global load requests", Count;
+    GLOBAL_STORE_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "global store requests", Count;
+    LOCAL_LOAD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "local-memory load sectors (spills)", Count;
+    LOCAL_STORE_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", "local-memory store sectors (spills)", Count;
+    SHARED_LOAD_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "shared load wavefronts", Count;
+    SHARED_STORE_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "shared store wavefronts", Count;
+    SHARED_LOAD_BANK_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "shared load bank-conflict counter", Count;
+    SHARED_STORE_BANK_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "shared store bank-conflict counter", Count;
+    SHARED_LOAD_INSTRUCTIONS = "smsp__sass_inst_executed_op_shared_ld.sum", "shared load instructions", Count;
+    SHARED_STORE_INSTRUCTIONS = "smsp__sass_inst_executed_op_shared_st.sum", "shared store instructions", Count;
+    ACHIEVED_OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy", Percent;
+    THEORETICAL_OCCUPANCY = "sm__maximum_warps_per_active_cycle_pct", "theoretical occupancy", Percent;
+    BLOCK_LIMIT_REGISTERS = "launch__occupancy_limit_registers", "blocks per SM allowed by registers", Count;
+    BLOCK_LIMIT_SHARED_MEMORY = "launch__occupancy_limit_shared_mem", "blocks per SM allowed by shared memory", Count;
+    BLOCK_LIMIT_WARPS = "launch__occupancy_limit_warps", "blocks per SM allowed by warps (block size)", Count;
+    BLOCK_LIMIT_BLOCKS = "launch__occupancy_limit_blocks", "blocks per SM allowed by the block-count limit", Count;
+    REGISTERS_PER_THREAD = "launch__registers_per_thread", "registers per thread", Count;
+    STATIC_SHARED_PER_BLOCK = "launch__shared_mem_per_block_static", "static shared memory per block", Bytes;
+    DYNAMIC_SHARED_PER_BLOCK = "launch__shared_mem_per_block_dynamic", "dynamic shared memory per block", Bytes;
+    BLOCK_SIZE = "launch__block_size", "threads per block", Count;
+    GRID_SIZE = "launch__grid_size", "blocks", Count;
+    WAVES_PER_SM = "launch__waves_per_multiprocessor", "waves per SM", Count;
+    DRAM_BYTES_READ = "dram__bytes_read.sum", "DRAM bytes read", Bytes;
+    DRAM_BYTES_WRITE = "dram__bytes_write.sum", "DRAM bytes written", Bytes;
+    L2_HIT_RATE = "lts__t_sector_hit_rate.pct", "L2 hit rate", Percent;
+    L1_HIT_RATE = "l1tex__t_sector_hit_rate.pct", "L1 hit rate", Percent;
+    FFMA_THREAD_INSTRUCTIONS = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "FP32 fused multiply-adds (per thread)", Count;
+    FADD_THREAD_INSTRUCTIONS = "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", "FP32 adds (per thread)", Count;
+    FMUL_THREAD_INSTRUCTIONS = "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", "FP32 multiplies (per thread)", Count;
+    WARP_INSTRUCTIONS = "smsp__inst_executed.sum", "warp instructions executed", Count;
+    ISSUE_ACTIVE = "smsp__issue_active.avg.pct_of_peak_sustained_active", "issue slots busy", Percent;
+    SM_CYCLES = "sm__cycles_elapsed.avg", "SM cycles elapsed", Count;
+}
+
+/// The ncu section that gives per-source-line counters.
+pub const SOURCE_SECTION: &str = "SourceCounters";
+
+/// Reported by ncu for every launch: how many times it replayed the kernel.
+pub const REPLAY_PASSES: &str = "profiler__replayer_passes";
+
+/// Looks a metric up by its ncu name.
+pub fn find(name: &str) -> Option<&'static Metric> {
+    METRICS.iter().find(|m| m.name == name)
+}
+
+/// The comma-separated list for `ncu --metrics`.
+pub fn metrics_argument() -> String {
+    METRICS.iter().map(|m| m.name).collect::<Vec<_>>().join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_matches_the_list_the_probe_fixtures_were_captured_with() {
+        let probe = include_str!("../../tests/fixtures/probe/metrics.txt");
+        let listed: Vec<&str> = probe
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .collect();
+        let table: Vec<&str> = METRICS.iter().map(|m| m.name).collect();
+        assert_eq!(listed, table);
+    }
+
+    #[test]
+    fn names_are_unique() {
+        let mut names: Vec<&str> = METRICS.iter().map(|m| m.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), METRICS.len());
+    }
+}

@@ -1,0 +1,305 @@
+//! The source page of an ncu export (`ncu --import R --csv --page source
+//! --print-source sass,cuda`): per CUDA source line, the SourceCounters
+//! section's counters (shared wavefronts against the ideal, global sectors
+//! against the ideal, warp-stall samples). The page is a sequence of blocks,
+//! one per source file: `"File Path",path`, `"Function Name",name`, a header
+//! row, then CUDA source rows (with a line number) interleaved with SASS
+//! rows (empty line number), which are skipped.
+//!
+//! ncu 2025.3 does not escape quotes inside the source text, so a line such
+//! as `extern "C" __global__ void f(int a, int b)` splits into extra fields;
+//! such rows are re-joined by counting fields against the header.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::units::parse_number;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceFile {
+    pub path: String,
+    pub function: String,
+    pub lines: Vec<SourceLine>,
+}
+
+/// The counters of one CUDA source line; `None` where ncu printed `-`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SourceLine {
+    pub line: u32,
+    pub text: String,
+    pub warp_stall_samples: Option<f64>,
+    pub instructions_executed: Option<f64>,
+    pub shared_wavefronts: Option<f64>,
+    pub shared_wavefronts_ideal: Option<f64>,
+    pub shared_wavefronts_excessive: Option<f64>,
+    pub global_sectors: Option<f64>,
+    pub global_sectors_ideal: Option<f64>,
+    pub global_sectors_excessive: Option<f64>,
+    /// e.g. `Load(4),Store(4)`.
+    pub access_operation: String,
+    /// e.g. `Global(4),Shared(4)`.
+    pub address_space: String,
+    /// Non-zero warp-stall sample counts by reason (`long_sb`, `mio`…).
+    pub stalls: BTreeMap<String, f64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SourcePageError {
+    Empty,
+    NotSourcePage { found: String },
+    NoHeader { path: String },
+    MissingColumn(&'static str),
+    BadLineNumber { row: usize, found: String },
+    Csv(String),
+}
+
+impl fmt::Display for SourcePageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const HOW: &str = "export it with `ncu --import REPORT.ncu-rep --csv --page source --print-source sass,cuda`";
+        match self {
+            SourcePageError::Empty => write!(
+                f,
+                "the source page is empty: the kernel was built without line info (add -lineinfo) or ncu ran without --section SourceCounters"
+            ),
+            SourcePageError::NotSourcePage { found } => write!(
+                f,
+                "this is not a source page export (it starts with {found:?}, not \"File Path\"); {HOW}"
+            ),
+            SourcePageError::NoHeader { path } => {
+                write!(f, "the block for {path} has no column header row; {HOW}")
+            }
+            SourcePageError::MissingColumn(column) => write!(
+                f,
+                "the source page has no {column:?} column: print both SASS and CUDA source; {HOW}"
+            ),
+            SourcePageError::BadLineNumber { row, found } => {
+                write!(f, "line {row}: `{found}` is not a source line number")
+            }
+            SourcePageError::Csv(reason) => write!(f, "{reason}; {HOW}"),
+        }
+    }
+}
+
+impl std::error::Error for SourcePageError {}
+
+const SAMPLES: &str = "Warp Stall Sampling (All Samples)";
+const INSTRUCTIONS: &str = "Instructions Executed";
+const WAVEFRONTS: &str = "L1 Wavefronts Shared";
+const WAVEFRONTS_IDEAL: &str = "L1 Wavefronts Shared Ideal";
+const WAVEFRONTS_EXCESSIVE: &str = "L1 Wavefronts Shared Excessive";
+const SECTORS: &str = "L2 Theoretical Sectors Global";
+const SECTORS_IDEAL: &str = "L2 Theoretical Sectors Global Ideal";
+const SECTORS_EXCESSIVE: &str = "L2 Theoretical Sectors Global Excessive";
+const ACCESS_OPERATION: &str = "Access Operation";
+const ADDRESS_SPACE: &str = "Address Space";
+const STALL_PREFIX: &str = "stall_";
+
+struct Columns {
+    width: usize,
+    by_name: BTreeMap<String, usize>,
+    stalls: Vec<(String, usize)>,
+}
+
+impl Columns {
+    fn new(header: &csv::StringRecord) -> Result<Columns, SourcePageError> {
+        let mut by_name = BTreeMap::new();
+        for (at, name) in header.iter().enumerate() {
+            by_name.entry(name.to_string()).or_insert(at);
+        }
+        for required in [WAVEFRONTS, WAVEFRONTS_IDEAL, SECTORS, SECTORS_IDEAL] {
+            if !by_name.contains_key(required) {
+                return Err(SourcePageError::MissingColumn(required));
+            }
+        }
+        let stalls = header
+            .iter()
+            .enumerate()
+            .filter(|(_, name)| name.starts_with(STALL_PREFIX) && !name.ends_with("(Not Issued)"))
+            .map(|(at, name)| (name[STALL_PREFIX.len()..].to_string(), at))
+            .collect();
+        Ok(Columns { width: header.len(), by_name, stalls })
+    }
+
+    /// The row's fields with a source text that ncu split at its commas
+    /// joined back into field 1.
+    fn realign(&self, record: &csv::StringRecord) -> Vec<String> {
+        let fields: Vec<&str> = record.iter().collect();
+        let extra = fields.len().saturating_sub(self.width);
+        if extra == 0 {
+            return fields.iter().map(|f| f.to_string()).collect();
+        }
+        let mut realigned = vec![fields[0].to_string(), fields[1..=1 + extra].join(",")];
+        realigned.extend(fields[2 + extra..].iter().map(|f| f.to_string()));
+        realigned
+    }
+
+    fn number(&self, fields: &[String], name: &str) -> Option<f64> {
+        let at = *self.by_name.get(name)?;
+        parse_number(fields.get(at)?).ok().flatten()
+    }
+
+    fn text(&self, fields: &[String], name: &str) -> String {
+        self.by_name
+            .get(name)
+            .and_then(|at| fields.get(*at))
+            .filter(|t| *t != "-")
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+/// Parses a source-page export into one entry per source file block.
+pub fn parse_source_page(text: &str) -> Result<Vec<SourceFile>, SourcePageError> {
+    let body = text.trim_start_matches('\u{feff}');
+    if body.trim().is_empty() {
+        return Err(SourcePageError::Empty);
+    }
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(body.as_bytes());
+    let mut files: Vec<SourceFile> = Vec::new();
+    let mut columns: Option<Columns> = None;
+    for (index, record) in reader.records().enumerate() {
+        let row = index + 1;
+        let record = record.map_err(|e| SourcePageError::Csv(format!("line {row}: {e}")))?;
+        let first = record.get(0).unwrap_or("");
+        match first {
+            "File Path" | "File Name" => {
+                files.push(SourceFile {
+                    path: record.get(1).unwrap_or("").to_string(),
+                    function: String::new(),
+                    lines: Vec::new(),
+                });
+                columns = None;
+                continue;
+            }
+            _ if files.is_empty() => {
+                return Err(SourcePageError::NotSourcePage { found: first.to_string() });
+            }
+            _ => {}
+        }
+        let file = files.last_mut().expect("a file block is open");
+        if first == "Function Name" {
+            file.function = record.get(1).unwrap_or("").to_string();
+            continue;
+        }
+        if first == "Line No" {
+            columns = Some(Columns::new(&record)?);
+            continue;
+        }
+        let Some(columns) = &columns else {
+            return Err(SourcePageError::NoHeader { path: file.path.clone() });
+        };
+        if first.is_empty() {
+            continue; // a SASS row
+        }
+        let line = first.parse::<u32>().map_err(|_| SourcePageError::BadLineNumber {
+            row,
+            found: first.to_string(),
+        })?;
+        let fields = columns.realign(&record);
+        let record = &fields;
+        let stalls = columns
+            .stalls
+            .iter()
+            .filter_map(|(name, at)| {
+                let count = parse_number(record.get(*at)?).ok().flatten()?;
+                (count > 0.0).then(|| (name.clone(), count))
+            })
+            .collect();
+        file.lines.push(SourceLine {
+            line,
+            text: record.get(1).cloned().unwrap_or_default(),
+            warp_stall_samples: columns.number(record, SAMPLES),
+            instructions_executed: columns.number(record, INSTRUCTIONS),
+            shared_wavefronts: columns.number(record, WAVEFRONTS),
+            shared_wavefronts_ideal: columns.number(record, WAVEFRONTS_IDEAL),
+            shared_wavefronts_excessive: columns.number(record, WAVEFRONTS_EXCESSIVE),
+            global_sectors: columns.number(record, SECTORS),
+            global_sectors_ideal: columns.number(record, SECTORS_IDEAL),
+            global_sectors_excessive: columns.number(record, SECTORS_EXCESSIVE),
+            access_operation: columns.text(record, ACCESS_OPERATION),
+            address_space: columns.text(record, ADDRESS_SPACE),
+            stalls,
+        });
+    }
+    if files.iter().all(|f| f.lines.is_empty()) {
+        return match files.iter().any(|_| columns.is_none()) {
+            true if !files.is_empty() => Err(SourcePageError::MissingColumn(WAVEFRONTS)),
+            _ => Err(SourcePageError::Empty),
+        };
+    }
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TILED: &str = include_str!("../../tests/fixtures/h200-probe/source-sass-cuda-tiled.csv");
+
+    fn line(files: &[SourceFile], number: u32) -> &SourceLine {
+        files[0].lines.iter().find(|l| l.line == number).unwrap()
+    }
+
+    #[test]
+    fn reads_the_tiled_transpose_lines() {
+        let files = parse_source_page(TILED).unwrap();
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].path, "/work/main/kernels/transpose/tiled.cu");
+        assert_eq!(files[0].function, "transpose_tiled");
+        let numbers: Vec<u32> = files[0].lines.iter().map(|l| l.line).collect();
+        assert_eq!(numbers, [7, 10, 11, 13, 14, 17, 18, 19, 21, 22, 25]);
+    }
+
+    #[test]
+    fn the_transposed_tile_read_is_the_32_way_line() {
+        let files = parse_source_page(TILED).unwrap();
+        let read = line(&files, 22);
+        assert!(read.text.contains("tile[threadIdx.x][threadIdx.y + j]"));
+        assert_eq!(read.shared_wavefronts, Some(4194304.0));
+        assert_eq!(read.shared_wavefronts_ideal, Some(131072.0));
+        assert_eq!(read.shared_wavefronts_excessive, Some(4063232.0));
+        assert_eq!(read.global_sectors, Some(524288.0));
+        assert_eq!(read.global_sectors_excessive, Some(0.0));
+        assert_eq!(read.address_space, "Global(4),Shared(4)");
+        assert_eq!(read.warp_stall_samples, Some(996.0));
+        let store = line(&files, 14);
+        assert_eq!(store.shared_wavefronts, Some(131072.0));
+        assert_eq!(store.shared_wavefronts_excessive, Some(0.0));
+    }
+
+    #[test]
+    fn dashes_are_missing_values_and_stalls_are_by_reason() {
+        let files = parse_source_page(TILED).unwrap();
+        let signature = line(&files, 7);
+        assert_eq!(signature.warp_stall_samples, Some(33.0));
+        assert_eq!(signature.instructions_executed, Some(32768.0));
+        assert!(signature.text.contains("float *out, int width, int height)"), "{}", signature.text);
+        assert_eq!(signature.access_operation, "");
+        assert_eq!(signature.address_space, "");
+        assert_eq!(signature.shared_wavefronts_excessive, Some(0.0));
+        let read = line(&files, 22);
+        let total: f64 = read.stalls.values().sum();
+        assert!(total > 0.0);
+        assert!(read.stalls.values().all(|v| *v > 0.0));
+    }
+
+    #[test]
+    fn a_cuda_only_export_is_explained() {
+        let cuda_only = include_str!("../../tests/fixtures/h200-probe/source-cuda-tiled.csv");
+        let error = parse_source_page(cuda_only).unwrap_err();
+        assert_eq!(error, SourcePageError::MissingColumn(WAVEFRONTS));
+        assert!(error.to_string().contains("sass,cuda"));
+    }
+
+    #[test]
+    fn other_files_are_rejected() {
+        let raw = include_str!("../../tests/fixtures/h200-probe/raw.csv");
+        assert!(matches!(parse_source_page(raw), Err(SourcePageError::NotSourcePage { .. })));
+        assert_eq!(parse_source_page(""), Err(SourcePageError::Empty));
+    }
+}
