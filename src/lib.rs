@@ -4,5 +4,8 @@
 //! config → build → harness → ncu → model → analysis → render, with
 //! `pipeline` calling them in order and `cli` holding only argument types.
 
+pub mod build;
 pub mod config;
+pub mod harness;
 pub mod ncu;
+pub mod process;

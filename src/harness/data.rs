@@ -1,0 +1,255 @@
+//! Host-side buffer contents: seeded random, constant and poison fills in
+//! each element type, and the comparison of a variant's outputs with its
+//! reference's (elementwise with a tolerance, or by sum). Pure: no GPU.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use sha2::{Digest, Sha256};
+
+use crate::config::plan::{Buffer, Compare, ElementType, Fill, Tolerance};
+
+/// The bytes a buffer starts with. Random contents depend only on the seed
+/// and the buffer's name, so every variant sees the same inputs.
+pub fn initial_bytes(buffer: &Buffer, seed: u64) -> Vec<u8> {
+    let count = buffer.count as usize;
+    let element = buffer.element;
+    match buffer.fill {
+        Fill::Poison => vec![0xFF; count * element.size_bytes()],
+        Fill::Constant { value } => {
+            let one = encode(element, value);
+            one.iter().copied().cycle().take(count * one.len()).collect()
+        }
+        Fill::Random { low, high } => {
+            let mut rng = StdRng::seed_from_u64(buffer_seed(seed, &buffer.name));
+            let mut bytes = Vec::with_capacity(count * element.size_bytes());
+            for _ in 0..count {
+                let value = rng.random_range(low..high);
+                let value = if element.is_float() { value } else { value.floor() };
+                bytes.extend_from_slice(&encode(element, value));
+            }
+            bytes
+        }
+    }
+}
+
+fn buffer_seed(seed: u64, name: &str) -> u64 {
+    let digest = Sha256::new()
+        .chain_update(seed.to_le_bytes())
+        .chain_update(name.as_bytes())
+        .finalize();
+    u64::from_le_bytes(digest[..8].try_into().expect("8 bytes"))
+}
+
+/// One element of `value` in the buffer's type, little-endian.
+pub fn encode(element: ElementType, value: f64) -> Vec<u8> {
+    match element {
+        ElementType::F32 => (value as f32).to_le_bytes().to_vec(),
+        ElementType::F64 => value.to_le_bytes().to_vec(),
+        ElementType::I32 => (value as i32).to_le_bytes().to_vec(),
+        ElementType::U32 => (value as u32).to_le_bytes().to_vec(),
+        ElementType::I64 => (value as i64).to_le_bytes().to_vec(),
+        ElementType::U64 => (value as u64).to_le_bytes().to_vec(),
+    }
+}
+
+/// Element `index` of `bytes` as f64.
+fn decode(element: ElementType, bytes: &[u8], index: usize) -> f64 {
+    let width = element.size_bytes();
+    let raw = &bytes[index * width..(index + 1) * width];
+    match element {
+        ElementType::F32 => f32::from_le_bytes(raw.try_into().expect("4 bytes")) as f64,
+        ElementType::F64 => f64::from_le_bytes(raw.try_into().expect("8 bytes")),
+        ElementType::I32 => i32::from_le_bytes(raw.try_into().expect("4 bytes")) as f64,
+        ElementType::U32 => u32::from_le_bytes(raw.try_into().expect("4 bytes")) as f64,
+        ElementType::I64 => i64::from_le_bytes(raw.try_into().expect("8 bytes")) as f64,
+        ElementType::U64 => u64::from_le_bytes(raw.try_into().expect("8 bytes")) as f64,
+    }
+}
+
+/// How one output compared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    pub compared: u64,
+    pub mismatches: u64,
+    pub first_mismatch: Option<(u64, f64, f64)>,
+    pub max_abs_error: f64,
+    pub relative_l2_error: f64,
+}
+
+/// Compares `got` with `want` (both `element`-typed bytes) as `compare` says.
+pub fn compare(
+    element: ElementType,
+    compare: Compare,
+    got: &[u8],
+    want: &[u8],
+    tolerance: Tolerance,
+) -> Result<Comparison, String> {
+    let width = element.size_bytes();
+    match compare {
+        Compare::Elementwise => {
+            if got.len() != want.len() {
+                return Err(format!(
+                    "the output has {} elements but the reference has {}",
+                    got.len() / width,
+                    want.len() / width
+                ));
+            }
+            Ok(compare_elements(element, got, want, tolerance))
+        }
+        Compare::Sum => {
+            let sum = |bytes: &[u8]| (0..bytes.len() / width).map(|i| decode(element, bytes, i)).sum::<f64>();
+            let (got_sum, want_sum) = (sum(got), sum(want));
+            let error = (got_sum - want_sum).abs();
+            let ok = error <= tolerance.abs + tolerance.rel * want_sum.abs();
+            Ok(Comparison {
+                compared: 1,
+                mismatches: u64::from(!ok),
+                first_mismatch: (!ok).then_some((0, got_sum, want_sum)),
+                max_abs_error: if error.is_nan() { f64::INFINITY } else { error },
+                relative_l2_error: error / want_sum.abs().max(f64::MIN_POSITIVE),
+            })
+        }
+    }
+}
+
+fn compare_elements(element: ElementType, got: &[u8], want: &[u8], tolerance: Tolerance) -> Comparison {
+    let count = got.len() / element.size_bytes();
+    let mut mismatches = 0u64;
+    let mut first_mismatch = None;
+    let mut max_abs_error = 0.0f64;
+    let (mut error_squares, mut want_squares) = (0.0f64, 0.0f64);
+    for index in 0..count {
+        let g = decode(element, got, index);
+        let w = decode(element, want, index);
+        // An element neither wrote (poison in both) matches; poison against
+        // a value, or a NaN the reference does not have, does not.
+        let both_nan = g.is_nan() && w.is_nan();
+        let error = (g - w).abs();
+        let ok = both_nan || error <= tolerance.abs + tolerance.rel * w.abs();
+        if !both_nan {
+            max_abs_error = max_abs_error.max(if error.is_nan() { f64::INFINITY } else { error });
+            if error.is_finite() && w.is_finite() {
+                error_squares += error * error;
+                want_squares += w * w;
+            }
+        }
+        if !ok {
+            mismatches += 1;
+            if first_mismatch.is_none() {
+                first_mismatch = Some((index as u64, g, w));
+            }
+        }
+    }
+    let relative_l2_error = if want_squares > 0.0 {
+        (error_squares / want_squares).sqrt()
+    } else {
+        error_squares.sqrt()
+    };
+    Comparison {
+        compared: count as u64,
+        mismatches,
+        first_mismatch,
+        max_abs_error,
+        relative_l2_error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn buffer(element: ElementType, count: u64, fill: Fill) -> Buffer {
+        Buffer {
+            name: "in".into(),
+            element,
+            count,
+            fill,
+            output: false,
+            compare: Compare::Elementwise,
+            symbol: None,
+        }
+    }
+
+    fn floats(values: &[f32]) -> Vec<u8> {
+        values.iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
+
+    const TIGHT: Tolerance = Tolerance { rel: 1e-5, abs: 1e-6 };
+
+    #[test]
+    fn random_fill_is_seeded_by_seed_and_name_and_stays_in_range() {
+        let random = Fill::Random { low: -1.0, high: 1.0 };
+        let a = initial_bytes(&buffer(ElementType::F32, 1000, random), 7);
+        assert_eq!(a, initial_bytes(&buffer(ElementType::F32, 1000, random), 7));
+        assert_ne!(a, initial_bytes(&buffer(ElementType::F32, 1000, random), 8));
+        let mut other = buffer(ElementType::F32, 1000, random);
+        other.name = "b".into();
+        assert_ne!(a, initial_bytes(&other, 7));
+        let values: Vec<f64> = (0..1000).map(|i| decode(ElementType::F32, &a, i)).collect();
+        assert!(values.iter().all(|v| (-1.0..1.0).contains(v)));
+        assert!(values.iter().any(|v| *v < -0.5) && values.iter().any(|v| *v > 0.5));
+        let ints = initial_bytes(&buffer(ElementType::I32, 100, Fill::Random { low: 0.0, high: 100.0 }), 7);
+        assert!((0..100).all(|i| {
+            let v = decode(ElementType::I32, &ints, i);
+            v.fract() == 0.0 && (0.0..100.0).contains(&v)
+        }));
+    }
+
+    #[test]
+    fn poison_is_nan_for_floats_and_constant_fills_every_element() {
+        let poison = initial_bytes(&buffer(ElementType::F32, 3, Fill::Poison), 0);
+        assert!((0..3).all(|i| decode(ElementType::F32, &poison, i).is_nan()));
+        let sevens = initial_bytes(&buffer(ElementType::F64, 4, Fill::Constant { value: 7.5 }), 0);
+        assert_eq!(sevens.len(), 32);
+        assert!((0..4).all(|i| decode(ElementType::F64, &sevens, i) == 7.5));
+    }
+
+    #[test]
+    fn elementwise_finds_the_first_mismatch_and_the_largest_error() {
+        let want = floats(&[1.0, 2.0, 3.0, 4.0]);
+        let got = floats(&[1.0, 2.5, 3.0, 2.0]);
+        let result = compare(ElementType::F32, Compare::Elementwise, &got, &want, TIGHT).unwrap();
+        assert_eq!(result.mismatches, 2);
+        assert_eq!(result.first_mismatch, Some((1, 2.5, 2.0)));
+        assert_eq!(result.max_abs_error, 2.0);
+        assert!((result.relative_l2_error - (4.25f64 / 30.0).sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn an_unwritten_element_fails_unless_the_reference_left_it_too() {
+        let nan = f32::from_le_bytes([0xFF; 4]);
+        let want = floats(&[1.0, 2.0, nan]);
+        let got = floats(&[1.0, nan, nan]);
+        let result = compare(ElementType::F32, Compare::Elementwise, &got, &want, TIGHT).unwrap();
+        assert_eq!(result.mismatches, 1);
+        assert_eq!(result.first_mismatch.map(|m| m.0), Some(1));
+        assert_eq!(result.max_abs_error, f64::INFINITY);
+    }
+
+    #[test]
+    fn tolerance_is_absolute_plus_relative() {
+        let want = floats(&[1000.0]);
+        let loose = Tolerance { rel: 1e-3, abs: 0.0 };
+        let ok = compare(ElementType::F32, Compare::Elementwise, &floats(&[1000.9]), &want, loose).unwrap();
+        assert_eq!(ok.mismatches, 0);
+        let bad = compare(ElementType::F32, Compare::Elementwise, &floats(&[1001.1]), &want, loose).unwrap();
+        assert_eq!(bad.mismatches, 1);
+    }
+
+    #[test]
+    fn sum_comparison_ignores_layout_and_counts() {
+        let want = floats(&[1.0, 2.0, 3.0, 4.0]);
+        let got = floats(&[6.0, 4.0]);
+        let same = compare(ElementType::F32, Compare::Sum, &got, &want, TIGHT).unwrap();
+        assert_eq!(same.mismatches, 0);
+        let off = compare(ElementType::F32, Compare::Sum, &floats(&[6.0, 4.5]), &want, TIGHT).unwrap();
+        assert_eq!(off.mismatches, 1);
+        assert_eq!(off.first_mismatch, Some((0, 10.5, 10.0)));
+    }
+
+    #[test]
+    fn different_lengths_are_an_error_for_elementwise() {
+        let error = compare(ElementType::F32, Compare::Elementwise, &floats(&[1.0]), &floats(&[1.0, 2.0]), TIGHT);
+        assert_eq!(error.unwrap_err(), "the output has 1 elements but the reference has 2");
+    }
+}

@@ -1,0 +1,254 @@
+//! The harness: runs a [`Job`] on the GPU — for every item, fill the
+//! buffers (outputs poisoned), launch once and verify the outputs against
+//! the reference variant, warm up, then time every launch with CUDA events;
+//! or, under ncu, launch each item once inside a profiler range. It runs in
+//! its own process (`gpuprof harness`), reporting [`Event`]s, so that a
+//! kernel that faults or hangs cannot take the pipeline's results with it.
+
+pub mod data;
+mod gpu;
+pub mod protocol;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::config::plan::{Arg, Buffer, Compare, Instance, Plan, Variant, Verify};
+pub use gpu::driver_available;
+use gpu::{Gpu, GpuError, Kernel};
+pub use protocol::{Check, DriverFacts, Event, Item, Job, KernelResources, Mode};
+
+/// Runs `job`, calling `emit` for every event. Returns `Err` after a fatal
+/// CUDA error (already reported as an [`Event::Failed`]).
+pub fn run(job: &Job, emit: &mut dyn FnMut(Event)) -> Result<(), GpuError> {
+    let gpu = Gpu::open()?;
+    if job.mode == Mode::Time {
+        emit(Event::Device(gpu.facts()?));
+    }
+    let mut runner = Runner { job, gpu, kernels: BTreeMap::new(), outputs: BTreeMap::new(), sequence: 0 };
+    for (size_index, size) in job.plan.suite.sizes.iter().enumerate() {
+        runner.outputs.clear();
+        let items: Vec<&Item> = job.items.iter().filter(|i| i.size == size.label).collect();
+        for item in items {
+            emit(Event::Started { item: item.clone() });
+            match runner.run_item(item, size_index, emit) {
+                Ok(event) => emit(event),
+                Err(Failure { stage, error, fatal }) => {
+                    emit(Event::Failed { item: item.clone(), stage, message: error.to_string(), fatal });
+                    if fatal {
+                        return Err(error);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+struct Failure {
+    stage: String,
+    error: GpuError,
+    fatal: bool,
+}
+
+impl Failure {
+    fn fatal(stage: &str) -> impl FnOnce(GpuError) -> Failure + '_ {
+        move |error| Failure { stage: stage.to_string(), error, fatal: true }
+    }
+}
+
+/// Output bytes of one variant at the current size, by buffer name.
+type Outputs = BTreeMap<String, Vec<u8>>;
+
+struct Runner<'a> {
+    job: &'a Job,
+    gpu: Gpu,
+    kernels: BTreeMap<String, Kernel>,
+    /// Outputs of the variants run at the current size.
+    outputs: BTreeMap<String, Outputs>,
+    sequence: u32,
+}
+
+impl Runner<'_> {
+    fn plan(&self) -> &Plan {
+        &self.job.plan
+    }
+
+    fn variant(&self, name: &str) -> Result<&Variant, Failure> {
+        self.plan().variant(name).ok_or_else(|| Failure {
+            stage: "plan".into(),
+            error: GpuError { during: "looking up the variant".into(), message: format!("no variant `{name}`") },
+            fatal: false,
+        })
+    }
+
+    /// Loads the variant's module on first use.
+    fn load(&mut self, name: &str, emit: &mut dyn FnMut(Event)) -> Result<(), Failure> {
+        if !self.kernels.contains_key(name) {
+            let variant = self.variant(name)?;
+            let Some(cubin) = self.job.cubins.get(name) else {
+                return Err(Failure {
+                    stage: "build".into(),
+                    error: GpuError { during: "loading the kernel".into(), message: "it did not compile".into() },
+                    fatal: false,
+                });
+            };
+            let kernel = self.gpu.load(cubin, &variant.entry).map_err(|error| Failure {
+                stage: "load".into(),
+                error,
+                fatal: false,
+            })?;
+            emit(Event::Loaded { variant: name.to_string(), resources: kernel.resources });
+            self.kernels.insert(name.to_string(), kernel);
+        }
+        Ok(())
+    }
+
+    fn run_item(&mut self, item: &Item, size_index: usize, emit: &mut dyn FnMut(Event)) -> Result<Event, Failure> {
+        let variant = self.variant(&item.variant)?.clone();
+        let instance = &variant.instances[size_index];
+        match self.job.mode {
+            Mode::Profile => {
+                self.load(&item.variant, emit)?;
+                let (gpu, kernel) = (&self.gpu, &self.kernels[&item.variant]);
+                let contents = initial_contents(instance, self.job.plan.suite.seed);
+                let buffers = gpu
+                    .upload(kernel, instance, &borrowed(&contents))
+                    .map_err(Failure::fatal("upload"))?;
+                gpu.profiled(kernel, instance, &buffers).map_err(Failure::fatal("profile"))?;
+                let sequence = self.sequence;
+                self.sequence += 1;
+                Ok(Event::Profiled { item: item.clone(), sequence, kernel: variant.entry.clone() })
+            }
+            Mode::Time => {
+                let reference = match &variant.verify {
+                    Verify::Skip => None,
+                    Verify::Against(name) => Some((name, self.reference_outputs(name, size_index, emit))),
+                };
+                let (outputs, samples_ms) = self.execute(&variant, size_index, true, emit)?;
+                let check = match reference {
+                    None => Check::NotChecked { reason: "verification is off for this variant (verify = \"none\")".into() },
+                    Some((_, Err(reason))) => Check::NotChecked { reason },
+                    Some((against, Ok(want))) => verify(&variant, instance, &outputs, &want, against),
+                };
+                self.outputs.insert(variant.name.clone(), outputs);
+                Ok(Event::Measured { item: item.clone(), samples_ms, check })
+            }
+        }
+    }
+
+    /// The reference's outputs at this size, running it (untimed) first if
+    /// it has not run yet.
+    fn reference_outputs(
+        &mut self,
+        reference: &str,
+        size_index: usize,
+        emit: &mut dyn FnMut(Event),
+    ) -> Result<Outputs, String> {
+        if let Some(outputs) = self.outputs.get(reference) {
+            return Ok(outputs.clone());
+        }
+        let variant = self.variant(reference).map_err(|f| f.error.to_string())?.clone();
+        match self.execute(&variant, size_index, false, emit) {
+            Ok((outputs, _)) => {
+                self.outputs.insert(reference.to_string(), outputs.clone());
+                Ok(outputs)
+            }
+            Err(failure) => Err(format!("the reference `{reference}` could not run: {}", failure.error)),
+        }
+    }
+
+    /// One verification launch (outputs poisoned first), then the timed
+    /// launches when `timed`.
+    fn execute(
+        &mut self,
+        variant: &Variant,
+        size_index: usize,
+        timed: bool,
+        emit: &mut dyn FnMut(Event),
+    ) -> Result<(Outputs, Vec<f64>), Failure> {
+        let instance = &variant.instances[size_index];
+        let timing = self.job.plan.timing;
+        let seed = self.job.plan.suite.seed;
+        self.load(&variant.name, emit)?;
+        let (gpu, kernel) = (&self.gpu, &self.kernels[&variant.name]);
+        let contents = initial_contents(instance, seed);
+        let buffers = gpu
+            .upload(kernel, instance, &borrowed(&contents))
+            .map_err(Failure::fatal("upload"))?;
+        gpu.launch(kernel, instance, &buffers).map_err(Failure::fatal("launch"))?;
+        gpu.synchronize("running the kernel").map_err(Failure::fatal("launch"))?;
+        let mut outputs = Outputs::new();
+        for (index, arg) in instance.args.iter().enumerate() {
+            if let Arg::Buffer(buffer) = arg
+                && buffer.output
+            {
+                let bytes = gpu.download(&buffers, index, &buffer.name).map_err(Failure::fatal("download"))?;
+                outputs.insert(buffer.name.clone(), bytes);
+            }
+        }
+        let samples = if timed {
+            gpu.time(kernel, instance, &buffers, timing.warmup, timing.repetitions)
+                .map_err(Failure::fatal("timing"))?
+        } else {
+            Vec::new()
+        };
+        Ok((outputs, samples))
+    }
+}
+
+fn initial_contents(instance: &Instance, seed: u64) -> Vec<Option<Vec<u8>>> {
+    instance
+        .args
+        .iter()
+        .map(|arg| match arg {
+            Arg::Buffer(buffer) => Some(data::initial_bytes(buffer, seed)),
+            Arg::Scalar(_) => None,
+        })
+        .collect()
+}
+
+fn borrowed(contents: &[Option<Vec<u8>>]) -> Vec<Option<&[u8]>> {
+    contents.iter().map(|c| c.as_deref()).collect()
+}
+
+fn verify(variant: &Variant, instance: &Instance, outputs: &Outputs, reference: &Outputs, against: &str) -> Check {
+    let buffers: Vec<&Buffer> = instance
+        .args
+        .iter()
+        .filter_map(|arg| match arg {
+            Arg::Buffer(b) if b.output => Some(b),
+            _ => None,
+        })
+        .collect();
+    if buffers.is_empty() {
+        return Check::NotChecked { reason: "the variant has no output buffer".into() };
+    }
+    let (mut compared, mut max_abs_error, mut worst_l2) = (0u64, 0.0f64, 0.0f64);
+    let mut checked = BTreeSet::new();
+    for buffer in buffers {
+        let (Some(got), Some(want)) = (outputs.get(&buffer.name), reference.get(&buffer.name)) else {
+            return Check::NotChecked { reason: format!("the reference `{against}` has no output `{}`", buffer.name) };
+        };
+        let result = match data::compare(buffer.element, buffer.compare, got, want, variant.tolerance) {
+            Ok(result) => result,
+            Err(reason) => return Check::NotChecked { reason: format!("output `{}`: {reason}", buffer.name) },
+        };
+        checked.insert(buffer.name.clone());
+        compared += result.compared;
+        max_abs_error = max_abs_error.max(result.max_abs_error);
+        worst_l2 = worst_l2.max(result.relative_l2_error);
+        if let Some((index, got, want)) = result.first_mismatch {
+            return Check::Failed {
+                against: against.to_string(),
+                buffer: buffer.name.clone(),
+                mismatches: result.mismatches,
+                compared: result.compared,
+                first_mismatch_index: (buffer.compare == Compare::Elementwise).then_some(index),
+                got,
+                want,
+                max_abs_error: result.max_abs_error,
+                relative_l2_error: result.relative_l2_error,
+            };
+        }
+    }
+    Check::Passed { against: against.to_string(), max_abs_error, relative_l2_error: worst_l2, compared }
+}

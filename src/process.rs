@@ -1,0 +1,277 @@
+//! Spawning external tools (ncu, nvidia-smi, gpuprof's own harness):
+//! capturing their output, streaming stdout line by line, an idle timeout,
+//! and typed errors that carry the argv and the tool's stderr. Knows no
+//! tool's flags.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// A command line to run: the program and its arguments.
+#[derive(Debug, Clone)]
+pub struct Invocation {
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+    pub env: Vec<(OsString, OsString)>,
+}
+
+impl Invocation {
+    pub fn new(program: impl Into<PathBuf>) -> Invocation {
+        Invocation { program: program.into(), args: Vec::new(), env: Vec::new() }
+    }
+
+    pub fn arg(mut self, arg: impl Into<OsString>) -> Invocation {
+        self.args.push(arg.into());
+        self
+    }
+
+    pub fn args<I: IntoIterator<Item = S>, S: Into<OsString>>(mut self, args: I) -> Invocation {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Invocation {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// The command line as the user would type it (for reports and errors).
+    pub fn display(&self) -> String {
+        std::iter::once(self.program.as_os_str())
+            .chain(self.args.iter().map(OsString::as_os_str))
+            .map(|part| shell_quote(&part.to_string_lossy()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new(&self.program);
+        // Its own process group, so that a timeout stops the tool and
+        // everything it started (ncu's target process, a shell's children).
+        command.process_group(0);
+        command.args(&self.args);
+        for (key, value) in &self.env {
+            command.env(key, value);
+        }
+        command
+    }
+}
+
+fn shell_quote(part: &str) -> String {
+    let plain = !part.is_empty()
+        && part
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+    if plain {
+        part.to_string()
+    } else {
+        format!("'{}'", part.replace('\'', r"'\''"))
+    }
+}
+
+/// What a finished tool printed.
+#[derive(Debug, Clone)]
+pub struct ToolOutput {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+#[derive(Debug)]
+pub enum ToolErrorKind {
+    NotFound,
+    Spawn(std::io::Error),
+    Failed { status: ExitStatus },
+    TimedOut { idle_seconds: u64 },
+}
+
+/// A tool that could not be run or did not succeed.
+#[derive(Debug)]
+pub struct ToolError {
+    pub command_line: String,
+    pub kind: ToolErrorKind,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl ToolError {
+    /// The last lines of stderr (or stdout when stderr is empty).
+    pub fn output_tail(&self, lines: usize) -> String {
+        let text = if self.stderr.trim().is_empty() { &self.stdout } else { &self.stderr };
+        let all: Vec<&str> = text.lines().collect();
+        all[all.len().saturating_sub(lines)..].join("\n")
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ToolErrorKind::NotFound => write!(f, "cannot run `{}`: program not found", self.command_line)?,
+            ToolErrorKind::Spawn(error) => write!(f, "cannot run `{}`: {error}", self.command_line)?,
+            ToolErrorKind::Failed { status } => write!(f, "`{}` failed ({status})", self.command_line)?,
+            ToolErrorKind::TimedOut { idle_seconds } => write!(
+                f,
+                "`{}` printed nothing for {idle_seconds} s and was stopped",
+                self.command_line
+            )?,
+        }
+        let tail = self.output_tail(20);
+        if !tail.trim().is_empty() {
+            write!(f, "\n{tail}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+/// Runs a tool to completion, capturing stdout and stderr; a non-zero exit
+/// is an error.
+pub fn run(invocation: &Invocation) -> Result<ToolOutput, ToolError> {
+    run_streaming(invocation, None, |_| {})
+}
+
+/// Runs a tool, calling `on_line` for each stdout line as it arrives. With
+/// `idle_timeout`, a tool that prints nothing on stdout for that long is
+/// killed and reported as timed out.
+pub fn run_streaming(
+    invocation: &Invocation,
+    idle_timeout: Option<Duration>,
+    mut on_line: impl FnMut(&str),
+) -> Result<ToolOutput, ToolError> {
+    let command_line = invocation.display();
+    let spawn_error = |kind| ToolError {
+        command_line: command_line.clone(),
+        kind,
+        stdout: String::new(),
+        stderr: String::new(),
+    };
+    let mut child = invocation
+        .command()
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|error| match error.kind() {
+            std::io::ErrorKind::NotFound => spawn_error(ToolErrorKind::NotFound),
+            _ => spawn_error(ToolErrorKind::Spawn(error)),
+        })?;
+    let stderr_reader = read_all_in_background(child.stderr.take());
+    let (lines_tx, lines_rx) = mpsc::channel::<String>();
+    let stdout = child.stdout.take();
+    let stdout_reader = thread::spawn(move || {
+        if let Some(stdout) = stdout {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if lines_tx.send(line).is_err() {
+                    break;
+                }
+            }
+        }
+    });
+
+    let mut stdout_text = String::new();
+    let mut last_output = Instant::now();
+    let mut timed_out = None;
+    loop {
+        match lines_rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(line) => {
+                on_line(&line);
+                stdout_text.push_str(&line);
+                stdout_text.push('\n');
+                last_output = Instant::now();
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if let Some(limit) = idle_timeout
+                    && last_output.elapsed() > limit
+                {
+                    kill_tree(&mut child);
+                    timed_out = Some(limit.as_secs());
+                    break;
+                }
+            }
+        }
+    }
+    let status = child.wait().map_err(|e| spawn_error(ToolErrorKind::Spawn(e)))?;
+    let _ = stdout_reader.join();
+    let stderr = stderr_reader.join().unwrap_or_default();
+    let kind = match timed_out {
+        Some(idle_seconds) => Some(ToolErrorKind::TimedOut { idle_seconds }),
+        None if !status.success() => Some(ToolErrorKind::Failed { status }),
+        None => None,
+    };
+    match kind {
+        Some(kind) => Err(ToolError { command_line, kind, stdout: stdout_text, stderr }),
+        None => Ok(ToolOutput { status, stdout: stdout_text, stderr }),
+    }
+}
+
+fn read_all_in_background<R: Read + Send + 'static>(source: Option<R>) -> thread::JoinHandle<String> {
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut source) = source {
+            let _ = source.read_to_end(&mut bytes);
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+fn kill_tree(child: &mut Child) {
+    if let Ok(group) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: kill(2) with a negative pid signals the process group that
+        // `command()` created for this child; it touches no memory.
+        unsafe {
+            libc::kill(-group, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn captures_output_and_streams_lines() {
+        let invocation = Invocation::new("sh").arg("-c").arg("echo one; echo two; echo err >&2");
+        let mut seen = Vec::new();
+        let output = run_streaming(&invocation, None, |line| seen.push(line.to_string())).unwrap();
+        assert_eq!(seen, ["one", "two"]);
+        assert_eq!(output.stdout, "one\ntwo\n");
+        assert_eq!(output.stderr, "err\n");
+    }
+
+    #[test]
+    fn a_failure_carries_the_command_line_and_stderr() {
+        let invocation = Invocation::new("sh").arg("-c").arg("echo 'bad thing' >&2; exit 3");
+        let error = run(&invocation).unwrap_err();
+        assert!(matches!(error.kind, ToolErrorKind::Failed { .. }));
+        let text = error.to_string();
+        assert!(text.starts_with("`sh -c 'echo '\\''bad thing'\\'' >&2; exit 3'` failed"), "{text}");
+        assert!(text.ends_with("bad thing"), "{text}");
+    }
+
+    #[test]
+    fn a_missing_program_is_not_found() {
+        let error = run(&Invocation::new("/nonexistent/gpuprof-tool")).unwrap_err();
+        assert!(matches!(error.kind, ToolErrorKind::NotFound));
+        assert!(error.to_string().contains("program not found"));
+    }
+
+    #[test]
+    fn a_silent_tool_is_stopped_after_the_idle_timeout() {
+        let invocation = Invocation::new("sh").arg("-c").arg("echo started; sleep 30");
+        let started = Instant::now();
+        let error = run_streaming(&invocation, Some(Duration::from_millis(300)), |_| {}).unwrap_err();
+        assert!(matches!(error.kind, ToolErrorKind::TimedOut { .. }));
+        assert_eq!(error.stdout, "started\n");
+        assert!(started.elapsed() < Duration::from_secs(20));
+    }
+}
