@@ -7,5 +7,6 @@
 pub mod build;
 pub mod config;
 pub mod harness;
+pub mod model;
 pub mod ncu;
 pub mod process;

@@ -1,0 +1,143 @@
+//! Ingest: ncu's parsed raw and source pages → one [`Profile`] per profiled
+//! launch. The harness numbers its profiled launches in order and ncu's
+//! results come back in the same order, so result `i` belongs to the
+//! harness's launch `i`; the kernel names must agree or ingest refuses.
+
+use std::path::Path;
+
+use super::results::Profile;
+use crate::ncu::metrics;
+use crate::ncu::raw::RawLaunch;
+use crate::ncu::source::{SourceFile, SourceLine};
+
+/// Builds the profile of one launch: the fixed metric set (plus ncu's pass
+/// count) and the source lines of `source_path` that carry counters.
+pub fn profile_from_launch(
+    launch: &RawLaunch,
+    source: Result<Vec<SourceFile>, String>,
+    source_path: &Path,
+) -> Profile {
+    let metrics = metrics::METRICS
+        .iter()
+        .map(|m| m.name)
+        .chain([metrics::REPLAY_PASSES])
+        .filter_map(|name| launch.number(name).map(|value| (name.to_string(), value)))
+        .collect();
+    let (source_lines, source_note) = match source {
+        Err(reason) => (Vec::new(), Some(reason)),
+        Ok(files) => {
+            let lines = lines_of(&files, source_path);
+            let note = lines.is_empty().then(|| {
+                format!(
+                    "ncu attributed no counters to {}: was it compiled with line info (-lineinfo)?",
+                    source_path.display()
+                )
+            });
+            (lines, note)
+        }
+    };
+    Profile { ncu_id: launch.id, kernel_name: launch.kernel_name.clone(), metrics, source_lines, source_note }
+}
+
+/// Lines of the block for `source_path` (matched by full path, else by file
+/// name) with at least one non-zero counter.
+fn lines_of(files: &[SourceFile], source_path: &Path) -> Vec<SourceLine> {
+    let wanted = source_path.to_string_lossy();
+    let file_name = source_path.file_name().map(|n| n.to_string_lossy().into_owned());
+    let block = files.iter().find(|f| f.path == wanted).or_else(|| {
+        files
+            .iter()
+            .find(|f| Path::new(&f.path).file_name().map(|n| n.to_string_lossy().into_owned()) == file_name)
+    });
+    let Some(block) = block else { return Vec::new() };
+    let carries_counters = |line: &SourceLine| {
+        [
+            line.warp_stall_samples,
+            line.shared_wavefronts,
+            line.global_sectors,
+            line.instructions_executed,
+        ]
+        .iter()
+        .any(|v| v.is_some_and(|v| v > 0.0))
+    };
+    block.lines.iter().filter(|l| carries_counters(l)).cloned().collect()
+}
+
+/// Checks that ncu profiled the launches the harness reported, in order:
+/// `expected[i]` is the kernel the harness launched `i`-th.
+pub fn check_order(launches: &[RawLaunch], expected: &[String]) -> Result<(), String> {
+    if launches.len() != expected.len() {
+        return Err(format!(
+            "ncu profiled {} launches but the harness made {} profiled launches; the report cannot be matched to variants",
+            launches.len(),
+            expected.len()
+        ));
+    }
+    for (index, (launch, kernel)) in launches.iter().zip(expected).enumerate() {
+        let name = launch.kernel_name.split('(').next().unwrap_or("").trim();
+        if name != kernel {
+            return Err(format!(
+                "ncu's result {index} is kernel `{}` but the harness launched `{kernel}` there",
+                launch.kernel_name
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ncu::raw::parse_raw_page;
+    use crate::ncu::source::parse_source_page;
+
+    const RAW: &str = include_str!("../../tests/fixtures/h200-probe/raw.csv");
+    const TILED_SOURCE: &str = include_str!("../../tests/fixtures/h200-probe/source-sass-cuda-tiled.csv");
+
+    #[test]
+    fn a_profile_keeps_the_metric_set_and_the_lines_with_counters() {
+        let launches = parse_raw_page(RAW).unwrap();
+        let source = parse_source_page(TILED_SOURCE).map_err(|e| e.to_string());
+        let profile = profile_from_launch(&launches[2], source, Path::new("/work/main/kernels/transpose/tiled.cu"));
+        assert_eq!(profile.ncu_id, 2);
+        assert_eq!(profile.kernel_name, "transpose_tiled");
+        assert_eq!(profile.metrics.len(), metrics::METRICS.len() + 1);
+        assert_eq!(profile.metric(metrics::REPLAY_PASSES), Some(15.0));
+        assert_eq!(profile.metric(metrics::SHARED_LOAD_INSTRUCTIONS), Some(131072.0));
+        let lines: Vec<u32> = profile.source_lines.iter().map(|l| l.line).collect();
+        assert_eq!(lines, [7, 10, 11, 13, 14, 17, 18, 19, 21, 22, 25]);
+        assert_eq!(profile.source_note, None);
+    }
+
+    #[test]
+    fn a_source_file_elsewhere_is_found_by_name_and_a_missing_one_is_explained() {
+        let launches = parse_raw_page(RAW).unwrap();
+        let moved = profile_from_launch(
+            &launches[2],
+            parse_source_page(TILED_SOURCE).map_err(|e| e.to_string()),
+            Path::new("/home/student/hw3/tiled.cu"),
+        );
+        assert_eq!(moved.source_lines.len(), 11);
+        let other = profile_from_launch(
+            &launches[2],
+            parse_source_page(TILED_SOURCE).map_err(|e| e.to_string()),
+            Path::new("/x/naive.cu"),
+        );
+        assert!(other.source_lines.is_empty());
+        assert!(other.source_note.unwrap().contains("-lineinfo"));
+        let failed = profile_from_launch(&launches[2], Err("export failed".into()), Path::new("/x/tiled.cu"));
+        assert_eq!(failed.source_note.as_deref(), Some("export failed"));
+    }
+
+    #[test]
+    fn order_and_names_must_match_the_harness() {
+        let launches = parse_raw_page(RAW).unwrap();
+        let expected: Vec<String> = ["copy_reference", "transpose_naive", "transpose_tiled", "transpose_padded"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(check_order(&launches, &expected), Ok(()));
+        let swapped: Vec<String> = expected.iter().rev().cloned().collect();
+        assert!(check_order(&launches, &swapped).unwrap_err().contains("result 0 is kernel `copy_reference`"));
+        assert!(check_order(&launches, &expected[..3]).unwrap_err().contains("4 launches"));
+    }
+}

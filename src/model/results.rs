@@ -1,0 +1,197 @@
+//! `Results`: the durable record of one suite run, written as results.json.
+//! Everything a report shows is recomputed from it, so it carries what was
+//! planned (geometry, declared changes, the source text), what was measured
+//! (every timing sample, the verification outcome, ncu's counters and
+//! per-line source counters) and where it came from (device, ncu version
+//! and command line). It has a schema version and reads back with serde.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::device::Device;
+use crate::config::Change;
+use crate::config::plan::{Role, Size, Timing};
+use crate::harness::{Check, KernelResources};
+use crate::ncu::source::SourceLine;
+
+/// Bumped whenever a change to these types would misread older files.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Results {
+    pub schema_version: u32,
+    pub gpuprof_version: String,
+    /// When the run started, RFC 3339 (UTC).
+    pub created: String,
+    /// The gpuprof command line that produced this run.
+    pub command: String,
+    pub suite: SuiteRecord,
+    pub device: Option<Device>,
+    pub profiler: Option<ProfilerRun>,
+    pub variants: Vec<VariantResult>,
+    /// Problems that did not stop the run (ncu missing, a stage skipped),
+    /// each phrased as advice.
+    pub notices: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuiteRecord {
+    pub name: String,
+    pub description: String,
+    /// The variants.toml, as the user named it.
+    pub config: String,
+    pub baseline: String,
+    pub sizes: Vec<Size>,
+    pub timing: Timing,
+    pub seed: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProfilerRun {
+    pub ncu_version: String,
+    /// The ncu command line exactly as run.
+    pub command: String,
+    pub clock_control: String,
+    /// The ncu report file, relative to the output folder.
+    pub report_file: String,
+    /// Replay passes per profiled launch (the cost of the metric set).
+    pub passes_per_launch: Option<f64>,
+    pub seconds: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VariantResult {
+    pub name: String,
+    pub role: Role,
+    /// Source path relative to the folder of the variants.toml.
+    pub source: String,
+    pub entry: String,
+    pub changes: Vec<Change>,
+    pub notes: String,
+    /// The variant outputs are compared against, if any.
+    pub verify_against: Option<String>,
+    /// The kernel source as compiled, for code excerpts.
+    pub source_text: String,
+    pub build: BuildRecord,
+    /// One per suite size, in size order.
+    pub runs: Vec<RunResult>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BuildRecord {
+    /// `None` when it compiled; the compiler's message otherwise.
+    pub error: Option<String>,
+    pub options: Vec<String>,
+    /// NVRTC's warnings.
+    pub log: String,
+    pub seconds: f64,
+    pub resources: Option<KernelResources>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    pub size: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_bytes: u32,
+    pub bytes: Option<f64>,
+    pub flops: Option<f64>,
+    /// Every timed launch in milliseconds; empty when timing did not run.
+    pub samples_ms: Vec<f64>,
+    pub check: Option<Check>,
+    /// Why this run is incomplete (compile error, fault, timeout…).
+    pub failure: Option<Failure>,
+    pub profile: Option<Profile>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    pub stage: String,
+    pub message: String,
+}
+
+/// What ncu measured for one launch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    /// ncu's result ID in the report file.
+    pub ncu_id: u64,
+    pub kernel_name: String,
+    /// The fixed metric set in base units, by ncu metric name; a metric
+    /// that was not collected is absent (never zero).
+    pub metrics: BTreeMap<String, f64>,
+    /// SourceCounters lines of the variant's own source file that carry
+    /// any counter, in line order.
+    pub source_lines: Vec<SourceLine>,
+    /// Why there are no source lines, when there are none.
+    pub source_note: Option<String>,
+}
+
+impl Results {
+    pub fn variant(&self, name: &str) -> Option<&VariantResult> {
+        self.variants.iter().find(|v| v.name == name)
+    }
+}
+
+impl VariantResult {
+    pub fn run(&self, size: &str) -> Option<&RunResult> {
+        self.runs.iter().find(|r| r.size == size)
+    }
+}
+
+impl Profile {
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        self.metrics.get(name).copied()
+    }
+}
+
+/// Why results.json could not be read.
+#[derive(Debug)]
+pub enum ReadError {
+    Json { line: usize, column: usize, message: String },
+    Version { found: u32 },
+    NotResults,
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Json { line, column, message } => write!(
+                f,
+                "{line}:{column}: {message} (results.json is written by `gpuprof report`; re-run it if the file was edited or cut short)"
+            ),
+            ReadError::Version { found } => write!(
+                f,
+                "schema version {found} is not the version this gpuprof reads ({SCHEMA_VERSION}); render it with the gpuprof that wrote it, or re-run `gpuprof report`"
+            ),
+            ReadError::NotResults => write!(
+                f,
+                "this JSON has no \"schema_version\": it is not a gpuprof results.json"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// Parses results.json, checking the schema version first so that a file
+/// from another version gets a version error rather than a field error.
+pub fn read_results(text: &str) -> Result<Results, ReadError> {
+    let json = |e: serde_json::Error| ReadError::Json { line: e.line(), column: e.column(), message: e.to_string() };
+    let value: serde_json::Value = serde_json::from_str(text).map_err(json)?;
+    let version = value
+        .get("schema_version")
+        .and_then(serde_json::Value::as_u64)
+        .ok_or(ReadError::NotResults)?;
+    if version != u64::from(SCHEMA_VERSION) {
+        return Err(ReadError::Version { found: u32::try_from(version).unwrap_or(u32::MAX) });
+    }
+    serde_json::from_str(text).map_err(json)
+}
+
+/// Serializes results for results.json (pretty, stable key order).
+pub fn write_results(results: &Results) -> String {
+    let mut text = serde_json::to_string_pretty(results).expect("results serialize");
+    text.push('\n');
+    text
+}
