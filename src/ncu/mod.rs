@@ -4,5 +4,6 @@
 
 pub mod metrics;
 pub mod raw;
+pub mod run;
 pub mod source;
 pub mod units;

@@ -1,0 +1,181 @@
+//! Running Nsight Compute: finding the `ncu` binary, its version, the argv
+//! that profiles a target with the fixed metric set and source counters,
+//! the argv that exports a report's raw and source pages, and recognising
+//! ncu's failure modes (no permission to read the counters) so that the
+//! error says how to fix them.
+
+use std::path::{Path, PathBuf};
+
+use super::metrics;
+use crate::process::Invocation;
+
+/// Where to look for ncu: an explicit path, then PATH, then `$CUDA_HOME`,
+/// then the usual install folders.
+pub fn locate(explicit: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(path) = explicit {
+        return if path.is_file() {
+            Ok(path.to_path_buf())
+        } else {
+            Err(format!("--ncu {}: no such file", path.display()))
+        };
+    }
+    let mut candidates: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).map(|p| p.join("ncu")).collect())
+        .unwrap_or_default();
+    for variable in ["CUDA_HOME", "CUDA_PATH"] {
+        if let Some(home) = std::env::var_os(variable) {
+            candidates.push(PathBuf::from(home).join("bin").join("ncu"));
+        }
+    }
+    candidates.push(PathBuf::from("/usr/local/cuda/bin/ncu"));
+    if let Ok(entries) = std::fs::read_dir("/opt/nvidia/nsight-compute") {
+        let mut versions: Vec<PathBuf> = entries.flatten().map(|e| e.path().join("ncu")).collect();
+        versions.sort();
+        candidates.extend(versions.into_iter().rev());
+    }
+    candidates.into_iter().find(|c| c.is_file()).ok_or_else(|| {
+        "ncu (Nsight Compute) was not found on PATH, in $CUDA_HOME/bin, /usr/local/cuda/bin or /opt/nvidia/nsight-compute: \
+         install Nsight Compute or pass --ncu /path/to/ncu"
+            .to_string()
+    })
+}
+
+pub fn version_invocation(ncu: &Path) -> Invocation {
+    Invocation::new(ncu).arg("--version")
+}
+
+/// `Version 2025.3.1.0 (build 36398880) (public-release)` → `2025.3.1.0`.
+pub fn parse_version(output: &str) -> Option<String> {
+    output
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("Version "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .map(str::to_string)
+}
+
+/// How to profile.
+#[derive(Debug, Clone)]
+pub struct ProfileRequest {
+    pub clock_control: String,
+    /// The report path without its `.ncu-rep` extension.
+    pub report_base: PathBuf,
+    /// Where ncu writes its own messages (kept out of the target's stdout).
+    pub log_file: PathBuf,
+}
+
+/// `ncu … target`: profiles only launches inside cuProfilerStart/Stop
+/// ranges (`--profile-from-start off`), collecting the fixed metric set and
+/// the SourceCounters section, with the source embedded in the report.
+pub fn profile_invocation(ncu: &Path, request: &ProfileRequest, target: &Invocation) -> Invocation {
+    let mut invocation = Invocation::new(ncu)
+        .args(["--clock-control", request.clock_control.as_str()])
+        .args(["--profile-from-start", "off"])
+        .arg("--metrics")
+        .arg(metrics::metrics_argument())
+        .args(["--section", metrics::SOURCE_SECTION])
+        .args(["--import-source", "yes"])
+        .arg("--log-file")
+        .arg(request.log_file.as_os_str())
+        .arg("-f")
+        .arg("-o")
+        .arg(request.report_base.as_os_str())
+        .arg(target.program.as_os_str())
+        .args(target.args.iter().cloned());
+    invocation.env.extend(target.env.iter().cloned());
+    invocation
+}
+
+pub fn report_path(request: &ProfileRequest) -> PathBuf {
+    let mut name = request.report_base.as_os_str().to_owned();
+    name.push(".ncu-rep");
+    PathBuf::from(name)
+}
+
+/// The raw page of every result in a report, in base units.
+pub fn export_raw_invocation(ncu: &Path, report: &Path) -> Invocation {
+    Invocation::new(ncu)
+        .arg("--import")
+        .arg(report.as_os_str())
+        .args(["--csv", "--page", "raw", "--print-units", "base"])
+        .env("LC_ALL", "C")
+}
+
+/// The source page (CUDA lines with their SASS) of result `index`.
+pub fn export_source_invocation(ncu: &Path, report: &Path, index: usize) -> Invocation {
+    Invocation::new(ncu)
+        .arg("--import")
+        .arg(report.as_os_str())
+        .args(["--csv", "--page", "source", "--print-source", "sass,cuda"])
+        .args(["--launch-skip", &index.to_string(), "--launch-count", "1"])
+        .env("LC_ALL", "C")
+}
+
+/// Advice for what ncu printed, when it is a failure gpuprof recognises.
+pub fn diagnose(output: &str) -> Option<String> {
+    if output.contains("ERR_NVGPUCTRPERM") {
+        return Some(
+            "ncu has no permission to read the GPU performance counters (ERR_NVGPUCTRPERM). \
+             Run as root, or let all users read them: create /etc/modprobe.d/nvidia-profiler.conf with \
+             `options nvidia NVreg_RestrictProfilingToAdminUsers=0` and reboot (see \
+             https://developer.nvidia.com/ERR_NVGPUCTRPERM). In a container, start it with --cap-add=SYS_ADMIN."
+                .to_string(),
+        );
+    }
+    if output.contains("No kernels were profiled") {
+        return Some(
+            "ncu profiled no kernel: every launch failed before reaching the profiler range, or the target did not run"
+                .to_string(),
+        );
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_version_ncu_printed_on_the_h200() {
+        let printed = include_str!("../../tests/fixtures/h200-probe/ncu-version.txt");
+        assert_eq!(parse_version(printed).as_deref(), Some("2025.3.1.0"));
+        assert_eq!(parse_version("nothing here"), None);
+    }
+
+    #[test]
+    fn the_profile_command_line_filters_by_profiler_range_and_keeps_the_clocks() {
+        let request = ProfileRequest {
+            clock_control: "none".into(),
+            report_base: "/out/profile".into(),
+            log_file: "/out/ncu.log".into(),
+        };
+        let target = Invocation::new("/bin/gpuprof").args(["harness", "--job", "/out/job.json"]);
+        let line = profile_invocation(Path::new("ncu"), &request, &target).display();
+        assert!(line.starts_with("ncu --clock-control none --profile-from-start off --metrics gpu__time_duration.sum,"));
+        assert!(line.contains(" --section SourceCounters --import-source yes --log-file /out/ncu.log -f -o /out/profile "));
+        assert!(line.ends_with(" /bin/gpuprof harness --job /out/job.json"));
+        assert_eq!(report_path(&request), PathBuf::from("/out/profile.ncu-rep"));
+    }
+
+    #[test]
+    fn exports_ask_for_base_units_and_one_result_per_source_page() {
+        let raw = export_raw_invocation(Path::new("ncu"), Path::new("r.ncu-rep")).display();
+        assert_eq!(raw, "ncu --import r.ncu-rep --csv --page raw --print-units base");
+        let source = export_source_invocation(Path::new("ncu"), Path::new("r.ncu-rep"), 3).display();
+        assert_eq!(
+            source,
+            "ncu --import r.ncu-rep --csv --page source --print-source sass,cuda --launch-skip 3 --launch-count 1"
+        );
+    }
+
+    #[test]
+    fn counter_permission_errors_get_the_fix() {
+        let advice = diagnose("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission").unwrap();
+        assert!(advice.contains("NVreg_RestrictProfilingToAdminUsers=0"));
+        assert_eq!(diagnose("==PROF== Disconnected"), None);
+    }
+
+    #[test]
+    fn an_explicit_path_that_does_not_exist_is_an_error() {
+        assert!(locate(Some(Path::new("/nonexistent/ncu"))).unwrap_err().contains("no such file"));
+    }
+}
