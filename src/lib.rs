@@ -4,6 +4,7 @@
 //! config → build → harness → ncu → model → analysis → render, with
 //! `pipeline` calling them in order and `cli` holding only argument types.
 
+pub mod analysis;
 pub mod build;
 pub mod config;
 pub mod harness;

@@ -12,8 +12,8 @@ pub mod protocol;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::config::plan::{Arg, Buffer, Compare, Instance, Plan, Variant, Verify};
-pub use gpu::driver_available;
-use gpu::{Gpu, GpuError, Kernel};
+pub use gpu::{GpuError, compute_capability, driver_available};
+use gpu::{Gpu, Kernel};
 pub use protocol::{Check, DriverFacts, Event, Item, Job, KernelResources, Mode};
 
 /// Runs `job`, calling `emit` for every event. Returns `Err` after a fatal

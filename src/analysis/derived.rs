@@ -1,0 +1,322 @@
+//! Derived metrics: the quantities the report reasons with (sectors per
+//! request, shared wavefronts per instruction, occupancy and its limiter,
+//! arithmetic intensity…), computed from one run's ncu counters and source
+//! lines. [`Key`] is the catalogue: every metric the report tables, charts
+//! and the knowledge base can name, with its label and how it reads.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::results::Profile;
+use crate::ncu::metrics as m;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Key {
+    Time,
+    KernelDuration,
+    GlobalLoadSectorsPerRequest,
+    GlobalStoreSectorsPerRequest,
+    GlobalLoadRequests,
+    GlobalStoreRequests,
+    GlobalExcessSectors,
+    SharedLoadWavefrontsPerInstruction,
+    SharedStoreWavefrontsPerInstruction,
+    SharedLoadBankConflicts,
+    SharedStoreBankConflicts,
+    SharedExcessWavefronts,
+    SharedLoadInstructions,
+    SharedLoadsPerFma,
+    AchievedOccupancy,
+    TheoreticalOccupancy,
+    RegistersPerThread,
+    SharedMemoryPerBlock,
+    LocalMemorySectors,
+    DramThroughput,
+    SmThroughput,
+    MemoryThroughput,
+    L1Throughput,
+    L2Throughput,
+    DramBytes,
+    L2HitRate,
+    CountedFlops,
+    ArithmeticIntensity,
+    WarpInstructions,
+    IssueActive,
+}
+
+/// How a metric's number reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Unit {
+    Milliseconds,
+    Nanoseconds,
+    Ratio,
+    Percent,
+    Count,
+    Bytes,
+    FlopPerByte,
+}
+
+pub struct KeyInfo {
+    pub label: &'static str,
+    pub unit: Unit,
+    /// `Some(true)` when smaller is better, `None` when neither is.
+    pub lower_is_better: Option<bool>,
+}
+
+impl Key {
+    pub const ALL: [Key; 30] = [
+        Key::Time,
+        Key::KernelDuration,
+        Key::GlobalLoadSectorsPerRequest,
+        Key::GlobalStoreSectorsPerRequest,
+        Key::GlobalLoadRequests,
+        Key::GlobalStoreRequests,
+        Key::GlobalExcessSectors,
+        Key::SharedLoadWavefrontsPerInstruction,
+        Key::SharedStoreWavefrontsPerInstruction,
+        Key::SharedLoadBankConflicts,
+        Key::SharedStoreBankConflicts,
+        Key::SharedExcessWavefronts,
+        Key::SharedLoadInstructions,
+        Key::SharedLoadsPerFma,
+        Key::AchievedOccupancy,
+        Key::TheoreticalOccupancy,
+        Key::RegistersPerThread,
+        Key::SharedMemoryPerBlock,
+        Key::LocalMemorySectors,
+        Key::DramThroughput,
+        Key::SmThroughput,
+        Key::MemoryThroughput,
+        Key::L1Throughput,
+        Key::L2Throughput,
+        Key::DramBytes,
+        Key::L2HitRate,
+        Key::CountedFlops,
+        Key::ArithmeticIntensity,
+        Key::WarpInstructions,
+        Key::IssueActive,
+    ];
+
+    pub fn info(self) -> KeyInfo {
+        let info = |label, unit, lower_is_better| KeyInfo { label, unit, lower_is_better };
+        match self {
+            Key::Time => info("median time (events)", Unit::Milliseconds, Some(true)),
+            Key::KernelDuration => info("kernel duration (ncu)", Unit::Nanoseconds, Some(true)),
+            Key::GlobalLoadSectorsPerRequest => info("global load sectors / request", Unit::Ratio, Some(true)),
+            Key::GlobalStoreSectorsPerRequest => info("global store sectors / request", Unit::Ratio, Some(true)),
+            Key::GlobalLoadRequests => info("global load requests", Unit::Count, Some(true)),
+            Key::GlobalStoreRequests => info("global store requests", Unit::Count, Some(true)),
+            Key::GlobalExcessSectors => info("global sectors over ideal (source)", Unit::Ratio, Some(true)),
+            Key::SharedLoadWavefrontsPerInstruction => {
+                info("shared load wavefronts / instruction", Unit::Ratio, Some(true))
+            }
+            Key::SharedStoreWavefrontsPerInstruction => {
+                info("shared store wavefronts / instruction", Unit::Ratio, Some(true))
+            }
+            Key::SharedLoadBankConflicts => info("shared load bank-conflict counter", Unit::Count, Some(true)),
+            Key::SharedStoreBankConflicts => info("shared store bank-conflict counter", Unit::Count, Some(true)),
+            Key::SharedExcessWavefronts => info("shared wavefronts over ideal (source)", Unit::Ratio, Some(true)),
+            Key::SharedLoadInstructions => info("shared load instructions", Unit::Count, Some(true)),
+            Key::SharedLoadsPerFma => info("shared loads per FMA (warp)", Unit::Ratio, Some(true)),
+            Key::AchievedOccupancy => info("achieved occupancy", Unit::Percent, Some(false)),
+            Key::TheoreticalOccupancy => info("theoretical occupancy", Unit::Percent, Some(false)),
+            Key::RegistersPerThread => info("registers / thread", Unit::Count, None),
+            Key::SharedMemoryPerBlock => info("shared memory / block", Unit::Bytes, None),
+            Key::LocalMemorySectors => info("local-memory sectors (spills)", Unit::Count, Some(true)),
+            Key::DramThroughput => info("DRAM throughput", Unit::Percent, None),
+            Key::SmThroughput => info("SM throughput", Unit::Percent, None),
+            Key::MemoryThroughput => info("memory throughput (busiest unit)", Unit::Percent, None),
+            Key::L1Throughput => info("L1/shared throughput", Unit::Percent, None),
+            Key::L2Throughput => info("L2 throughput", Unit::Percent, None),
+            Key::DramBytes => info("DRAM bytes", Unit::Bytes, Some(true)),
+            Key::L2HitRate => info("L2 hit rate", Unit::Percent, Some(false)),
+            Key::CountedFlops => info("FP32 operations (counted)", Unit::Count, None),
+            Key::ArithmeticIntensity => info("arithmetic intensity (counted)", Unit::FlopPerByte, None),
+            Key::WarpInstructions => info("warp instructions", Unit::Count, Some(true)),
+            Key::IssueActive => info("issue slots busy", Unit::Percent, None),
+        }
+    }
+}
+
+/// Which resource caps the blocks resident per SM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Limiter {
+    Registers,
+    SharedMemory,
+    Warps,
+    Blocks,
+}
+
+impl Limiter {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Limiter::Registers => "registers per thread",
+            Limiter::SharedMemory => "shared memory per block",
+            Limiter::Warps => "the block size (warps per SM)",
+            Limiter::Blocks => "the limit on resident blocks per SM",
+        }
+    }
+}
+
+/// One run's derived metrics; absent keys were not collected.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Derived {
+    pub values: BTreeMap<Key, f64>,
+    /// The resources that allow the fewest blocks per SM, and that number.
+    pub limiters: Vec<Limiter>,
+    pub blocks_per_sm: Option<f64>,
+}
+
+impl Derived {
+    pub fn get(&self, key: Key) -> Option<f64> {
+        self.values.get(&key).copied()
+    }
+}
+
+fn ratio(numerator: Option<f64>, denominator: Option<f64>) -> Option<f64> {
+    match (numerator, denominator) {
+        (Some(n), Some(d)) if d > 0.0 => Some(n / d),
+        _ => None,
+    }
+}
+
+fn sum(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (None, None) => None,
+        _ => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+    }
+}
+
+/// Derives everything a profile allows; `median_ms` is the event timing.
+pub fn derive(profile: Option<&Profile>, median_ms: Option<f64>) -> Derived {
+    let mut values = BTreeMap::new();
+    let mut put = |key: Key, value: Option<f64>| {
+        if let Some(value) = value.filter(|v| v.is_finite()) {
+            values.insert(key, value);
+        }
+    };
+    put(Key::Time, median_ms);
+    let Some(profile) = profile else {
+        return Derived { values, limiters: Vec::new(), blocks_per_sm: None };
+    };
+    let get = |name: &str| profile.metric(name);
+    put(Key::KernelDuration, get(m::DURATION));
+    put(Key::GlobalLoadSectorsPerRequest, ratio(get(m::GLOBAL_LOAD_SECTORS), get(m::GLOBAL_LOAD_REQUESTS)));
+    put(Key::GlobalStoreSectorsPerRequest, ratio(get(m::GLOBAL_STORE_SECTORS), get(m::GLOBAL_STORE_REQUESTS)));
+    put(Key::GlobalLoadRequests, get(m::GLOBAL_LOAD_REQUESTS));
+    put(Key::GlobalStoreRequests, get(m::GLOBAL_STORE_REQUESTS));
+    put(
+        Key::SharedLoadWavefrontsPerInstruction,
+        ratio(get(m::SHARED_LOAD_WAVEFRONTS), get(m::SHARED_LOAD_INSTRUCTIONS)),
+    );
+    put(
+        Key::SharedStoreWavefrontsPerInstruction,
+        ratio(get(m::SHARED_STORE_WAVEFRONTS), get(m::SHARED_STORE_INSTRUCTIONS)),
+    );
+    put(Key::SharedLoadBankConflicts, get(m::SHARED_LOAD_BANK_CONFLICTS));
+    put(Key::SharedStoreBankConflicts, get(m::SHARED_STORE_BANK_CONFLICTS));
+    put(Key::SharedLoadInstructions, get(m::SHARED_LOAD_INSTRUCTIONS));
+    let fma_warp_instructions = get(m::FFMA_THREAD_INSTRUCTIONS).map(|t| t / 32.0);
+    put(Key::SharedLoadsPerFma, ratio(get(m::SHARED_LOAD_INSTRUCTIONS), fma_warp_instructions));
+    put(Key::AchievedOccupancy, get(m::ACHIEVED_OCCUPANCY));
+    put(Key::TheoreticalOccupancy, get(m::THEORETICAL_OCCUPANCY));
+    put(Key::RegistersPerThread, get(m::REGISTERS_PER_THREAD));
+    put(Key::SharedMemoryPerBlock, sum(get(m::STATIC_SHARED_PER_BLOCK), get(m::DYNAMIC_SHARED_PER_BLOCK)));
+    put(Key::LocalMemorySectors, sum(get(m::LOCAL_LOAD_SECTORS), get(m::LOCAL_STORE_SECTORS)));
+    put(Key::DramThroughput, get(m::DRAM_THROUGHPUT));
+    put(Key::SmThroughput, get(m::SM_THROUGHPUT));
+    put(Key::MemoryThroughput, get(m::MEMORY_THROUGHPUT));
+    put(Key::L1Throughput, get(m::L1_THROUGHPUT));
+    put(Key::L2Throughput, get(m::L2_THROUGHPUT));
+    let dram_bytes = sum(get(m::DRAM_BYTES_READ), get(m::DRAM_BYTES_WRITE));
+    put(Key::DramBytes, dram_bytes);
+    put(Key::L2HitRate, get(m::L2_HIT_RATE));
+    let flops = match (get(m::FFMA_THREAD_INSTRUCTIONS), get(m::FADD_THREAD_INSTRUCTIONS), get(m::FMUL_THREAD_INSTRUCTIONS)) {
+        (None, None, None) => None,
+        (fma, add, mul) => Some(2.0 * fma.unwrap_or(0.0) + add.unwrap_or(0.0) + mul.unwrap_or(0.0)),
+    };
+    put(Key::CountedFlops, flops);
+    put(Key::ArithmeticIntensity, ratio(flops, dram_bytes));
+    put(Key::WarpInstructions, get(m::WARP_INSTRUCTIONS));
+    put(Key::IssueActive, get(m::ISSUE_ACTIVE));
+    let lines = &profile.source_lines;
+    let total = |pick: fn(&crate::ncu::source::SourceLine) -> Option<f64>| -> Option<f64> {
+        let values: Vec<f64> = lines.iter().filter_map(pick).collect();
+        (!values.is_empty()).then(|| values.iter().sum())
+    };
+    put(Key::GlobalExcessSectors, ratio(total(|l| l.global_sectors), total(|l| l.global_sectors_ideal)));
+    put(Key::SharedExcessWavefronts, ratio(total(|l| l.shared_wavefronts), total(|l| l.shared_wavefronts_ideal)));
+
+    let limits = [
+        (Limiter::Registers, get(m::BLOCK_LIMIT_REGISTERS)),
+        (Limiter::SharedMemory, get(m::BLOCK_LIMIT_SHARED_MEMORY)),
+        (Limiter::Warps, get(m::BLOCK_LIMIT_WARPS)),
+        (Limiter::Blocks, get(m::BLOCK_LIMIT_BLOCKS)),
+    ];
+    let blocks_per_sm = limits.iter().filter_map(|(_, v)| *v).reduce(f64::min);
+    let limiters = limits
+        .iter()
+        .filter(|(_, v)| v.is_some() && *v == blocks_per_sm)
+        .map(|(l, _)| *l)
+        .collect();
+    Derived { values, limiters, blocks_per_sm }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ingest::profile_from_launch;
+    use crate::ncu::raw::parse_raw_page;
+    use crate::ncu::source::parse_source_page;
+    use std::path::Path;
+
+    fn probe(index: usize) -> Profile {
+        let launches = parse_raw_page(include_str!("../../tests/fixtures/h200-probe/raw.csv")).unwrap();
+        let source = match index {
+            2 => parse_source_page(include_str!("../../tests/fixtures/h200-probe/source-sass-cuda-tiled.csv"))
+                .map_err(|e| e.to_string()),
+            _ => Err("not exported".to_string()),
+        };
+        profile_from_launch(&launches[index], source, Path::new("/work/main/kernels/transpose/tiled.cu"))
+    }
+
+    #[test]
+    fn the_naive_transpose_stores_touch_32_sectors_per_request() {
+        let naive = derive(Some(&probe(1)), Some(0.07));
+        assert!((naive.get(Key::GlobalStoreSectorsPerRequest).unwrap() - 31.95).abs() < 0.01);
+        assert_eq!(naive.get(Key::GlobalLoadSectorsPerRequest), Some(4.0));
+        assert_eq!(naive.get(Key::Time), Some(0.07));
+        assert_eq!(naive.get(Key::SharedLoadWavefrontsPerInstruction), None, "no shared instructions");
+    }
+
+    #[test]
+    fn the_tiled_transpose_has_32_way_shared_loads_by_counters_and_by_source() {
+        let tiled = derive(Some(&probe(2)), None);
+        assert!((tiled.get(Key::SharedLoadWavefrontsPerInstruction).unwrap() - 32.22).abs() < 0.01);
+        assert!((tiled.get(Key::SharedStoreWavefrontsPerInstruction).unwrap() - 1.07).abs() < 0.01);
+        // Source page: (131072 + 4194304) wavefronts over (131072 + 131072) ideal.
+        assert!((tiled.get(Key::SharedExcessWavefronts).unwrap() - 16.5).abs() < 1e-9);
+        assert_eq!(tiled.get(Key::GlobalExcessSectors), Some(1.0));
+        assert_eq!(tiled.get(Key::SharedMemoryPerBlock), Some(4096.0));
+    }
+
+    #[test]
+    fn occupancy_limiter_is_the_smallest_block_limit() {
+        let copy = derive(Some(&probe(0)), None);
+        assert_eq!(copy.blocks_per_sm, Some(8.0));
+        assert_eq!(copy.limiters, [Limiter::Warps]);
+        let tiled = derive(Some(&probe(2)), None);
+        assert_eq!(tiled.limiters, [Limiter::Registers, Limiter::Warps]);
+    }
+
+    #[test]
+    fn without_a_profile_only_time_is_known() {
+        let derived = derive(None, Some(1.5));
+        assert_eq!(derived.values.len(), 1);
+        assert!(derived.limiters.is_empty());
+    }
+}

@@ -1,0 +1,432 @@
+//! Findings for one run, as plain text with the numbers that support them:
+//! uncoalesced global access (sectors per request against the ideal, and
+//! the source line with the excess), shared-memory bank conflicts (N-way
+//! from wavefronts per instruction, ncu's raw counter beside it and a note
+//! when the two disagree), occupancy and what limits it, what bounds the
+//! kernel (memory, compute or latency), spills, extra DRAM traffic, and
+//! working sets small enough to live in L2. Also the source lines that cost
+//! most.
+
+use serde::Serialize;
+
+use super::derived::{Derived, Key, Limiter};
+use super::format;
+use crate::model::Device;
+use crate::model::results::Profile;
+use crate::ncu::source::SourceLine;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Severity {
+    Info,
+    Warning,
+    Problem,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FindingKind {
+    Uncoalesced,
+    BankConflicts,
+    Occupancy,
+    Bound,
+    Spills,
+    ExtraTraffic,
+    CacheResident,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    pub kind: FindingKind,
+    pub severity: Severity,
+    /// One line, e.g. "32-way shared-memory bank conflicts on loads".
+    pub title: String,
+    /// The evidence and what to do, in sentences.
+    pub detail: String,
+    /// Source lines the finding points at.
+    pub lines: Vec<u32>,
+}
+
+/// A source line worth looking at, with what ncu attributed to it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HotLine {
+    pub line: u32,
+    pub code: String,
+    /// Share of all warp-stall samples of the kernel.
+    pub sample_share: Option<f64>,
+    /// Shared wavefronts over ncu's ideal (the N of "N-way").
+    pub shared_ways: Option<f64>,
+    pub shared_excess_wavefronts: Option<f64>,
+    /// Global sectors over ncu's ideal.
+    pub global_excess_factor: Option<f64>,
+    pub global_excess_sectors: Option<f64>,
+    /// The stall reason with the most samples on this line, in words.
+    pub top_stall: Option<String>,
+}
+
+/// Above this many wavefronts (or sectors) per ideal one, a line or kernel
+/// is called conflicted (or uncoalesced).
+const EXCESS_FACTOR: f64 = 1.5;
+
+pub fn stall_reason(name: &str) -> String {
+    let words = match name {
+        "long_sb" => "waiting for global or local memory (long scoreboard)",
+        "short_sb" => "waiting for shared memory or special functions (short scoreboard)",
+        "mio" => "shared-memory / special-function queue full (MIO throttle)",
+        "lg" => "global-memory queue full (LG throttle)",
+        "barrier" => "waiting at __syncthreads (barrier)",
+        "math" => "math pipe busy (math throttle)",
+        "wait" => "fixed-latency dependency (wait)",
+        "not_selected" => "ready, another warp issued (not selected)",
+        "selected" => "issuing (selected)",
+        "dispatch" => "dispatch stall",
+        "branch_resolving" => "resolving a branch",
+        "no_inst" => "instruction cache miss (no instruction)",
+        "drain" => "draining stores at exit",
+        "membar" => "memory barrier",
+        "imc" => "constant cache miss",
+        "tex" => "texture queue full",
+        "sleep" => "sleeping",
+        "misc" => "miscellaneous",
+        other => other,
+    };
+    words.to_string()
+}
+
+fn code_line(source_text: &str, line: u32) -> String {
+    source_text
+        .lines()
+        .nth(line.saturating_sub(1) as usize)
+        .unwrap_or("")
+        .trim()
+        .to_string()
+}
+
+fn factor(actual: Option<f64>, ideal: Option<f64>) -> Option<f64> {
+    match (actual, ideal) {
+        (Some(a), Some(i)) if i > 0.0 => Some(a / i),
+        _ => None,
+    }
+}
+
+/// The lines that cost most: the top lines by stall samples, plus every
+/// line with excess shared wavefronts or global sectors, worst first.
+pub fn hot_lines(profile: &Profile, source_text: &str) -> Vec<HotLine> {
+    let lines = &profile.source_lines;
+    let total_samples: f64 = lines.iter().filter_map(|l| l.warp_stall_samples).sum();
+    let to_hot = |l: &SourceLine| HotLine {
+        line: l.line,
+        code: code_line(source_text, l.line),
+        sample_share: l.warp_stall_samples.filter(|_| total_samples > 0.0).map(|s| s / total_samples),
+        shared_ways: factor(l.shared_wavefronts, l.shared_wavefronts_ideal),
+        shared_excess_wavefronts: l.shared_wavefronts_excessive,
+        global_excess_factor: factor(l.global_sectors, l.global_sectors_ideal),
+        global_excess_sectors: l.global_sectors_excessive,
+        top_stall: l
+            .stalls
+            .iter()
+            .filter(|(name, _)| !matches!(name.as_str(), "selected" | "not_selected"))
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map(|(name, _)| stall_reason(name)),
+    };
+    let mut by_samples: Vec<&SourceLine> = lines.iter().filter(|l| l.warp_stall_samples.unwrap_or(0.0) > 0.0).collect();
+    by_samples.sort_by(|a, b| b.warp_stall_samples.unwrap_or(0.0).total_cmp(&a.warp_stall_samples.unwrap_or(0.0)));
+    let mut chosen: Vec<&SourceLine> = by_samples.into_iter().take(5).collect();
+    for line in lines {
+        let excessive = line.shared_wavefronts_excessive.unwrap_or(0.0) > 0.0
+            || line.global_sectors_excessive.unwrap_or(0.0) > 0.0;
+        if excessive && !chosen.iter().any(|c| c.line == line.line) {
+            chosen.push(line);
+        }
+    }
+    let mut hot: Vec<HotLine> = chosen.into_iter().map(to_hot).collect();
+    hot.sort_by(|a, b| {
+        let weight = |h: &HotLine| {
+            h.shared_excess_wavefronts.unwrap_or(0.0) + h.global_excess_sectors.unwrap_or(0.0)
+        };
+        weight(b)
+            .total_cmp(&weight(a))
+            .then(b.sample_share.unwrap_or(0.0).total_cmp(&a.sample_share.unwrap_or(0.0)))
+    });
+    hot
+}
+
+/// Everything the run's numbers say, most severe first.
+pub fn findings(
+    derived: &Derived,
+    profile: Option<&Profile>,
+    hot: &[HotLine],
+    device: Option<&Device>,
+    declared_bytes: Option<f64>,
+) -> Vec<Finding> {
+    let mut found = Vec::new();
+    if let Some(device) = device
+        && let Some(bytes) = declared_bytes.filter(|b| *b > 0.0 && *b < device.l2_cache_bytes as f64)
+    {
+        found.push(Finding {
+            kind: FindingKind::CacheResident,
+            severity: Severity::Info,
+            title: "the working set fits in L2".into(),
+            detail: format!(
+                "The problem moves {} and the L2 cache holds {}, so back-to-back timed launches find much of the data in L2: the event timing and its GB/s describe the cache as much as DRAM. ncu flushes the caches before it profiles, so its duration can be longer. Use a larger size to measure DRAM.",
+                format::bytes(bytes),
+                format::bytes(device.l2_cache_bytes as f64)
+            ),
+            lines: Vec::new(),
+        });
+    }
+    let Some(profile) = profile else { return found };
+    uncoalesced(derived, hot, &mut found);
+    bank_conflicts(derived, hot, &mut found);
+    occupancy(derived, profile, &mut found);
+    bound(derived, profile, &mut found);
+    if let Some(sectors) = derived.get(Key::LocalMemorySectors).filter(|s| *s > 0.0) {
+        found.push(Finding {
+            kind: FindingKind::Spills,
+            severity: Severity::Warning,
+            title: "registers spill to local memory".into(),
+            detail: format!(
+                "{} local-memory sectors moved: values that did not fit in registers ({} per thread) go through the memory hierarchy. Reduce the per-thread working set or the unrolling.",
+                format::count(sectors),
+                derived.get(Key::RegistersPerThread).map(format::count).unwrap_or_else(|| "?".into())
+            ),
+            lines: Vec::new(),
+        });
+    }
+    if let (Some(measured), Some(minimum)) = (derived.get(Key::DramBytes), declared_bytes.filter(|b| *b > 0.0))
+        && measured > 1.5 * minimum
+    {
+        found.push(Finding {
+            kind: FindingKind::ExtraTraffic,
+            severity: Severity::Warning,
+            title: format!("{} the minimum DRAM traffic", format::speedup(measured / minimum)),
+            detail: format!(
+                "ncu counted {} of DRAM traffic where the problem needs {} (the suite's `bytes`): data is fetched more than once, or whole sectors are fetched for a few useful bytes.",
+                format::bytes(measured),
+                format::bytes(minimum)
+            ),
+            lines: Vec::new(),
+        });
+    }
+    found.sort_by(|a, b| b.severity.cmp(&a.severity));
+    found
+}
+
+fn uncoalesced(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
+    let worst: Vec<&HotLine> = hot
+        .iter()
+        .filter(|h| h.global_excess_factor.is_some_and(|f| f > EXCESS_FACTOR))
+        .collect();
+    let kernel_excess = derived.get(Key::GlobalExcessSectors);
+    let per_request = [
+        ("store", derived.get(Key::GlobalStoreSectorsPerRequest)),
+        ("load", derived.get(Key::GlobalLoadSectorsPerRequest)),
+    ];
+    // Without source counters, fall back on sectors per request above what
+    // even 16-byte vector accesses need (16).
+    let flagged_by_requests: Vec<(&str, f64)> = per_request
+        .iter()
+        .filter_map(|(kind, v)| v.map(|v| (*kind, v)))
+        .filter(|(_, v)| *v > 16.0)
+        .collect();
+    let flagged = kernel_excess.is_some_and(|e| e > EXCESS_FACTOR) || !worst.is_empty() || (kernel_excess.is_none() && !flagged_by_requests.is_empty());
+    if !flagged {
+        return;
+    }
+    let directions: Vec<String> = per_request
+        .iter()
+        .filter_map(|(kind, v)| v.map(|v| format!("{} sectors per {kind} request", format::ratio(v))))
+        .collect();
+    let mut detail = format!(
+        "The kernel's global accesses touch {} (a warp of 4-byte accesses needs 4, of 16-byte accesses 16).",
+        directions.join(" and ")
+    );
+    if let Some(excess) = kernel_excess {
+        detail.push_str(&format!(
+            " Over the whole kernel ncu counts {} the ideal number of global sectors.",
+            format::speedup(excess)
+        ));
+    }
+    if let Some(line) = worst.first() {
+        detail.push_str(&format!(
+            " The worst line is {} (`{}`): {} the ideal sectors, {} sectors too many. Make consecutive threads (threadIdx.x) touch consecutive addresses there, or stage the data through shared memory.",
+            line.line,
+            line.code,
+            format::speedup(line.global_excess_factor.unwrap_or(1.0)),
+            format::count(line.global_excess_sectors.unwrap_or(0.0))
+        ));
+    }
+    let worst_direction = per_request
+        .iter()
+        .filter_map(|(kind, v)| v.map(|v| (*kind, v)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    found.push(Finding {
+        kind: FindingKind::Uncoalesced,
+        severity: Severity::Problem,
+        title: match worst_direction {
+            Some((kind, v)) => format!("uncoalesced global {kind}s: {} sectors per request", format::ratio(v)),
+            None => "uncoalesced global access".into(),
+        },
+        detail,
+        lines: worst.iter().map(|h| h.line).collect(),
+    });
+}
+
+fn bank_conflicts(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
+    let lines: Vec<&HotLine> = hot.iter().filter(|h| h.shared_ways.is_some_and(|w| w > EXCESS_FACTOR)).collect();
+    for (kind, per_instruction, counter) in [
+        ("load", derived.get(Key::SharedLoadWavefrontsPerInstruction), derived.get(Key::SharedLoadBankConflicts)),
+        ("store", derived.get(Key::SharedStoreWavefrontsPerInstruction), derived.get(Key::SharedStoreBankConflicts)),
+    ] {
+        let Some(ways) = per_instruction else { continue };
+        let counter_text = counter.map(format::count).unwrap_or_else(|| "not collected".into());
+        if ways > EXCESS_FACTOR {
+            let mut detail = format!(
+                "Shared {kind}s take {} wavefronts per instruction where a conflict-free 4-byte access takes 1: each warp's {kind} is replayed about {} times because several threads hit the same bank. (ncu's raw bank-conflict counter for {kind}s: {counter_text}.)",
+                format::ratio(ways),
+                ways.round()
+            );
+            if let Some(line) = lines.first() {
+                detail.push_str(&format!(
+                    " The line is {} (`{}`): {} wavefronts per ideal one, {} extra. Pad the shared array (for example [32][33]) or change the index so a warp's threads fall in different banks.",
+                    line.line,
+                    line.code,
+                    format::ratio(line.shared_ways.unwrap_or(1.0)),
+                    format::count(line.shared_excess_wavefronts.unwrap_or(0.0))
+                ));
+            }
+            found.push(Finding {
+                kind: FindingKind::BankConflicts,
+                severity: Severity::Problem,
+                title: format!("{}-way shared-memory bank conflicts on {kind}s", ways.round()),
+                detail,
+                lines: lines.iter().map(|h| h.line).collect(),
+            });
+        } else if counter.is_some_and(|c| c > 0.0) {
+            found.push(Finding {
+                kind: FindingKind::BankConflicts,
+                severity: Severity::Info,
+                title: format!("shared {kind}s are conflict-free ({} wavefronts per instruction)", format::ratio(ways)),
+                detail: format!(
+                    "ncu's raw bank-conflict counter shows {counter_text} for {kind}s, but the wavefronts per instruction ({}) are at the conflict-free value. On this GPU the counter also counts wavefronts replayed for reasons other than bank conflicts, so gpuprof judges by wavefronts per instruction and by ncu's ideal wavefronts on the source page.",
+                    format::ratio(ways)
+                ),
+                lines: Vec::new(),
+            });
+        }
+    }
+}
+
+fn occupancy(derived: &Derived, profile: &Profile, found: &mut Vec<Finding>) {
+    let (Some(achieved), Some(theoretical)) = (derived.get(Key::AchievedOccupancy), derived.get(Key::TheoreticalOccupancy))
+    else {
+        return;
+    };
+    let limiters: Vec<&str> = derived.limiters.iter().map(|l| l.describe()).collect();
+    let limit_text = match (derived.blocks_per_sm, limiters.is_empty()) {
+        (Some(blocks), false) => format!("{} blocks fit on an SM, limited by {}", format::count(blocks), limiters.join(" and ")),
+        _ => "the limiter was not collected".into(),
+    };
+    let resources = format!(
+        "{} registers per thread, {} of shared memory per block, {} threads per block",
+        derived.get(Key::RegistersPerThread).map(format::count).unwrap_or_else(|| "?".into()),
+        derived.get(Key::SharedMemoryPerBlock).map(format::bytes).unwrap_or_else(|| "?".into()),
+        profile.metric(crate::ncu::metrics::BLOCK_SIZE).map(format::count).unwrap_or_else(|| "?".into()),
+    );
+    let severity = if theoretical < 50.0 {
+        Severity::Warning
+    } else if achieved < 0.8 * theoretical {
+        Severity::Warning
+    } else {
+        Severity::Info
+    };
+    let mut detail = format!(
+        "{} of the warp slots were busy on average, of {} possible: {limit_text} ({resources}).",
+        format::percent(achieved),
+        format::percent(theoretical)
+    );
+    if theoretical < 50.0 {
+        let hint = match derived.limiters.first() {
+            Some(Limiter::Registers) => "use fewer registers per thread (smaller per-thread tiles, or __launch_bounds__)",
+            Some(Limiter::SharedMemory) => "use less shared memory per block (smaller tiles)",
+            Some(Limiter::Warps) | Some(Limiter::Blocks) => "use a larger block",
+            None => "check the launch configuration",
+        };
+        detail.push_str(&format!(" Low occupancy leaves little to hide latency with: {hint}, unless each warp already has enough independent work."));
+    } else if achieved < 0.8 * theoretical {
+        let waves = profile.metric(crate::ncu::metrics::WAVES_PER_SM);
+        detail.push_str(&format!(
+            " Achieved is well below theoretical: blocks finish unevenly or the grid is small ({} waves per SM).",
+            waves.map(format::ratio).unwrap_or_else(|| "?".into())
+        ));
+    }
+    found.push(Finding {
+        kind: FindingKind::Occupancy,
+        severity,
+        title: format!("occupancy {} of {} theoretical", format::percent(achieved), format::percent(theoretical)),
+        detail,
+        lines: Vec::new(),
+    });
+}
+
+fn bound(derived: &Derived, profile: &Profile, found: &mut Vec<Finding>) {
+    let (Some(memory), Some(compute)) = (derived.get(Key::MemoryThroughput), derived.get(Key::SmThroughput)) else {
+        return;
+    };
+    let units = [
+        ("DRAM", derived.get(Key::DramThroughput)),
+        ("L2", derived.get(Key::L2Throughput)),
+        ("L1/shared memory", derived.get(Key::L1Throughput)),
+    ];
+    let busiest = units
+        .iter()
+        .filter_map(|(name, v)| v.map(|v| (*name, v)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let stalls = top_stall(profile);
+    let (title, detail) = if memory >= 60.0 && memory >= compute {
+        let unit = busiest.map(|(n, v)| format!("{n} at {}", format::percent(v))).unwrap_or_default();
+        (
+            "memory-bound".to_string(),
+            format!(
+                "The memory system runs at {} of its peak (busiest: {unit}) against {} for the SMs: moving data is what takes the time. Move fewer bytes (reuse through shared memory, coalesce, avoid re-reads) before optimizing arithmetic.",
+                format::percent(memory),
+                format::percent(compute)
+            ),
+        )
+    } else if compute >= 60.0 {
+        (
+            "compute-bound".to_string(),
+            format!(
+                "The SMs run at {} of their peak against {} for memory: instruction issue is the limit. Cut instructions (vectorize, unroll, simpler index math) or use faster instructions.",
+                format::percent(compute),
+                format::percent(memory)
+            ),
+        )
+    } else {
+        (
+            "latency-bound".to_string(),
+            format!(
+                "Neither memory ({}) nor the SMs ({}) are near their peaks: warps spend their time waiting{}. More independent work in flight (occupancy, several elements per thread) or fewer dependent waits would help.",
+                format::percent(memory),
+                format::percent(compute),
+                stalls.map(|s| format!(", mostly {s}")).unwrap_or_default()
+            ),
+        )
+    };
+    found.push(Finding { kind: FindingKind::Bound, severity: Severity::Info, title, detail, lines: Vec::new() });
+}
+
+/// The kernel's dominant stall reason over all lines, with its share.
+fn top_stall(profile: &Profile) -> Option<String> {
+    let mut totals: std::collections::BTreeMap<&str, f64> = std::collections::BTreeMap::new();
+    for line in &profile.source_lines {
+        for (name, count) in &line.stalls {
+            if !matches!(name.as_str(), "selected" | "not_selected") {
+                *totals.entry(name).or_default() += count;
+            }
+        }
+    }
+    let all: f64 = totals.values().sum();
+    let (name, count) = totals.into_iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
+    Some(format!("{} ({} of stall samples)", stall_reason(name), format::share(count / all)))
+}

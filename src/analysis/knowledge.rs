@@ -1,0 +1,74 @@
+//! The knowledge base of optimizations (optimizations.toml, embedded in the
+//! binary): for each `changes` word, the mechanism in plain words, the
+//! derived metrics it should move and in which direction, and the usual
+//! next step. Checked against the vocabulary by a test.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
+use super::derived::Key;
+use crate::config::Change;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    Up,
+    Down,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expectation {
+    pub metric: Key,
+    pub direction: Direction,
+    pub why: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    pub title: String,
+    pub mechanism: String,
+    pub expect: Vec<Expectation>,
+    pub next: String,
+}
+
+const SOURCE: &str = include_str!("optimizations.toml");
+
+/// Every entry by vocabulary word.
+fn entries() -> &'static BTreeMap<String, Entry> {
+    static ENTRIES: OnceLock<BTreeMap<String, Entry>> = OnceLock::new();
+    ENTRIES.get_or_init(|| toml::from_str(SOURCE).expect("optimizations.toml is checked by the knowledge tests"))
+}
+
+/// The entry for `change`.
+pub fn entry(change: Change) -> &'static Entry {
+    &entries()[change.word()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_vocabulary_word_has_exactly_one_entry() {
+        let words: Vec<&str> = entries().keys().map(String::as_str).collect();
+        let mut vocabulary: Vec<&str> = Change::ALL.iter().map(|c| c.word()).collect();
+        vocabulary.sort();
+        assert_eq!(words, vocabulary);
+        for change in Change::ALL {
+            let entry = entry(change);
+            assert!(!entry.expect.is_empty(), "{change}");
+            assert!(entry.mechanism.split(". ").count() >= 2, "{change}: explain the mechanism in sentences");
+        }
+    }
+
+    #[test]
+    fn padding_expects_fewer_shared_wavefronts() {
+        let padding = entry(Change::Padding);
+        assert_eq!(padding.expect[0].metric, Key::SharedLoadWavefrontsPerInstruction);
+        assert_eq!(padding.expect[0].direction, Direction::Down);
+    }
+}

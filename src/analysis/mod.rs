@@ -1,0 +1,454 @@
+//! Analysis: everything the report concludes, computed from [`Results`]
+//! alone — timing statistics and noise-aware speedups along the chain of
+//! steps, achieved bandwidth and FLOP/s against the device's peaks and the
+//! ceiling variants, derived metrics, findings, the costliest source lines,
+//! and for every declared change a verdict on whether the counters moved as
+//! the knowledge base expects. Pure and deterministic; produces plain text,
+//! never markup.
+
+pub mod derived;
+pub mod findings;
+pub mod format;
+pub mod knowledge;
+pub mod stats;
+
+use serde::Serialize;
+
+use crate::config::Change;
+use crate::config::plan::Role;
+use crate::harness::Check;
+use crate::model::Results;
+use crate::model::results::{RunResult, VariantResult};
+use derived::{Derived, Key};
+use findings::{Finding, HotLine};
+use knowledge::Direction;
+use stats::{Speedup, TimeVerdict, TimingStats};
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Analysis {
+    /// The size the chain and change verdicts are read at: the largest
+    /// (last) size, where caches matter least.
+    pub focus_size: Option<String>,
+    /// Step variants in chain order (ceilings left out).
+    pub steps: Vec<String>,
+    pub ceilings: Vec<String>,
+    pub variants: Vec<VariantAnalysis>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VariantAnalysis {
+    pub name: String,
+    pub role: Role,
+    /// The step before this one in the chain.
+    pub previous: Option<String>,
+    pub runs: Vec<RunAnalysis>,
+    /// One per declared change, judged at the focus size.
+    pub changes: Vec<ChangeAnalysis>,
+}
+
+/// Whether a run's output can be trusted.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "status")]
+pub enum Status {
+    Verified { against: String, max_abs_error: f64, relative_l2_error: f64 },
+    Wrong { against: String, summary: String },
+    Unverified { reason: String },
+    Failed { stage: String, message: String },
+}
+
+impl Status {
+    pub fn is_trusted(&self) -> bool {
+        matches!(self, Status::Verified { .. } | Status::Unverified { .. })
+    }
+}
+
+/// A share of what a ceiling variant reached at the same size.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CeilingShare {
+    pub ceiling: String,
+    /// `bandwidth` or `FLOP/s`.
+    pub measure: &'static str,
+    pub share: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunAnalysis {
+    pub size: String,
+    pub status: Status,
+    pub timing: Option<TimingStats>,
+    pub vs_baseline: Option<Speedup>,
+    pub vs_previous: Option<Speedup>,
+    /// Why the ratios above must not be called speedups (a wrong output).
+    pub not_a_speedup: Option<String>,
+    /// Declared bytes over the median time.
+    pub bytes_per_second: Option<f64>,
+    pub flops_per_second: Option<f64>,
+    pub dram_peak_share: Option<f64>,
+    pub flops_peak_share: Option<f64>,
+    pub ceilings: Vec<CeilingShare>,
+    pub derived: Derived,
+    pub findings: Vec<Finding>,
+    pub hot_lines: Vec<HotLine>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    Confirmed,
+    NotSeen,
+    Contradicted,
+    NotMeasured,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExpectationOutcome {
+    pub metric: Key,
+    pub label: &'static str,
+    pub direction: Direction,
+    pub why: String,
+    pub before: Option<f64>,
+    pub after: Option<f64>,
+    pub verdict: Verdict,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChangeAnalysis {
+    pub change: Change,
+    pub title: String,
+    pub mechanism: String,
+    pub next: String,
+    pub size: Option<String>,
+    pub expectations: Vec<ExpectationOutcome>,
+    pub verdict: Verdict,
+    /// What the counters did, in sentences with the numbers.
+    pub measured: String,
+}
+
+/// A metric must move by more than this fraction to count as moved.
+const MOVE_THRESHOLD: f64 = 0.10;
+
+pub fn analyze(results: &Results) -> Analysis {
+    let steps: Vec<String> =
+        results.variants.iter().filter(|v| v.role == Role::Step).map(|v| v.name.clone()).collect();
+    let ceilings: Vec<String> =
+        results.variants.iter().filter(|v| v.role == Role::Ceiling).map(|v| v.name.clone()).collect();
+    let focus_size = results.suite.sizes.last().map(|s| s.label.clone());
+    let timings = |variant: &VariantResult, size: &str| {
+        variant.run(size).and_then(|run| TimingStats::from_samples(&run.samples_ms))
+    };
+    let variants = results
+        .variants
+        .iter()
+        .map(|variant| {
+            let previous = match variant.role {
+                Role::Step => steps
+                    .iter()
+                    .position(|s| *s == variant.name)
+                    .and_then(|i| i.checked_sub(1))
+                    .map(|i| steps[i].clone()),
+                Role::Ceiling => None,
+            };
+            let runs: Vec<RunAnalysis> = variant
+                .runs
+                .iter()
+                .map(|run| analyze_run(results, variant, run, previous.as_deref(), &ceilings, &timings))
+                .collect();
+            VariantAnalysis { name: variant.name.clone(), role: variant.role, previous, runs, changes: Vec::new() }
+        })
+        .collect::<Vec<_>>();
+    let variants = variants
+        .iter()
+        .map(|analysis| {
+            let variant = results.variant(&analysis.name).expect("analysed from results");
+            let changes = judge_changes(variant, analysis, &variants, focus_size.as_deref());
+            VariantAnalysis { changes, ..analysis.clone() }
+        })
+        .collect();
+    Analysis { focus_size, steps, ceilings, variants }
+}
+
+fn status_of(run: &RunResult) -> Status {
+    if let Some(failure) = &run.failure {
+        return Status::Failed { stage: failure.stage.clone(), message: failure.message.clone() };
+    }
+    match &run.check {
+        Some(Check::Passed { against, max_abs_error, relative_l2_error, .. }) => Status::Verified {
+            against: against.clone(),
+            max_abs_error: *max_abs_error,
+            relative_l2_error: *relative_l2_error,
+        },
+        Some(Check::Failed { against, buffer, mismatches, compared, first_mismatch_index, got, want, max_abs_error, .. }) => {
+            let location = match first_mismatch_index {
+                Some(index) => format!("first at element {index} of `{buffer}` (got {got}, expected {want})"),
+                None => format!("the sum of `{buffer}` is {got}, expected {want}"),
+            };
+            Status::Wrong {
+                against: against.clone(),
+                summary: format!(
+                    "{} of {} elements differ from `{against}`; {location}; largest error {}",
+                    format::count(*mismatches as f64),
+                    format::count(*compared as f64),
+                    format::significant(*max_abs_error, 3)
+                ),
+            }
+        }
+        Some(Check::NotChecked { reason }) => Status::Unverified { reason: reason.clone() },
+        None => Status::Failed { stage: "run".into(), message: "no result was recorded (the run was interrupted)".into() },
+    }
+}
+
+fn analyze_run(
+    results: &Results,
+    variant: &VariantResult,
+    run: &RunResult,
+    previous: Option<&str>,
+    ceilings: &[String],
+    timings: &dyn Fn(&VariantResult, &str) -> Option<TimingStats>,
+) -> RunAnalysis {
+    let status = status_of(run);
+    let timing = TimingStats::from_samples(&run.samples_ms);
+    let against = |other: Option<&str>| -> Option<Speedup> {
+        let other = results.variant(other?)?;
+        if other.name == variant.name {
+            return None;
+        }
+        Some(stats::compare(&timings(other, &run.size)?, timing.as_ref()?))
+    };
+    let vs_baseline = against(Some(results.suite.baseline.as_str()));
+    let vs_previous = against(previous);
+    let not_a_speedup = match &status {
+        Status::Wrong { .. } => Some("the output is wrong, so this is not a speedup".to_string()),
+        Status::Failed { .. } => Some("the run failed".to_string()),
+        _ => None,
+    };
+    let seconds = timing.map(|t| t.median_ms / 1e3);
+    let per_second = |amount: Option<f64>| match (amount, seconds) {
+        (Some(a), Some(s)) if a > 0.0 && s > 0.0 => Some(a / s),
+        _ => None,
+    };
+    let bytes_per_second = per_second(run.bytes);
+    let flops_per_second = per_second(run.flops);
+    let device = results.device.as_ref();
+    let dram_peak_share = bytes_per_second.zip(device.map(|d| d.peak_dram_bytes_per_second)).map(|(a, p)| a / p);
+    let flops_peak_share = flops_per_second.zip(device.and_then(|d| d.peak_fp32_flops_per_second)).map(|(a, p)| a / p);
+    let ceiling_shares = ceilings
+        .iter()
+        .filter(|c| **c != variant.name)
+        .filter_map(|name| {
+            let ceiling = results.variant(name)?;
+            let ceiling_run = ceiling.run(&run.size)?;
+            let ceiling_seconds = TimingStats::from_samples(&ceiling_run.samples_ms)?.median_ms / 1e3;
+            let (measure, mine, theirs) = match (flops_per_second, ceiling_run.flops.filter(|f| *f > 0.0)) {
+                (Some(mine), Some(flops)) => ("FLOP/s", mine, flops / ceiling_seconds),
+                _ => ("bandwidth", bytes_per_second?, ceiling_run.bytes? / ceiling_seconds),
+            };
+            Some(CeilingShare { ceiling: name.clone(), measure, share: mine / theirs })
+        })
+        .collect();
+    let derived = derived::derive(run.profile.as_ref(), timing.map(|t| t.median_ms));
+    let hot_lines = run
+        .profile
+        .as_ref()
+        .map(|p| findings::hot_lines(p, &variant.source_text))
+        .unwrap_or_default();
+    let findings = findings::findings(&derived, run.profile.as_ref(), &hot_lines, device, run.bytes);
+    RunAnalysis {
+        size: run.size.clone(),
+        status,
+        timing,
+        vs_baseline,
+        vs_previous,
+        not_a_speedup,
+        bytes_per_second,
+        flops_per_second,
+        dram_peak_share,
+        flops_peak_share,
+        ceilings: ceiling_shares,
+        derived,
+        findings,
+        hot_lines,
+    }
+}
+
+fn judge_changes(
+    variant: &VariantResult,
+    analysis: &VariantAnalysis,
+    all: &[VariantAnalysis],
+    focus_size: Option<&str>,
+) -> Vec<ChangeAnalysis> {
+    let previous = analysis.previous.as_ref().and_then(|p| all.iter().find(|v| v.name == *p));
+    let run_at = |v: &VariantAnalysis| focus_size.and_then(|size| v.runs.iter().find(|r| r.size == size)).cloned();
+    let after = run_at(analysis);
+    let before = previous.and_then(run_at);
+    variant
+        .changes
+        .iter()
+        .map(|change| {
+            let entry = knowledge::entry(*change);
+            let expectations: Vec<ExpectationOutcome> = entry
+                .expect
+                .iter()
+                .map(|expectation| {
+                    let value = |run: &Option<RunAnalysis>| run.as_ref().and_then(|r| r.derived.get(expectation.metric));
+                    let (b, a) = (value(&before), value(&after));
+                    let verdict = if expectation.metric == Key::Time {
+                        time_verdict(before.as_ref(), after.as_ref(), expectation.direction)
+                    } else {
+                        movement_verdict(b, a, expectation.direction)
+                    };
+                    ExpectationOutcome {
+                        metric: expectation.metric,
+                        label: expectation.metric.info().label,
+                        direction: expectation.direction,
+                        why: expectation.why.clone(),
+                        before: b,
+                        after: a,
+                        verdict,
+                    }
+                })
+                .collect();
+            let verdict = overall(&expectations);
+            let measured = describe_change(&expectations, before.as_ref(), after.as_ref(), previous.map(|p| p.name.as_str()));
+            ChangeAnalysis {
+                change: *change,
+                title: entry.title.clone(),
+                mechanism: entry.mechanism.clone(),
+                next: entry.next.clone(),
+                size: focus_size.map(str::to_string),
+                expectations,
+                verdict,
+                measured,
+            }
+        })
+        .collect()
+}
+
+fn movement_verdict(before: Option<f64>, after: Option<f64>, direction: Direction) -> Verdict {
+    let (Some(before), Some(after)) = (before, after) else { return Verdict::NotMeasured };
+    let scale = before.abs().max(after.abs());
+    if scale == 0.0 {
+        return Verdict::NotSeen;
+    }
+    let change = (after - before) / scale;
+    let wanted = match direction {
+        Direction::Down => -change,
+        Direction::Up => change,
+    };
+    if wanted > MOVE_THRESHOLD {
+        Verdict::Confirmed
+    } else if wanted < -MOVE_THRESHOLD {
+        Verdict::Contradicted
+    } else {
+        Verdict::NotSeen
+    }
+}
+
+fn time_verdict(before: Option<&RunAnalysis>, after: Option<&RunAnalysis>, direction: Direction) -> Verdict {
+    let (Some(before), Some(after)) = (before, after) else { return Verdict::NotMeasured };
+    let (Some(b), Some(a)) = (before.timing, after.timing) else { return Verdict::NotMeasured };
+    if !after.status.is_trusted() {
+        return Verdict::NotMeasured;
+    }
+    match (stats::compare(&b, &a).verdict, direction) {
+        (TimeVerdict::Same, _) => Verdict::NotSeen,
+        (TimeVerdict::Faster, Direction::Down) | (TimeVerdict::Slower, Direction::Up) => Verdict::Confirmed,
+        _ => Verdict::Contradicted,
+    }
+}
+
+/// Contradicted if anything was contradicted; confirmed if every measured
+/// expectation was confirmed; not seen otherwise.
+fn overall(expectations: &[ExpectationOutcome]) -> Verdict {
+    let measured: Vec<Verdict> =
+        expectations.iter().map(|e| e.verdict).filter(|v| *v != Verdict::NotMeasured).collect();
+    if measured.is_empty() {
+        Verdict::NotMeasured
+    } else if measured.contains(&Verdict::Contradicted) {
+        Verdict::Contradicted
+    } else if measured.iter().all(|v| *v == Verdict::Confirmed) {
+        Verdict::Confirmed
+    } else {
+        Verdict::NotSeen
+    }
+}
+
+fn value_text(key: Key, value: f64) -> String {
+    match key.info().unit {
+        derived::Unit::Milliseconds => format::milliseconds(value),
+        derived::Unit::Nanoseconds => format::nanoseconds(value),
+        derived::Unit::Percent => format::percent(value),
+        derived::Unit::Bytes => format::bytes(value),
+        derived::Unit::Count => format::count(value),
+        derived::Unit::Ratio | derived::Unit::FlopPerByte => format::ratio(value),
+    }
+}
+
+/// Metrics that got worse by more than the threshold: the usual reasons a
+/// step does not pay off.
+const SIDE_EFFECTS: [Key; 6] = [
+    Key::AchievedOccupancy,
+    Key::TheoreticalOccupancy,
+    Key::RegistersPerThread,
+    Key::LocalMemorySectors,
+    Key::SharedLoadWavefrontsPerInstruction,
+    Key::DramBytes,
+];
+
+fn describe_change(
+    expectations: &[ExpectationOutcome],
+    before: Option<&RunAnalysis>,
+    after: Option<&RunAnalysis>,
+    previous: Option<&str>,
+) -> String {
+    let Some(previous) = previous else {
+        return "This is the first step of the chain, so there is nothing to compare with.".into();
+    };
+    let (Some(before), Some(after)) = (before, after) else {
+        return format!("`{previous}` or this variant has no result at this size, so the change cannot be judged.");
+    };
+    let mut sentences = Vec::new();
+    for e in expectations {
+        let verb = match e.verdict {
+            Verdict::Confirmed => "moved as expected",
+            Verdict::NotSeen => "barely moved",
+            Verdict::Contradicted => "moved the wrong way",
+            Verdict::NotMeasured => "was not measured",
+        };
+        match (e.before, e.after) {
+            (Some(b), Some(a)) => sentences.push(format!(
+                "{} {verb}: {} → {} ({}).",
+                capitalize(e.label),
+                value_text(e.metric, b),
+                value_text(e.metric, a),
+                e.why
+            )),
+            _ => sentences.push(format!("{} {verb}.", capitalize(e.label))),
+        }
+    }
+    if expectations.iter().any(|e| e.verdict == Verdict::Contradicted || e.verdict == Verdict::NotSeen) {
+        let side_effects: Vec<String> = SIDE_EFFECTS
+            .iter()
+            .filter(|key| !expectations.iter().any(|e| e.metric == **key))
+            .filter_map(|key| {
+                let (b, a) = (before.derived.get(*key)?, after.derived.get(*key)?);
+                let lower_is_better = key.info().lower_is_better.unwrap_or(true);
+                let scale = b.abs().max(a.abs());
+                let worse = if lower_is_better { a - b } else { b - a };
+                (scale > 0.0 && worse / scale > MOVE_THRESHOLD)
+                    .then(|| format!("{} {} → {}", key.info().label, value_text(*key, b), value_text(*key, a)))
+            })
+            .collect();
+        if !side_effects.is_empty() {
+            sentences.push(format!("Meanwhile other counters got worse: {}.", side_effects.join("; ")));
+        }
+    }
+    sentences.join(" ")
+}
+
+fn capitalize(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
