@@ -11,3 +11,4 @@ pub mod harness;
 pub mod model;
 pub mod ncu;
 pub mod process;
+pub mod render;

@@ -6,8 +6,8 @@
 use std::ffi::OsString;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
-use std::path::PathBuf;
 use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::thread;
@@ -23,7 +23,11 @@ pub struct Invocation {
 
 impl Invocation {
     pub fn new(program: impl Into<PathBuf>) -> Invocation {
-        Invocation { program: program.into(), args: Vec::new(), env: Vec::new() }
+        Invocation {
+            program: program.into(),
+            args: Vec::new(),
+            env: Vec::new(),
+        }
     }
 
     pub fn arg(mut self, arg: impl Into<OsString>) -> Invocation {
@@ -103,7 +107,11 @@ pub struct ToolError {
 impl ToolError {
     /// The last lines of stderr (or stdout when stderr is empty).
     pub fn output_tail(&self, lines: usize) -> String {
-        let text = if self.stderr.trim().is_empty() { &self.stdout } else { &self.stderr };
+        let text = if self.stderr.trim().is_empty() {
+            &self.stdout
+        } else {
+            &self.stderr
+        };
         let all: Vec<&str> = text.lines().collect();
         all[all.len().saturating_sub(lines)..].join("\n")
     }
@@ -112,9 +120,15 @@ impl ToolError {
 impl fmt::Display for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
-            ToolErrorKind::NotFound => write!(f, "cannot run `{}`: program not found", self.command_line)?,
-            ToolErrorKind::Spawn(error) => write!(f, "cannot run `{}`: {error}", self.command_line)?,
-            ToolErrorKind::Failed { status } => write!(f, "`{}` failed ({status})", self.command_line)?,
+            ToolErrorKind::NotFound => {
+                write!(f, "cannot run `{}`: program not found", self.command_line)?
+            }
+            ToolErrorKind::Spawn(error) => {
+                write!(f, "cannot run `{}`: {error}", self.command_line)?
+            }
+            ToolErrorKind::Failed { status } => {
+                write!(f, "`{}` failed ({status})", self.command_line)?
+            }
             ToolErrorKind::TimedOut { idle_seconds } => write!(
                 f,
                 "`{}` printed nothing for {idle_seconds} s and was stopped",
@@ -199,7 +213,9 @@ pub fn run_streaming(
             }
         }
     }
-    let status = child.wait().map_err(|e| spawn_error(ToolErrorKind::Spawn(e)))?;
+    let status = child
+        .wait()
+        .map_err(|e| spawn_error(ToolErrorKind::Spawn(e)))?;
     let _ = stdout_reader.join();
     let stderr = stderr_reader.join().unwrap_or_default();
     let kind = match timed_out {
@@ -208,12 +224,23 @@ pub fn run_streaming(
         None => None,
     };
     match kind {
-        Some(kind) => Err(ToolError { command_line, kind, stdout: stdout_text, stderr }),
-        None => Ok(ToolOutput { status, stdout: stdout_text, stderr }),
+        Some(kind) => Err(ToolError {
+            command_line,
+            kind,
+            stdout: stdout_text,
+            stderr,
+        }),
+        None => Ok(ToolOutput {
+            status,
+            stdout: stdout_text,
+            stderr,
+        }),
     }
 }
 
-fn read_all_in_background<R: Read + Send + 'static>(source: Option<R>) -> thread::JoinHandle<String> {
+fn read_all_in_background<R: Read + Send + 'static>(
+    source: Option<R>,
+) -> thread::JoinHandle<String> {
     thread::spawn(move || {
         let mut bytes = Vec::new();
         if let Some(mut source) = source {
@@ -240,7 +267,9 @@ mod tests {
 
     #[test]
     fn captures_output_and_streams_lines() {
-        let invocation = Invocation::new("sh").arg("-c").arg("echo one; echo two; echo err >&2");
+        let invocation = Invocation::new("sh")
+            .arg("-c")
+            .arg("echo one; echo two; echo err >&2");
         let mut seen = Vec::new();
         let output = run_streaming(&invocation, None, |line| seen.push(line.to_string())).unwrap();
         assert_eq!(seen, ["one", "two"]);
@@ -250,11 +279,16 @@ mod tests {
 
     #[test]
     fn a_failure_carries_the_command_line_and_stderr() {
-        let invocation = Invocation::new("sh").arg("-c").arg("echo 'bad thing' >&2; exit 3");
+        let invocation = Invocation::new("sh")
+            .arg("-c")
+            .arg("echo 'bad thing' >&2; exit 3");
         let error = run(&invocation).unwrap_err();
         assert!(matches!(error.kind, ToolErrorKind::Failed { .. }));
         let text = error.to_string();
-        assert!(text.starts_with("`sh -c 'echo '\\''bad thing'\\'' >&2; exit 3'` failed"), "{text}");
+        assert!(
+            text.starts_with("`sh -c 'echo '\\''bad thing'\\'' >&2; exit 3'` failed"),
+            "{text}"
+        );
         assert!(text.ends_with("bad thing"), "{text}");
     }
 
@@ -267,9 +301,12 @@ mod tests {
 
     #[test]
     fn a_silent_tool_is_stopped_after_the_idle_timeout() {
-        let invocation = Invocation::new("sh").arg("-c").arg("echo started; sleep 30");
+        let invocation = Invocation::new("sh")
+            .arg("-c")
+            .arg("echo started; sleep 30");
         let started = Instant::now();
-        let error = run_streaming(&invocation, Some(Duration::from_millis(300)), |_| {}).unwrap_err();
+        let error =
+            run_streaming(&invocation, Some(Duration::from_millis(300)), |_| {}).unwrap_err();
         assert!(matches!(error.kind, ToolErrorKind::TimedOut { .. }));
         assert_eq!(error.stdout, "started\n");
         assert!(started.elapsed() < Duration::from_secs(20));

@@ -100,32 +100,76 @@ impl Key {
         Key::IssueActive,
     ];
 
+    /// The value as the report prints it, in this metric's unit.
+    pub fn format(self, value: f64) -> String {
+        use super::format;
+        match self.info().unit {
+            Unit::Milliseconds => format::milliseconds(value),
+            Unit::Nanoseconds => format::nanoseconds(value),
+            Unit::Percent => format::percent(value),
+            Unit::Bytes => format::bytes(value),
+            Unit::Count => format::count(value),
+            Unit::Ratio => format::ratio(value),
+            Unit::FlopPerByte => format!("{} FLOP/B", format::ratio(value)),
+        }
+    }
+
     pub fn info(self) -> KeyInfo {
-        let info = |label, unit, lower_is_better| KeyInfo { label, unit, lower_is_better };
+        let info = |label, unit, lower_is_better| KeyInfo {
+            label,
+            unit,
+            lower_is_better,
+        };
         match self {
             Key::Time => info("median time (events)", Unit::Milliseconds, Some(true)),
             Key::KernelDuration => info("kernel duration (ncu)", Unit::Nanoseconds, Some(true)),
-            Key::GlobalLoadSectorsPerRequest => info("global load sectors / request", Unit::Ratio, Some(true)),
-            Key::GlobalStoreSectorsPerRequest => info("global store sectors / request", Unit::Ratio, Some(true)),
+            Key::GlobalLoadSectorsPerRequest => {
+                info("global load sectors / request", Unit::Ratio, Some(true))
+            }
+            Key::GlobalStoreSectorsPerRequest => {
+                info("global store sectors / request", Unit::Ratio, Some(true))
+            }
             Key::GlobalLoadRequests => info("global load requests", Unit::Count, Some(true)),
             Key::GlobalStoreRequests => info("global store requests", Unit::Count, Some(true)),
-            Key::GlobalExcessSectors => info("global sectors over ideal (source)", Unit::Ratio, Some(true)),
-            Key::SharedLoadWavefrontsPerInstruction => {
-                info("shared load wavefronts / instruction", Unit::Ratio, Some(true))
+            Key::GlobalExcessSectors => info(
+                "global sectors over ideal (source)",
+                Unit::Ratio,
+                Some(true),
+            ),
+            Key::SharedLoadWavefrontsPerInstruction => info(
+                "shared load wavefronts / instruction",
+                Unit::Ratio,
+                Some(true),
+            ),
+            Key::SharedStoreWavefrontsPerInstruction => info(
+                "shared store wavefronts / instruction",
+                Unit::Ratio,
+                Some(true),
+            ),
+            Key::SharedLoadBankConflicts => {
+                info("shared load bank-conflict counter", Unit::Count, Some(true))
             }
-            Key::SharedStoreWavefrontsPerInstruction => {
-                info("shared store wavefronts / instruction", Unit::Ratio, Some(true))
+            Key::SharedStoreBankConflicts => info(
+                "shared store bank-conflict counter",
+                Unit::Count,
+                Some(true),
+            ),
+            Key::SharedExcessWavefronts => info(
+                "shared wavefronts over ideal (source)",
+                Unit::Ratio,
+                Some(true),
+            ),
+            Key::SharedLoadInstructions => {
+                info("shared load instructions", Unit::Count, Some(true))
             }
-            Key::SharedLoadBankConflicts => info("shared load bank-conflict counter", Unit::Count, Some(true)),
-            Key::SharedStoreBankConflicts => info("shared store bank-conflict counter", Unit::Count, Some(true)),
-            Key::SharedExcessWavefronts => info("shared wavefronts over ideal (source)", Unit::Ratio, Some(true)),
-            Key::SharedLoadInstructions => info("shared load instructions", Unit::Count, Some(true)),
             Key::SharedLoadsPerFma => info("shared loads per FMA (warp)", Unit::Ratio, Some(true)),
             Key::AchievedOccupancy => info("achieved occupancy", Unit::Percent, Some(false)),
             Key::TheoreticalOccupancy => info("theoretical occupancy", Unit::Percent, Some(false)),
             Key::RegistersPerThread => info("registers / thread", Unit::Count, None),
             Key::SharedMemoryPerBlock => info("shared memory / block", Unit::Bytes, None),
-            Key::LocalMemorySectors => info("local-memory sectors (spills)", Unit::Count, Some(true)),
+            Key::LocalMemorySectors => {
+                info("local-memory sectors (spills)", Unit::Count, Some(true))
+            }
             Key::DramThroughput => info("DRAM throughput", Unit::Percent, None),
             Key::SmThroughput => info("SM throughput", Unit::Percent, None),
             Key::MemoryThroughput => info("memory throughput (busiest unit)", Unit::Percent, None),
@@ -134,7 +178,9 @@ impl Key {
             Key::DramBytes => info("DRAM bytes", Unit::Bytes, Some(true)),
             Key::L2HitRate => info("L2 hit rate", Unit::Percent, Some(false)),
             Key::CountedFlops => info("FP32 operations (counted)", Unit::Count, None),
-            Key::ArithmeticIntensity => info("arithmetic intensity (counted)", Unit::FlopPerByte, None),
+            Key::ArithmeticIntensity => {
+                info("arithmetic intensity (counted)", Unit::FlopPerByte, None)
+            }
             Key::WarpInstructions => info("warp instructions", Unit::Count, Some(true)),
             Key::IssueActive => info("issue slots busy", Unit::Percent, None),
         }
@@ -201,32 +247,69 @@ pub fn derive(profile: Option<&Profile>, median_ms: Option<f64>) -> Derived {
     };
     put(Key::Time, median_ms);
     let Some(profile) = profile else {
-        return Derived { values, limiters: Vec::new(), blocks_per_sm: None };
+        return Derived {
+            values,
+            limiters: Vec::new(),
+            blocks_per_sm: None,
+        };
     };
     let get = |name: &str| profile.metric(name);
     put(Key::KernelDuration, get(m::DURATION));
-    put(Key::GlobalLoadSectorsPerRequest, ratio(get(m::GLOBAL_LOAD_SECTORS), get(m::GLOBAL_LOAD_REQUESTS)));
-    put(Key::GlobalStoreSectorsPerRequest, ratio(get(m::GLOBAL_STORE_SECTORS), get(m::GLOBAL_STORE_REQUESTS)));
+    put(
+        Key::GlobalLoadSectorsPerRequest,
+        ratio(get(m::GLOBAL_LOAD_SECTORS), get(m::GLOBAL_LOAD_REQUESTS)),
+    );
+    put(
+        Key::GlobalStoreSectorsPerRequest,
+        ratio(get(m::GLOBAL_STORE_SECTORS), get(m::GLOBAL_STORE_REQUESTS)),
+    );
     put(Key::GlobalLoadRequests, get(m::GLOBAL_LOAD_REQUESTS));
     put(Key::GlobalStoreRequests, get(m::GLOBAL_STORE_REQUESTS));
     put(
         Key::SharedLoadWavefrontsPerInstruction,
-        ratio(get(m::SHARED_LOAD_WAVEFRONTS), get(m::SHARED_LOAD_INSTRUCTIONS)),
+        ratio(
+            get(m::SHARED_LOAD_WAVEFRONTS),
+            get(m::SHARED_LOAD_INSTRUCTIONS),
+        ),
     );
     put(
         Key::SharedStoreWavefrontsPerInstruction,
-        ratio(get(m::SHARED_STORE_WAVEFRONTS), get(m::SHARED_STORE_INSTRUCTIONS)),
+        ratio(
+            get(m::SHARED_STORE_WAVEFRONTS),
+            get(m::SHARED_STORE_INSTRUCTIONS),
+        ),
     );
-    put(Key::SharedLoadBankConflicts, get(m::SHARED_LOAD_BANK_CONFLICTS));
-    put(Key::SharedStoreBankConflicts, get(m::SHARED_STORE_BANK_CONFLICTS));
-    put(Key::SharedLoadInstructions, get(m::SHARED_LOAD_INSTRUCTIONS));
+    put(
+        Key::SharedLoadBankConflicts,
+        get(m::SHARED_LOAD_BANK_CONFLICTS),
+    );
+    put(
+        Key::SharedStoreBankConflicts,
+        get(m::SHARED_STORE_BANK_CONFLICTS),
+    );
+    put(
+        Key::SharedLoadInstructions,
+        get(m::SHARED_LOAD_INSTRUCTIONS),
+    );
     let fma_warp_instructions = get(m::FFMA_THREAD_INSTRUCTIONS).map(|t| t / 32.0);
-    put(Key::SharedLoadsPerFma, ratio(get(m::SHARED_LOAD_INSTRUCTIONS), fma_warp_instructions));
+    put(
+        Key::SharedLoadsPerFma,
+        ratio(get(m::SHARED_LOAD_INSTRUCTIONS), fma_warp_instructions),
+    );
     put(Key::AchievedOccupancy, get(m::ACHIEVED_OCCUPANCY));
     put(Key::TheoreticalOccupancy, get(m::THEORETICAL_OCCUPANCY));
     put(Key::RegistersPerThread, get(m::REGISTERS_PER_THREAD));
-    put(Key::SharedMemoryPerBlock, sum(get(m::STATIC_SHARED_PER_BLOCK), get(m::DYNAMIC_SHARED_PER_BLOCK)));
-    put(Key::LocalMemorySectors, sum(get(m::LOCAL_LOAD_SECTORS), get(m::LOCAL_STORE_SECTORS)));
+    put(
+        Key::SharedMemoryPerBlock,
+        sum(
+            get(m::STATIC_SHARED_PER_BLOCK),
+            get(m::DYNAMIC_SHARED_PER_BLOCK),
+        ),
+    );
+    put(
+        Key::LocalMemorySectors,
+        sum(get(m::LOCAL_LOAD_SECTORS), get(m::LOCAL_STORE_SECTORS)),
+    );
     put(Key::DramThroughput, get(m::DRAM_THROUGHPUT));
     put(Key::SmThroughput, get(m::SM_THROUGHPUT));
     put(Key::MemoryThroughput, get(m::MEMORY_THROUGHPUT));
@@ -235,7 +318,11 @@ pub fn derive(profile: Option<&Profile>, median_ms: Option<f64>) -> Derived {
     let dram_bytes = sum(get(m::DRAM_BYTES_READ), get(m::DRAM_BYTES_WRITE));
     put(Key::DramBytes, dram_bytes);
     put(Key::L2HitRate, get(m::L2_HIT_RATE));
-    let flops = match (get(m::FFMA_THREAD_INSTRUCTIONS), get(m::FADD_THREAD_INSTRUCTIONS), get(m::FMUL_THREAD_INSTRUCTIONS)) {
+    let flops = match (
+        get(m::FFMA_THREAD_INSTRUCTIONS),
+        get(m::FADD_THREAD_INSTRUCTIONS),
+        get(m::FMUL_THREAD_INSTRUCTIONS),
+    ) {
         (None, None, None) => None,
         (fma, add, mul) => Some(2.0 * fma.unwrap_or(0.0) + add.unwrap_or(0.0) + mul.unwrap_or(0.0)),
     };
@@ -248,8 +335,20 @@ pub fn derive(profile: Option<&Profile>, median_ms: Option<f64>) -> Derived {
         let values: Vec<f64> = lines.iter().filter_map(pick).collect();
         (!values.is_empty()).then(|| values.iter().sum())
     };
-    put(Key::GlobalExcessSectors, ratio(total(|l| l.global_sectors), total(|l| l.global_sectors_ideal)));
-    put(Key::SharedExcessWavefronts, ratio(total(|l| l.shared_wavefronts), total(|l| l.shared_wavefronts_ideal)));
+    put(
+        Key::GlobalExcessSectors,
+        ratio(
+            total(|l| l.global_sectors),
+            total(|l| l.global_sectors_ideal),
+        ),
+    );
+    put(
+        Key::SharedExcessWavefronts,
+        ratio(
+            total(|l| l.shared_wavefronts),
+            total(|l| l.shared_wavefronts_ideal),
+        ),
+    );
 
     let limits = [
         (Limiter::Registers, get(m::BLOCK_LIMIT_REGISTERS)),
@@ -263,7 +362,11 @@ pub fn derive(profile: Option<&Profile>, median_ms: Option<f64>) -> Derived {
         .filter(|(_, v)| v.is_some() && *v == blocks_per_sm)
         .map(|(l, _)| *l)
         .collect();
-    Derived { values, limiters, blocks_per_sm }
+    Derived {
+        values,
+        limiters,
+        blocks_per_sm,
+    }
 }
 
 #[cfg(test)]
@@ -275,13 +378,20 @@ mod tests {
     use std::path::Path;
 
     fn probe(index: usize) -> Profile {
-        let launches = parse_raw_page(include_str!("../../tests/fixtures/h200-probe/raw.csv")).unwrap();
+        let launches =
+            parse_raw_page(include_str!("../../tests/fixtures/h200-probe/raw.csv")).unwrap();
         let source = match index {
-            2 => parse_source_page(include_str!("../../tests/fixtures/h200-probe/source-sass-cuda-tiled.csv"))
-                .map_err(|e| e.to_string()),
+            2 => parse_source_page(include_str!(
+                "../../tests/fixtures/h200-probe/source-sass-cuda-tiled.csv"
+            ))
+            .map_err(|e| e.to_string()),
             _ => Err("not exported".to_string()),
         };
-        profile_from_launch(&launches[index], source, Path::new("/work/main/kernels/transpose/tiled.cu"))
+        profile_from_launch(
+            &launches[index],
+            source,
+            Path::new("/work/main/kernels/transpose/tiled.cu"),
+        )
     }
 
     #[test]
@@ -290,7 +400,11 @@ mod tests {
         assert!((naive.get(Key::GlobalStoreSectorsPerRequest).unwrap() - 31.95).abs() < 0.01);
         assert_eq!(naive.get(Key::GlobalLoadSectorsPerRequest), Some(4.0));
         assert_eq!(naive.get(Key::Time), Some(0.07));
-        assert_eq!(naive.get(Key::SharedLoadWavefrontsPerInstruction), None, "no shared instructions");
+        assert_eq!(
+            naive.get(Key::SharedLoadWavefrontsPerInstruction),
+            None,
+            "no shared instructions"
+        );
     }
 
     #[test]

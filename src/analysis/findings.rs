@@ -117,7 +117,10 @@ pub fn hot_lines(profile: &Profile, source_text: &str) -> Vec<HotLine> {
     let to_hot = |l: &SourceLine| HotLine {
         line: l.line,
         code: code_line(source_text, l.line),
-        sample_share: l.warp_stall_samples.filter(|_| total_samples > 0.0).map(|s| s / total_samples),
+        sample_share: l
+            .warp_stall_samples
+            .filter(|_| total_samples > 0.0)
+            .map(|s| s / total_samples),
         shared_ways: factor(l.shared_wavefronts, l.shared_wavefronts_ideal),
         shared_excess_wavefronts: l.shared_wavefronts_excessive,
         global_excess_factor: factor(l.global_sectors, l.global_sectors_ideal),
@@ -129,8 +132,15 @@ pub fn hot_lines(profile: &Profile, source_text: &str) -> Vec<HotLine> {
             .max_by(|a, b| a.1.total_cmp(b.1))
             .map(|(name, _)| stall_reason(name)),
     };
-    let mut by_samples: Vec<&SourceLine> = lines.iter().filter(|l| l.warp_stall_samples.unwrap_or(0.0) > 0.0).collect();
-    by_samples.sort_by(|a, b| b.warp_stall_samples.unwrap_or(0.0).total_cmp(&a.warp_stall_samples.unwrap_or(0.0)));
+    let mut by_samples: Vec<&SourceLine> = lines
+        .iter()
+        .filter(|l| l.warp_stall_samples.unwrap_or(0.0) > 0.0)
+        .collect();
+    by_samples.sort_by(|a, b| {
+        b.warp_stall_samples
+            .unwrap_or(0.0)
+            .total_cmp(&a.warp_stall_samples.unwrap_or(0.0))
+    });
     let mut chosen: Vec<&SourceLine> = by_samples.into_iter().take(5).collect();
     for line in lines {
         let excessive = line.shared_wavefronts_excessive.unwrap_or(0.0) > 0.0
@@ -144,9 +154,11 @@ pub fn hot_lines(profile: &Profile, source_text: &str) -> Vec<HotLine> {
         let weight = |h: &HotLine| {
             h.shared_excess_wavefronts.unwrap_or(0.0) + h.global_excess_sectors.unwrap_or(0.0)
         };
-        weight(b)
-            .total_cmp(&weight(a))
-            .then(b.sample_share.unwrap_or(0.0).total_cmp(&a.sample_share.unwrap_or(0.0)))
+        weight(b).total_cmp(&weight(a)).then(
+            b.sample_share
+                .unwrap_or(0.0)
+                .total_cmp(&a.sample_share.unwrap_or(0.0)),
+        )
     });
     hot
 }
@@ -161,7 +173,8 @@ pub fn findings(
 ) -> Vec<Finding> {
     let mut found = Vec::new();
     if let Some(device) = device
-        && let Some(bytes) = declared_bytes.filter(|b| *b > 0.0 && *b < device.l2_cache_bytes as f64)
+        && let Some(bytes) =
+            declared_bytes.filter(|b| *b > 0.0 && *b < device.l2_cache_bytes as f64)
     {
         found.push(Finding {
             kind: FindingKind::CacheResident,
@@ -193,8 +206,10 @@ pub fn findings(
             lines: Vec::new(),
         });
     }
-    if let (Some(measured), Some(minimum)) = (derived.get(Key::DramBytes), declared_bytes.filter(|b| *b > 0.0))
-        && measured > 1.5 * minimum
+    if let (Some(measured), Some(minimum)) = (
+        derived.get(Key::DramBytes),
+        declared_bytes.filter(|b| *b > 0.0),
+    ) && measured > 1.5 * minimum
     {
         found.push(Finding {
             kind: FindingKind::ExtraTraffic,
@@ -229,13 +244,17 @@ fn uncoalesced(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
         .filter_map(|(kind, v)| v.map(|v| (*kind, v)))
         .filter(|(_, v)| *v > 16.0)
         .collect();
-    let flagged = kernel_excess.is_some_and(|e| e > EXCESS_FACTOR) || !worst.is_empty() || (kernel_excess.is_none() && !flagged_by_requests.is_empty());
+    let flagged = kernel_excess.is_some_and(|e| e > EXCESS_FACTOR)
+        || !worst.is_empty()
+        || (kernel_excess.is_none() && !flagged_by_requests.is_empty());
     if !flagged {
         return;
     }
     let directions: Vec<String> = per_request
         .iter()
-        .filter_map(|(kind, v)| v.map(|v| format!("{} sectors per {kind} request", format::ratio(v))))
+        .filter_map(|(kind, v)| {
+            v.map(|v| format!("{} sectors per {kind} request", format::ratio(v)))
+        })
         .collect();
     let mut detail = format!(
         "The kernel's global accesses touch {} (a warp of 4-byte accesses needs 4, of 16-byte accesses 16).",
@@ -264,7 +283,10 @@ fn uncoalesced(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
         kind: FindingKind::Uncoalesced,
         severity: Severity::Problem,
         title: match worst_direction {
-            Some((kind, v)) => format!("uncoalesced global {kind}s: {} sectors per request", format::ratio(v)),
+            Some((kind, v)) => format!(
+                "uncoalesced global {kind}s: {} sectors per request",
+                format::ratio(v)
+            ),
             None => "uncoalesced global access".into(),
         },
         detail,
@@ -273,13 +295,28 @@ fn uncoalesced(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
 }
 
 fn bank_conflicts(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
-    let lines: Vec<&HotLine> = hot.iter().filter(|h| h.shared_ways.is_some_and(|w| w > EXCESS_FACTOR)).collect();
+    let lines: Vec<&HotLine> = hot
+        .iter()
+        .filter(|h| h.shared_ways.is_some_and(|w| w > EXCESS_FACTOR))
+        .collect();
     for (kind, per_instruction, counter) in [
-        ("load", derived.get(Key::SharedLoadWavefrontsPerInstruction), derived.get(Key::SharedLoadBankConflicts)),
-        ("store", derived.get(Key::SharedStoreWavefrontsPerInstruction), derived.get(Key::SharedStoreBankConflicts)),
+        (
+            "load",
+            derived.get(Key::SharedLoadWavefrontsPerInstruction),
+            derived.get(Key::SharedLoadBankConflicts),
+        ),
+        (
+            "store",
+            derived.get(Key::SharedStoreWavefrontsPerInstruction),
+            derived.get(Key::SharedStoreBankConflicts),
+        ),
     ] {
-        let Some(ways) = per_instruction else { continue };
-        let counter_text = counter.map(format::count).unwrap_or_else(|| "not collected".into());
+        let Some(ways) = per_instruction else {
+            continue;
+        };
+        let counter_text = counter
+            .map(format::count)
+            .unwrap_or_else(|| "not collected".into());
         if ways > EXCESS_FACTOR {
             let mut detail = format!(
                 "Shared {kind}s take {} wavefronts per instruction where a conflict-free 4-byte access takes 1: each warp's {kind} is replayed about {} times because several threads hit the same bank. (ncu's raw bank-conflict counter for {kind}s: {counter_text}.)",
@@ -298,7 +335,10 @@ fn bank_conflicts(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) 
             found.push(Finding {
                 kind: FindingKind::BankConflicts,
                 severity: Severity::Problem,
-                title: format!("{}-way shared-memory bank conflicts on {kind}s", ways.round()),
+                title: format!(
+                    "{}-way shared-memory bank conflicts on {kind}s",
+                    ways.round()
+                ),
                 detail,
                 lines: lines.iter().map(|h| h.line).collect(),
             });
@@ -318,20 +358,35 @@ fn bank_conflicts(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) 
 }
 
 fn occupancy(derived: &Derived, profile: &Profile, found: &mut Vec<Finding>) {
-    let (Some(achieved), Some(theoretical)) = (derived.get(Key::AchievedOccupancy), derived.get(Key::TheoreticalOccupancy))
-    else {
+    let (Some(achieved), Some(theoretical)) = (
+        derived.get(Key::AchievedOccupancy),
+        derived.get(Key::TheoreticalOccupancy),
+    ) else {
         return;
     };
     let limiters: Vec<&str> = derived.limiters.iter().map(|l| l.describe()).collect();
     let limit_text = match (derived.blocks_per_sm, limiters.is_empty()) {
-        (Some(blocks), false) => format!("{} blocks fit on an SM, limited by {}", format::count(blocks), limiters.join(" and ")),
+        (Some(blocks), false) => format!(
+            "{} blocks fit on an SM, limited by {}",
+            format::count(blocks),
+            limiters.join(" and ")
+        ),
         _ => "the limiter was not collected".into(),
     };
     let resources = format!(
         "{} registers per thread, {} of shared memory per block, {} threads per block",
-        derived.get(Key::RegistersPerThread).map(format::count).unwrap_or_else(|| "?".into()),
-        derived.get(Key::SharedMemoryPerBlock).map(format::bytes).unwrap_or_else(|| "?".into()),
-        profile.metric(crate::ncu::metrics::BLOCK_SIZE).map(format::count).unwrap_or_else(|| "?".into()),
+        derived
+            .get(Key::RegistersPerThread)
+            .map(format::count)
+            .unwrap_or_else(|| "?".into()),
+        derived
+            .get(Key::SharedMemoryPerBlock)
+            .map(format::bytes)
+            .unwrap_or_else(|| "?".into()),
+        profile
+            .metric(crate::ncu::metrics::BLOCK_SIZE)
+            .map(format::count)
+            .unwrap_or_else(|| "?".into()),
     );
     let severity = if theoretical < 50.0 {
         Severity::Warning
@@ -347,7 +402,9 @@ fn occupancy(derived: &Derived, profile: &Profile, found: &mut Vec<Finding>) {
     );
     if theoretical < 50.0 {
         let hint = match derived.limiters.first() {
-            Some(Limiter::Registers) => "use fewer registers per thread (smaller per-thread tiles, or __launch_bounds__)",
+            Some(Limiter::Registers) => {
+                "use fewer registers per thread (smaller per-thread tiles, or __launch_bounds__)"
+            }
             Some(Limiter::SharedMemory) => "use less shared memory per block (smaller tiles)",
             Some(Limiter::Warps) | Some(Limiter::Blocks) => "use a larger block",
             None => "check the launch configuration",
@@ -363,14 +420,21 @@ fn occupancy(derived: &Derived, profile: &Profile, found: &mut Vec<Finding>) {
     found.push(Finding {
         kind: FindingKind::Occupancy,
         severity,
-        title: format!("occupancy {} of {} theoretical", format::percent(achieved), format::percent(theoretical)),
+        title: format!(
+            "occupancy {} of {} theoretical",
+            format::percent(achieved),
+            format::percent(theoretical)
+        ),
         detail,
         lines: Vec::new(),
     });
 }
 
 fn bound(derived: &Derived, profile: &Profile, found: &mut Vec<Finding>) {
-    let (Some(memory), Some(compute)) = (derived.get(Key::MemoryThroughput), derived.get(Key::SmThroughput)) else {
+    let (Some(memory), Some(compute)) = (
+        derived.get(Key::MemoryThroughput),
+        derived.get(Key::SmThroughput),
+    ) else {
         return;
     };
     let units = [
@@ -384,7 +448,9 @@ fn bound(derived: &Derived, profile: &Profile, found: &mut Vec<Finding>) {
         .max_by(|a, b| a.1.total_cmp(&b.1));
     let stalls = top_stall(profile);
     let (title, detail) = if memory >= 60.0 && memory >= compute {
-        let unit = busiest.map(|(n, v)| format!("{n} at {}", format::percent(v))).unwrap_or_default();
+        let unit = busiest
+            .map(|(n, v)| format!("{n} at {}", format::percent(v)))
+            .unwrap_or_default();
         (
             "memory-bound".to_string(),
             format!(
@@ -413,7 +479,13 @@ fn bound(derived: &Derived, profile: &Profile, found: &mut Vec<Finding>) {
             ),
         )
     };
-    found.push(Finding { kind: FindingKind::Bound, severity: Severity::Info, title, detail, lines: Vec::new() });
+    found.push(Finding {
+        kind: FindingKind::Bound,
+        severity: Severity::Info,
+        title,
+        detail,
+        lines: Vec::new(),
+    });
 }
 
 /// The kernel's dominant stall reason over all lines, with its share.
@@ -428,5 +500,9 @@ fn top_stall(profile: &Profile) -> Option<String> {
     }
     let all: f64 = totals.values().sum();
     let (name, count) = totals.into_iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
-    Some(format!("{} ({} of stall samples)", stall_reason(name), format::share(count / all)))
+    Some(format!(
+        "{} ({} of stall samples)",
+        stall_reason(name),
+        format::share(count / all)
+    ))
 }

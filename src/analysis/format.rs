@@ -18,7 +18,11 @@ pub fn count(value: f64) -> String {
         }
         grouped.push(c);
     }
-    if rounded < 0.0 { format!("-{grouped}") } else { grouped }
+    if rounded < 0.0 {
+        format!("-{grouped}")
+    } else {
+        grouped
+    }
 }
 
 /// Three significant digits without exponent: `31.95` → `32.0`, `1.068` → `1.07`.

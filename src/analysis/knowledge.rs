@@ -40,7 +40,9 @@ const SOURCE: &str = include_str!("optimizations.toml");
 /// Every entry by vocabulary word.
 fn entries() -> &'static BTreeMap<String, Entry> {
     static ENTRIES: OnceLock<BTreeMap<String, Entry>> = OnceLock::new();
-    ENTRIES.get_or_init(|| toml::from_str(SOURCE).expect("optimizations.toml is checked by the knowledge tests"))
+    ENTRIES.get_or_init(|| {
+        toml::from_str(SOURCE).expect("optimizations.toml is checked by the knowledge tests")
+    })
 }
 
 /// The entry for `change`.
@@ -61,14 +63,20 @@ mod tests {
         for change in Change::ALL {
             let entry = entry(change);
             assert!(!entry.expect.is_empty(), "{change}");
-            assert!(entry.mechanism.split(". ").count() >= 2, "{change}: explain the mechanism in sentences");
+            assert!(
+                entry.mechanism.split(". ").count() >= 2,
+                "{change}: explain the mechanism in sentences"
+            );
         }
     }
 
     #[test]
     fn padding_expects_fewer_shared_wavefronts() {
         let padding = entry(Change::Padding);
-        assert_eq!(padding.expect[0].metric, Key::SharedLoadWavefrontsPerInstruction);
+        assert_eq!(
+            padding.expect[0].metric,
+            Key::SharedLoadWavefrontsPerInstruction
+        );
         assert_eq!(padding.expect[0].direction, Direction::Down);
     }
 }

@@ -50,10 +50,22 @@ pub struct VariantAnalysis {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "status")]
 pub enum Status {
-    Verified { against: String, max_abs_error: f64, relative_l2_error: f64 },
-    Wrong { against: String, summary: String },
-    Unverified { reason: String },
-    Failed { stage: String, message: String },
+    Verified {
+        against: String,
+        max_abs_error: f64,
+        relative_l2_error: f64,
+    },
+    Wrong {
+        against: String,
+        summary: String,
+    },
+    Unverified {
+        reason: String,
+    },
+    Failed {
+        stage: String,
+        message: String,
+    },
 }
 
 impl Status {
@@ -128,13 +140,23 @@ pub struct ChangeAnalysis {
 const MOVE_THRESHOLD: f64 = 0.10;
 
 pub fn analyze(results: &Results) -> Analysis {
-    let steps: Vec<String> =
-        results.variants.iter().filter(|v| v.role == Role::Step).map(|v| v.name.clone()).collect();
-    let ceilings: Vec<String> =
-        results.variants.iter().filter(|v| v.role == Role::Ceiling).map(|v| v.name.clone()).collect();
+    let steps: Vec<String> = results
+        .variants
+        .iter()
+        .filter(|v| v.role == Role::Step)
+        .map(|v| v.name.clone())
+        .collect();
+    let ceilings: Vec<String> = results
+        .variants
+        .iter()
+        .filter(|v| v.role == Role::Ceiling)
+        .map(|v| v.name.clone())
+        .collect();
     let focus_size = results.suite.sizes.last().map(|s| s.label.clone());
     let timings = |variant: &VariantResult, size: &str| {
-        variant.run(size).and_then(|run| TimingStats::from_samples(&run.samples_ms))
+        variant
+            .run(size)
+            .and_then(|run| TimingStats::from_samples(&run.samples_ms))
     };
     let variants = results
         .variants
@@ -151,35 +173,80 @@ pub fn analyze(results: &Results) -> Analysis {
             let runs: Vec<RunAnalysis> = variant
                 .runs
                 .iter()
-                .map(|run| analyze_run(results, variant, run, previous.as_deref(), &ceilings, &timings))
+                .map(|run| {
+                    analyze_run(
+                        results,
+                        variant,
+                        run,
+                        previous.as_deref(),
+                        &ceilings,
+                        &timings,
+                    )
+                })
                 .collect();
-            VariantAnalysis { name: variant.name.clone(), role: variant.role, previous, runs, changes: Vec::new() }
+            VariantAnalysis {
+                name: variant.name.clone(),
+                role: variant.role,
+                previous,
+                runs,
+                changes: Vec::new(),
+            }
         })
         .collect::<Vec<_>>();
     let variants = variants
         .iter()
         .map(|analysis| {
-            let variant = results.variant(&analysis.name).expect("analysed from results");
+            let variant = results
+                .variant(&analysis.name)
+                .expect("analysed from results");
             let changes = judge_changes(variant, analysis, &variants, focus_size.as_deref());
-            VariantAnalysis { changes, ..analysis.clone() }
+            VariantAnalysis {
+                changes,
+                ..analysis.clone()
+            }
         })
         .collect();
-    Analysis { focus_size, steps, ceilings, variants }
+    Analysis {
+        focus_size,
+        steps,
+        ceilings,
+        variants,
+    }
 }
 
 fn status_of(run: &RunResult) -> Status {
     if let Some(failure) = &run.failure {
-        return Status::Failed { stage: failure.stage.clone(), message: failure.message.clone() };
+        return Status::Failed {
+            stage: failure.stage.clone(),
+            message: failure.message.clone(),
+        };
     }
     match &run.check {
-        Some(Check::Passed { against, max_abs_error, relative_l2_error, .. }) => Status::Verified {
+        Some(Check::Passed {
+            against,
+            max_abs_error,
+            relative_l2_error,
+            ..
+        }) => Status::Verified {
             against: against.clone(),
             max_abs_error: *max_abs_error,
             relative_l2_error: *relative_l2_error,
         },
-        Some(Check::Failed { against, buffer, mismatches, compared, first_mismatch_index, got, want, max_abs_error, .. }) => {
+        Some(Check::Failed {
+            against,
+            buffer,
+            mismatches,
+            compared,
+            first_mismatch_index,
+            got,
+            want,
+            max_abs_error,
+            ..
+        }) => {
             let location = match first_mismatch_index {
-                Some(index) => format!("first at element {index} of `{buffer}` (got {got}, expected {want})"),
+                Some(index) => {
+                    format!("first at element {index} of `{buffer}` (got {got}, expected {want})")
+                }
                 None => format!("the sum of `{buffer}` is {got}, expected {want}"),
             };
             Status::Wrong {
@@ -192,8 +259,13 @@ fn status_of(run: &RunResult) -> Status {
                 ),
             }
         }
-        Some(Check::NotChecked { reason }) => Status::Unverified { reason: reason.clone() },
-        None => Status::Failed { stage: "run".into(), message: "no result was recorded (the run was interrupted)".into() },
+        Some(Check::NotChecked { reason }) => Status::Unverified {
+            reason: reason.clone(),
+        },
+        None => Status::Failed {
+            stage: "run".into(),
+            message: "no result was recorded (the run was interrupted)".into(),
+        },
     }
 }
 
@@ -212,7 +284,10 @@ fn analyze_run(
         if other.name == variant.name {
             return None;
         }
-        Some(stats::compare(&timings(other, &run.size)?, timing.as_ref()?))
+        Some(stats::compare(
+            &timings(other, &run.size)?,
+            timing.as_ref()?,
+        ))
     };
     let vs_baseline = against(Some(results.suite.baseline.as_str()));
     let vs_previous = against(previous);
@@ -229,20 +304,34 @@ fn analyze_run(
     let bytes_per_second = per_second(run.bytes);
     let flops_per_second = per_second(run.flops);
     let device = results.device.as_ref();
-    let dram_peak_share = bytes_per_second.zip(device.map(|d| d.peak_dram_bytes_per_second)).map(|(a, p)| a / p);
-    let flops_peak_share = flops_per_second.zip(device.and_then(|d| d.peak_fp32_flops_per_second)).map(|(a, p)| a / p);
+    let dram_peak_share = bytes_per_second
+        .zip(device.map(|d| d.peak_dram_bytes_per_second))
+        .map(|(a, p)| a / p);
+    let flops_peak_share = flops_per_second
+        .zip(device.and_then(|d| d.peak_fp32_flops_per_second))
+        .map(|(a, p)| a / p);
     let ceiling_shares = ceilings
         .iter()
         .filter(|c| **c != variant.name)
         .filter_map(|name| {
             let ceiling = results.variant(name)?;
             let ceiling_run = ceiling.run(&run.size)?;
-            let ceiling_seconds = TimingStats::from_samples(&ceiling_run.samples_ms)?.median_ms / 1e3;
-            let (measure, mine, theirs) = match (flops_per_second, ceiling_run.flops.filter(|f| *f > 0.0)) {
-                (Some(mine), Some(flops)) => ("FLOP/s", mine, flops / ceiling_seconds),
-                _ => ("bandwidth", bytes_per_second?, ceiling_run.bytes? / ceiling_seconds),
-            };
-            Some(CeilingShare { ceiling: name.clone(), measure, share: mine / theirs })
+            let ceiling_seconds =
+                TimingStats::from_samples(&ceiling_run.samples_ms)?.median_ms / 1e3;
+            let (measure, mine, theirs) =
+                match (flops_per_second, ceiling_run.flops.filter(|f| *f > 0.0)) {
+                    (Some(mine), Some(flops)) => ("FLOP/s", mine, flops / ceiling_seconds),
+                    _ => (
+                        "bandwidth",
+                        bytes_per_second?,
+                        ceiling_run.bytes? / ceiling_seconds,
+                    ),
+                };
+            Some(CeilingShare {
+                ceiling: name.clone(),
+                measure,
+                share: mine / theirs,
+            })
         })
         .collect();
     let derived = derived::derive(run.profile.as_ref(), timing.map(|t| t.median_ms));
@@ -251,7 +340,13 @@ fn analyze_run(
         .as_ref()
         .map(|p| findings::hot_lines(p, &variant.source_text))
         .unwrap_or_default();
-    let findings = findings::findings(&derived, run.profile.as_ref(), &hot_lines, device, run.bytes);
+    let findings = findings::findings(
+        &derived,
+        run.profile.as_ref(),
+        &hot_lines,
+        device,
+        run.bytes,
+    );
     RunAnalysis {
         size: run.size.clone(),
         status,
@@ -276,8 +371,15 @@ fn judge_changes(
     all: &[VariantAnalysis],
     focus_size: Option<&str>,
 ) -> Vec<ChangeAnalysis> {
-    let previous = analysis.previous.as_ref().and_then(|p| all.iter().find(|v| v.name == *p));
-    let run_at = |v: &VariantAnalysis| focus_size.and_then(|size| v.runs.iter().find(|r| r.size == size)).cloned();
+    let previous = analysis
+        .previous
+        .as_ref()
+        .and_then(|p| all.iter().find(|v| v.name == *p));
+    let run_at = |v: &VariantAnalysis| {
+        focus_size
+            .and_then(|size| v.runs.iter().find(|r| r.size == size))
+            .cloned()
+    };
     let after = run_at(analysis);
     let before = previous.and_then(run_at);
     variant
@@ -289,7 +391,9 @@ fn judge_changes(
                 .expect
                 .iter()
                 .map(|expectation| {
-                    let value = |run: &Option<RunAnalysis>| run.as_ref().and_then(|r| r.derived.get(expectation.metric));
+                    let value = |run: &Option<RunAnalysis>| {
+                        run.as_ref().and_then(|r| r.derived.get(expectation.metric))
+                    };
                     let (b, a) = (value(&before), value(&after));
                     let verdict = if expectation.metric == Key::Time {
                         time_verdict(before.as_ref(), after.as_ref(), expectation.direction)
@@ -308,7 +412,12 @@ fn judge_changes(
                 })
                 .collect();
             let verdict = overall(&expectations);
-            let measured = describe_change(&expectations, before.as_ref(), after.as_ref(), previous.map(|p| p.name.as_str()));
+            let measured = describe_change(
+                &expectations,
+                before.as_ref(),
+                after.as_ref(),
+                previous.map(|p| p.name.as_str()),
+            );
             ChangeAnalysis {
                 change: *change,
                 title: entry.title.clone(),
@@ -324,7 +433,9 @@ fn judge_changes(
 }
 
 fn movement_verdict(before: Option<f64>, after: Option<f64>, direction: Direction) -> Verdict {
-    let (Some(before), Some(after)) = (before, after) else { return Verdict::NotMeasured };
+    let (Some(before), Some(after)) = (before, after) else {
+        return Verdict::NotMeasured;
+    };
     let scale = before.abs().max(after.abs());
     if scale == 0.0 {
         return Verdict::NotSeen;
@@ -343,15 +454,25 @@ fn movement_verdict(before: Option<f64>, after: Option<f64>, direction: Directio
     }
 }
 
-fn time_verdict(before: Option<&RunAnalysis>, after: Option<&RunAnalysis>, direction: Direction) -> Verdict {
-    let (Some(before), Some(after)) = (before, after) else { return Verdict::NotMeasured };
-    let (Some(b), Some(a)) = (before.timing, after.timing) else { return Verdict::NotMeasured };
+fn time_verdict(
+    before: Option<&RunAnalysis>,
+    after: Option<&RunAnalysis>,
+    direction: Direction,
+) -> Verdict {
+    let (Some(before), Some(after)) = (before, after) else {
+        return Verdict::NotMeasured;
+    };
+    let (Some(b), Some(a)) = (before.timing, after.timing) else {
+        return Verdict::NotMeasured;
+    };
     if !after.status.is_trusted() {
         return Verdict::NotMeasured;
     }
     match (stats::compare(&b, &a).verdict, direction) {
         (TimeVerdict::Same, _) => Verdict::NotSeen,
-        (TimeVerdict::Faster, Direction::Down) | (TimeVerdict::Slower, Direction::Up) => Verdict::Confirmed,
+        (TimeVerdict::Faster, Direction::Down) | (TimeVerdict::Slower, Direction::Up) => {
+            Verdict::Confirmed
+        }
         _ => Verdict::Contradicted,
     }
 }
@@ -359,8 +480,11 @@ fn time_verdict(before: Option<&RunAnalysis>, after: Option<&RunAnalysis>, direc
 /// Contradicted if anything was contradicted; confirmed if every measured
 /// expectation was confirmed; not seen otherwise.
 fn overall(expectations: &[ExpectationOutcome]) -> Verdict {
-    let measured: Vec<Verdict> =
-        expectations.iter().map(|e| e.verdict).filter(|v| *v != Verdict::NotMeasured).collect();
+    let measured: Vec<Verdict> = expectations
+        .iter()
+        .map(|e| e.verdict)
+        .filter(|v| *v != Verdict::NotMeasured)
+        .collect();
     if measured.is_empty() {
         Verdict::NotMeasured
     } else if measured.contains(&Verdict::Contradicted) {
@@ -369,17 +493,6 @@ fn overall(expectations: &[ExpectationOutcome]) -> Verdict {
         Verdict::Confirmed
     } else {
         Verdict::NotSeen
-    }
-}
-
-fn value_text(key: Key, value: f64) -> String {
-    match key.info().unit {
-        derived::Unit::Milliseconds => format::milliseconds(value),
-        derived::Unit::Nanoseconds => format::nanoseconds(value),
-        derived::Unit::Percent => format::percent(value),
-        derived::Unit::Bytes => format::bytes(value),
-        derived::Unit::Count => format::count(value),
-        derived::Unit::Ratio | derived::Unit::FlopPerByte => format::ratio(value),
     }
 }
 
@@ -404,7 +517,9 @@ fn describe_change(
         return "This is the first step of the chain, so there is nothing to compare with.".into();
     };
     let (Some(before), Some(after)) = (before, after) else {
-        return format!("`{previous}` or this variant has no result at this size, so the change cannot be judged.");
+        return format!(
+            "`{previous}` or this variant has no result at this size, so the change cannot be judged."
+        );
     };
     let mut sentences = Vec::new();
     for e in expectations {
@@ -418,14 +533,17 @@ fn describe_change(
             (Some(b), Some(a)) => sentences.push(format!(
                 "{} {verb}: {} → {} ({}).",
                 capitalize(e.label),
-                value_text(e.metric, b),
-                value_text(e.metric, a),
+                e.metric.format(b),
+                e.metric.format(a),
                 e.why
             )),
             _ => sentences.push(format!("{} {verb}.", capitalize(e.label))),
         }
     }
-    if expectations.iter().any(|e| e.verdict == Verdict::Contradicted || e.verdict == Verdict::NotSeen) {
+    if expectations
+        .iter()
+        .any(|e| e.verdict == Verdict::Contradicted || e.verdict == Verdict::NotSeen)
+    {
         let side_effects: Vec<String> = SIDE_EFFECTS
             .iter()
             .filter(|key| !expectations.iter().any(|e| e.metric == **key))
@@ -435,11 +553,14 @@ fn describe_change(
                 let scale = b.abs().max(a.abs());
                 let worse = if lower_is_better { a - b } else { b - a };
                 (scale > 0.0 && worse / scale > MOVE_THRESHOLD)
-                    .then(|| format!("{} {} → {}", key.info().label, value_text(*key, b), value_text(*key, a)))
+                    .then(|| format!("{} {} → {}", key.info().label, key.format(b), key.format(a)))
             })
             .collect();
         if !side_effects.is_empty() {
-            sentences.push(format!("Meanwhile other counters got worse: {}.", side_effects.join("; ")));
+            sentences.push(format!(
+                "Meanwhile other counters got worse: {}.",
+                side_effects.join("; ")
+            ));
         }
     }
     sentences.join(" ")
@@ -450,5 +571,212 @@ fn capitalize(text: &str) -> String {
     match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::findings::{FindingKind, Severity};
+    use crate::model::probe::probe_results;
+
+    fn run<'a>(analysis: &'a Analysis, variant: &str) -> &'a RunAnalysis {
+        &analysis
+            .variants
+            .iter()
+            .find(|v| v.name == variant)
+            .unwrap()
+            .runs[0]
+    }
+
+    #[test]
+    fn the_chain_leaves_out_ceilings() {
+        let analysis = analyze(&probe_results());
+        assert_eq!(analysis.steps, ["naive", "tiled", "padded"]);
+        assert_eq!(analysis.ceilings, ["copy"]);
+        let padded = analysis
+            .variants
+            .iter()
+            .find(|v| v.name == "padded")
+            .unwrap();
+        assert_eq!(padded.previous.as_deref(), Some("tiled"));
+        let naive = analysis
+            .variants
+            .iter()
+            .find(|v| v.name == "naive")
+            .unwrap();
+        assert_eq!(naive.previous, None);
+    }
+
+    #[test]
+    fn the_tiled_transpose_is_a_32_way_conflict_on_line_22() {
+        let analysis = analyze(&probe_results());
+        let tiled = run(&analysis, "tiled");
+        let conflict = tiled
+            .findings
+            .iter()
+            .find(|f| f.kind == FindingKind::BankConflicts)
+            .unwrap();
+        assert_eq!(conflict.severity, Severity::Problem);
+        assert_eq!(
+            conflict.title,
+            "32-way shared-memory bank conflicts on loads"
+        );
+        assert_eq!(conflict.lines, [22]);
+        assert!(
+            conflict
+                .detail
+                .contains("tile[threadIdx.x][threadIdx.y + j]"),
+            "{}",
+            conflict.detail
+        );
+        assert!(
+            conflict.detail.contains("4,092,093"),
+            "the raw counter is shown beside: {}",
+            conflict.detail
+        );
+        assert_eq!(tiled.hot_lines[0].line, 22);
+        assert_eq!(tiled.hot_lines[0].shared_ways, Some(32.0));
+    }
+
+    #[test]
+    fn the_padded_tile_is_conflict_free_although_the_raw_counter_is_not_zero() {
+        let analysis = analyze(&probe_results());
+        let padded = run(&analysis, "padded");
+        let note = padded
+            .findings
+            .iter()
+            .find(|f| f.kind == FindingKind::BankConflicts)
+            .unwrap();
+        assert_eq!(note.severity, Severity::Info);
+        assert!(
+            note.title
+                .contains("conflict-free (1.07 wavefronts per instruction)"),
+            "{}",
+            note.title
+        );
+        assert!(note.detail.contains("8,930"), "{}", note.detail);
+    }
+
+    #[test]
+    fn naive_stores_are_uncoalesced_even_without_source_counters() {
+        let analysis = analyze(&probe_results());
+        let naive = run(&analysis, "naive");
+        let finding = naive
+            .findings
+            .iter()
+            .find(|f| f.kind == FindingKind::Uncoalesced)
+            .unwrap();
+        assert_eq!(
+            finding.title,
+            "uncoalesced global stores: 32.0 sectors per request"
+        );
+        let copy = run(&analysis, "copy");
+        assert!(
+            copy.findings
+                .iter()
+                .all(|f| f.kind != FindingKind::Uncoalesced)
+        );
+    }
+
+    #[test]
+    fn declared_changes_are_judged_against_the_previous_step() {
+        let analysis = analyze(&probe_results());
+        let padded = analysis
+            .variants
+            .iter()
+            .find(|v| v.name == "padded")
+            .unwrap();
+        let padding = &padded.changes[0];
+        assert_eq!(padding.change, Change::Padding);
+        let wavefronts = &padding.expectations[0];
+        assert_eq!(wavefronts.metric, Key::SharedLoadWavefrontsPerInstruction);
+        assert_eq!(wavefronts.verdict, Verdict::Confirmed);
+        assert!(
+            padding.measured.contains("32.2 → 1.07"),
+            "{}",
+            padding.measured
+        );
+        // No timing in the probe fixtures: time is not measured, so the
+        // change is confirmed on the counters that were.
+        let time = padding
+            .expectations
+            .iter()
+            .find(|e| e.metric == Key::Time)
+            .unwrap();
+        assert_eq!(time.verdict, Verdict::NotMeasured);
+        assert_eq!(padding.verdict, Verdict::Confirmed);
+        let tiled = analysis
+            .variants
+            .iter()
+            .find(|v| v.name == "tiled")
+            .unwrap();
+        let stores = &tiled.changes[0].expectations[0];
+        assert_eq!(stores.metric, Key::GlobalStoreSectorsPerRequest);
+        assert_eq!(stores.verdict, Verdict::Confirmed);
+    }
+
+    #[test]
+    fn a_change_that_moves_its_counter_the_wrong_way_is_contradicted() {
+        let mut results = probe_results();
+        // Declare padding on the tiled kernel: against the naive kernel its
+        // shared wavefronts per instruction go from none to 32.
+        results.variants[2].changes = vec![Change::Padding];
+        let naive = results.variants[1].runs[0].profile.as_mut().unwrap();
+        naive.metrics.insert(
+            crate::ncu::metrics::SHARED_LOAD_INSTRUCTIONS.into(),
+            131072.0,
+        );
+        naive
+            .metrics
+            .insert(crate::ncu::metrics::SHARED_LOAD_WAVEFRONTS.into(), 131072.0);
+        let analysis = analyze(&results);
+        let tiled = analysis
+            .variants
+            .iter()
+            .find(|v| v.name == "tiled")
+            .unwrap();
+        assert_eq!(
+            tiled.changes[0].expectations[0].verdict,
+            Verdict::Contradicted
+        );
+        assert_eq!(tiled.changes[0].verdict, Verdict::Contradicted);
+        assert!(
+            tiled.changes[0]
+                .measured
+                .contains("moved the wrong way: 1.00 → 32.2"),
+            "{}",
+            tiled.changes[0].measured
+        );
+    }
+
+    #[test]
+    fn a_wrong_output_is_never_a_speedup() {
+        let mut results = probe_results();
+        for variant in &mut results.variants {
+            variant.runs[0].samples_ms = vec![1.0, 1.0, 1.0];
+        }
+        results.variants[3].runs[0].samples_ms = vec![0.5, 0.5, 0.5];
+        results.variants[3].runs[0].check = Some(Check::Failed {
+            against: "naive".into(),
+            buffer: "out".into(),
+            mismatches: 3,
+            compared: 10,
+            first_mismatch_index: Some(7),
+            got: 1.0,
+            want: 2.0,
+            max_abs_error: 1.0,
+            relative_l2_error: 0.5,
+        });
+        let analysis = analyze(&results);
+        let padded = run(&analysis, "padded");
+        assert_eq!(padded.vs_baseline.unwrap().ratio, 2.0);
+        assert!(padded.not_a_speedup.is_some());
+        match &padded.status {
+            Status::Wrong { summary, .. } => {
+                assert!(summary.contains("first at element 7 of `out`"), "{summary}")
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -18,7 +18,11 @@ pub struct Cache {
 /// ("ab", "c") and ("a", "bc") differ.
 pub fn key(parts: &[&str], options: &[String]) -> String {
     let mut hasher = Sha256::new();
-    for part in parts.iter().copied().chain(options.iter().map(String::as_str)) {
+    for part in parts
+        .iter()
+        .copied()
+        .chain(options.iter().map(String::as_str))
+    {
         hasher.update((part.len() as u64).to_le_bytes());
         hasher.update(part.as_bytes());
     }
@@ -31,7 +35,9 @@ pub fn key(parts: &[&str], options: &[String]) -> String {
 
 impl Cache {
     pub fn new(folder: impl Into<PathBuf>) -> Cache {
-        Cache { folder: folder.into() }
+        Cache {
+            folder: folder.into(),
+        }
     }
 
     /// `$XDG_CACHE_HOME/gpuprof/cubin`, else `~/.cache/gpuprof/cubin`, else
@@ -55,7 +61,10 @@ impl Cache {
 
     pub fn store(&self, key: &str, binary: &[u8]) -> Result<PathBuf, BuildError> {
         let path = self.path(key);
-        let failed = |e: std::io::Error| BuildError::Cache { path: self.folder.clone(), reason: e.to_string() };
+        let failed = |e: std::io::Error| BuildError::Cache {
+            path: self.folder.clone(),
+            reason: e.to_string(),
+        };
         std::fs::create_dir_all(&self.folder).map_err(failed)?;
         let mut file = tempfile::NamedTempFile::new_in(&self.folder).map_err(failed)?;
         file.write_all(binary).map_err(failed)?;

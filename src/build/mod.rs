@@ -32,14 +32,29 @@ pub struct Compiled {
 pub enum BuildError {
     /// libnvrtc could not be loaded.
     NvrtcMissing,
-    Unreadable { path: PathBuf, reason: String },
+    Unreadable {
+        path: PathBuf,
+        reason: String,
+    },
     /// The source or an option contains a NUL byte.
-    Nul { what: String },
+    Nul {
+        what: String,
+    },
     /// NVRTC rejected the source; `log` is its message.
-    Compile { path: PathBuf, log: String },
+    Compile {
+        path: PathBuf,
+        log: String,
+    },
     /// NVRTC failed for another reason (out of memory, internal error).
-    Nvrtc { path: PathBuf, step: &'static str, code: String },
-    Cache { path: PathBuf, reason: String },
+    Nvrtc {
+        path: PathBuf,
+        step: &'static str,
+        code: String,
+    },
+    Cache {
+        path: PathBuf,
+        reason: String,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -54,13 +69,22 @@ impl fmt::Display for BuildError {
             }
             BuildError::Nul { what } => write!(f, "{what} contains a NUL byte"),
             BuildError::Compile { path, log } => {
-                write!(f, "NVRTC could not compile {}:\n{}", path.display(), log.trim_end())
+                write!(
+                    f,
+                    "NVRTC could not compile {}:\n{}",
+                    path.display(),
+                    log.trim_end()
+                )
             }
             BuildError::Nvrtc { path, step, code } => {
                 write!(f, "NVRTC failed in {step} for {}: {code}", path.display())
             }
             BuildError::Cache { path, reason } => {
-                write!(f, "cannot write the build cache at {}: {reason}", path.display())
+                write!(
+                    f,
+                    "cannot write the build cache at {}: {reason}",
+                    path.display()
+                )
             }
         }
     }
@@ -81,7 +105,9 @@ pub fn nvrtc_version() -> Option<String> {
     }
     let (mut major, mut minor) = (0, 0);
     // SAFETY: both pointers are valid for writes of one c_int.
-    unsafe { sys::nvrtcVersion(&mut major, &mut minor) }.result().ok()?;
+    unsafe { sys::nvrtcVersion(&mut major, &mut minor) }
+        .result()
+        .ok()?;
     Some(format!("{major}.{minor}"))
 }
 
@@ -89,7 +115,10 @@ pub fn nvrtc_version() -> Option<String> {
 /// `major.minor`, followed by the variant's own.
 pub fn options_for(compute_capability: (u32, u32), extra: &[String]) -> Vec<String> {
     let (major, minor) = compute_capability;
-    let mut options = vec![format!("--gpu-architecture=sm_{major}{minor}"), "-lineinfo".to_string()];
+    let mut options = vec![
+        format!("--gpu-architecture=sm_{major}{minor}"),
+        "-lineinfo".to_string(),
+    ];
     options.extend(extra.iter().cloned());
     options
 }
@@ -104,7 +133,10 @@ pub fn compile(source: &Path, options: &[String], cache: &Cache) -> Result<Compi
         return Err(BuildError::NvrtcMissing);
     }
     let version = nvrtc_version().unwrap_or_default();
-    let key = cache::key(&[source.to_string_lossy().as_ref(), &text, &version], options);
+    let key = cache::key(
+        &[source.to_string_lossy().as_ref(), &text, &version],
+        options,
+    );
     let started = Instant::now();
     if let Some(cubin) = cache.lookup(&key) {
         return Ok(Compiled {
@@ -126,10 +158,15 @@ pub fn compile(source: &Path, options: &[String], cache: &Cache) -> Result<Compi
     })
 }
 
-fn compile_to_cubin(source: &Path, text: &str, options: &[String]) -> Result<(Vec<u8>, String), BuildError> {
+fn compile_to_cubin(
+    source: &Path,
+    text: &str,
+    options: &[String],
+) -> Result<(Vec<u8>, String), BuildError> {
     let nul = |what: String| BuildError::Nul { what };
     let source_c = CString::new(text).map_err(|_| nul(source.display().to_string()))?;
-    let name_c = CString::new(source.to_string_lossy().as_bytes()).map_err(|_| nul("the source path".into()))?;
+    let name_c = CString::new(source.to_string_lossy().as_bytes())
+        .map_err(|_| nul("the source path".into()))?;
     let options_c: Vec<CString> = options
         .iter()
         .map(|o| CString::new(o.as_str()).map_err(|_| nul(format!("compile option {o:?}"))))
@@ -141,7 +178,8 @@ fn compile_to_cubin(source: &Path, text: &str, options: &[String]) -> Result<(Ve
             code: format!("{:?}", e.0),
         }
     };
-    let program = nvrtc::create_program(&source_c, Some(&name_c)).map_err(failed("nvrtcCreateProgram"))?;
+    let program =
+        nvrtc::create_program(&source_c, Some(&name_c)).map_err(failed("nvrtcCreateProgram"))?;
     let program = Program(program);
     // SAFETY: `program.0` is a live program; the options outlive the call.
     let compiled = unsafe { nvrtc::compile_program(program.0, &options_c) };
@@ -150,7 +188,10 @@ fn compile_to_cubin(source: &Path, text: &str, options: &[String]) -> Result<(Ve
         .map(|raw| c_text(&raw))
         .unwrap_or_default();
     if compiled.is_err() {
-        return Err(BuildError::Compile { path: source.to_path_buf(), log });
+        return Err(BuildError::Compile {
+            path: source.to_path_buf(),
+            log,
+        });
     }
     let mut size = 0usize;
     // SAFETY: `size` is valid for one write; the program compiled.
@@ -195,6 +236,9 @@ mod tests {
     #[test]
     fn options_name_the_architecture_and_keep_line_info() {
         let options = options_for((9, 0), &["--use_fast_math".to_string()]);
-        assert_eq!(options, ["--gpu-architecture=sm_90", "-lineinfo", "--use_fast_math"]);
+        assert_eq!(
+            options,
+            ["--gpu-architecture=sm_90", "-lineinfo", "--use_fast_math"]
+        );
     }
 }

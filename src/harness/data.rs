@@ -17,14 +17,22 @@ pub fn initial_bytes(buffer: &Buffer, seed: u64) -> Vec<u8> {
         Fill::Poison => vec![0xFF; count * element.size_bytes()],
         Fill::Constant { value } => {
             let one = encode(element, value);
-            one.iter().copied().cycle().take(count * one.len()).collect()
+            one.iter()
+                .copied()
+                .cycle()
+                .take(count * one.len())
+                .collect()
         }
         Fill::Random { low, high } => {
             let mut rng = StdRng::seed_from_u64(buffer_seed(seed, &buffer.name));
             let mut bytes = Vec::with_capacity(count * element.size_bytes());
             for _ in 0..count {
                 let value = rng.random_range(low..high);
-                let value = if element.is_float() { value } else { value.floor() };
+                let value = if element.is_float() {
+                    value
+                } else {
+                    value.floor()
+                };
                 bytes.extend_from_slice(&encode(element, value));
             }
             bytes
@@ -97,7 +105,11 @@ pub fn compare(
             Ok(compare_elements(element, got, want, tolerance))
         }
         Compare::Sum => {
-            let sum = |bytes: &[u8]| (0..bytes.len() / width).map(|i| decode(element, bytes, i)).sum::<f64>();
+            let sum = |bytes: &[u8]| {
+                (0..bytes.len() / width)
+                    .map(|i| decode(element, bytes, i))
+                    .sum::<f64>()
+            };
             let (got_sum, want_sum) = (sum(got), sum(want));
             let error = (got_sum - want_sum).abs();
             let ok = error <= tolerance.abs + tolerance.rel * want_sum.abs();
@@ -112,7 +124,12 @@ pub fn compare(
     }
 }
 
-fn compare_elements(element: ElementType, got: &[u8], want: &[u8], tolerance: Tolerance) -> Comparison {
+fn compare_elements(
+    element: ElementType,
+    got: &[u8],
+    want: &[u8],
+    tolerance: Tolerance,
+) -> Comparison {
     let count = got.len() / element.size_bytes();
     let mut mismatches = 0u64;
     let mut first_mismatch = None;
@@ -174,11 +191,17 @@ mod tests {
         values.iter().flat_map(|v| v.to_le_bytes()).collect()
     }
 
-    const TIGHT: Tolerance = Tolerance { rel: 1e-5, abs: 1e-6 };
+    const TIGHT: Tolerance = Tolerance {
+        rel: 1e-5,
+        abs: 1e-6,
+    };
 
     #[test]
     fn random_fill_is_seeded_by_seed_and_name_and_stays_in_range() {
-        let random = Fill::Random { low: -1.0, high: 1.0 };
+        let random = Fill::Random {
+            low: -1.0,
+            high: 1.0,
+        };
         let a = initial_bytes(&buffer(ElementType::F32, 1000, random), 7);
         assert_eq!(a, initial_bytes(&buffer(ElementType::F32, 1000, random), 7));
         assert_ne!(a, initial_bytes(&buffer(ElementType::F32, 1000, random), 8));
@@ -188,7 +211,17 @@ mod tests {
         let values: Vec<f64> = (0..1000).map(|i| decode(ElementType::F32, &a, i)).collect();
         assert!(values.iter().all(|v| (-1.0..1.0).contains(v)));
         assert!(values.iter().any(|v| *v < -0.5) && values.iter().any(|v| *v > 0.5));
-        let ints = initial_bytes(&buffer(ElementType::I32, 100, Fill::Random { low: 0.0, high: 100.0 }), 7);
+        let ints = initial_bytes(
+            &buffer(
+                ElementType::I32,
+                100,
+                Fill::Random {
+                    low: 0.0,
+                    high: 100.0,
+                },
+            ),
+            7,
+        );
         assert!((0..100).all(|i| {
             let v = decode(ElementType::I32, &ints, i);
             v.fract() == 0.0 && (0.0..100.0).contains(&v)
@@ -199,7 +232,10 @@ mod tests {
     fn poison_is_nan_for_floats_and_constant_fills_every_element() {
         let poison = initial_bytes(&buffer(ElementType::F32, 3, Fill::Poison), 0);
         assert!((0..3).all(|i| decode(ElementType::F32, &poison, i).is_nan()));
-        let sevens = initial_bytes(&buffer(ElementType::F64, 4, Fill::Constant { value: 7.5 }), 0);
+        let sevens = initial_bytes(
+            &buffer(ElementType::F64, 4, Fill::Constant { value: 7.5 }),
+            0,
+        );
         assert_eq!(sevens.len(), 32);
         assert!((0..4).all(|i| decode(ElementType::F64, &sevens, i) == 7.5));
     }
@@ -229,10 +265,27 @@ mod tests {
     #[test]
     fn tolerance_is_absolute_plus_relative() {
         let want = floats(&[1000.0]);
-        let loose = Tolerance { rel: 1e-3, abs: 0.0 };
-        let ok = compare(ElementType::F32, Compare::Elementwise, &floats(&[1000.9]), &want, loose).unwrap();
+        let loose = Tolerance {
+            rel: 1e-3,
+            abs: 0.0,
+        };
+        let ok = compare(
+            ElementType::F32,
+            Compare::Elementwise,
+            &floats(&[1000.9]),
+            &want,
+            loose,
+        )
+        .unwrap();
         assert_eq!(ok.mismatches, 0);
-        let bad = compare(ElementType::F32, Compare::Elementwise, &floats(&[1001.1]), &want, loose).unwrap();
+        let bad = compare(
+            ElementType::F32,
+            Compare::Elementwise,
+            &floats(&[1001.1]),
+            &want,
+            loose,
+        )
+        .unwrap();
         assert_eq!(bad.mismatches, 1);
     }
 
@@ -242,14 +295,30 @@ mod tests {
         let got = floats(&[6.0, 4.0]);
         let same = compare(ElementType::F32, Compare::Sum, &got, &want, TIGHT).unwrap();
         assert_eq!(same.mismatches, 0);
-        let off = compare(ElementType::F32, Compare::Sum, &floats(&[6.0, 4.5]), &want, TIGHT).unwrap();
+        let off = compare(
+            ElementType::F32,
+            Compare::Sum,
+            &floats(&[6.0, 4.5]),
+            &want,
+            TIGHT,
+        )
+        .unwrap();
         assert_eq!(off.mismatches, 1);
         assert_eq!(off.first_mismatch, Some((0, 10.5, 10.0)));
     }
 
     #[test]
     fn different_lengths_are_an_error_for_elementwise() {
-        let error = compare(ElementType::F32, Compare::Elementwise, &floats(&[1.0]), &floats(&[1.0, 2.0]), TIGHT);
-        assert_eq!(error.unwrap_err(), "the output has 1 elements but the reference has 2");
+        let error = compare(
+            ElementType::F32,
+            Compare::Elementwise,
+            &floats(&[1.0]),
+            &floats(&[1.0, 2.0]),
+            TIGHT,
+        );
+        assert_eq!(
+            error.unwrap_err(),
+            "the output has 1 elements but the reference has 2"
+        );
     }
 }

@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use cudarc::driver::result::DriverError;
 use cudarc::driver::sys::{self, CUdevice_attribute as Attribute};
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
+};
 use cudarc::nvrtc::Ptx;
 
 use super::protocol::{DriverFacts, KernelResources};
@@ -29,7 +31,9 @@ impl std::fmt::Display for GpuError {
 
 fn describe(error: &DriverError) -> String {
     let name = error.error_name().map(|n| n.to_string_lossy().into_owned());
-    let text = error.error_string().map(|s| s.to_string_lossy().into_owned());
+    let text = error
+        .error_string()
+        .map(|s| s.to_string_lossy().into_owned());
     match (name, text) {
         (Ok(name), Ok(text)) => format!("{name} ({text})"),
         _ => format!("{:?}", error.0),
@@ -42,7 +46,10 @@ trait During<T> {
 
 impl<T> During<T> for Result<T, DriverError> {
     fn during(self, what: impl Into<String>) -> Result<T, GpuError> {
-        self.map_err(|e| GpuError { during: what.into(), message: describe(&e) })
+        self.map_err(|e| GpuError {
+            during: what.into(),
+            message: describe(&e),
+        })
     }
 }
 
@@ -76,7 +83,8 @@ pub fn compute_capability() -> Result<(u32, u32), GpuError> {
     let device = result::device::get(0).during("opening device 0")?;
     let read = |attribute| {
         // SAFETY: `device` is a valid device handle from cuDeviceGet.
-        unsafe { result::device::get_attribute(device, attribute) }.during("reading the compute capability")
+        unsafe { result::device::get_attribute(device, attribute) }
+            .during("reading the compute capability")
     };
     let major = read(Attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
     let minor = read(Attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
@@ -95,26 +103,42 @@ impl Gpu {
     }
 
     pub fn facts(&self) -> Result<DriverFacts, GpuError> {
-        let attribute = |a: Attribute| self.context.attribute(a).during("reading device attributes");
+        let attribute = |a: Attribute| {
+            self.context
+                .attribute(a)
+                .during("reading device attributes")
+        };
         let mut driver_version = 0;
         // SAFETY: the pointer is valid for one write.
         unsafe { sys::cuDriverGetVersion(&mut driver_version) }
             .result()
             .during("reading the driver version")?;
-        let (major, minor) = self.context.compute_capability().during("reading the compute capability")?;
+        let (major, minor) = self
+            .context
+            .compute_capability()
+            .during("reading the compute capability")?;
         Ok(DriverFacts {
             name: self.context.name().during("reading the device name")?,
             compute_capability: (major as u32, minor as u32),
             multiprocessors: attribute(Attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
             sm_clock_khz: attribute(Attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)? as u64,
             memory_clock_khz: attribute(Attribute::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)? as u64,
-            memory_bus_width_bits: attribute(Attribute::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)? as u32,
+            memory_bus_width_bits: attribute(
+                Attribute::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
+            )? as u32,
             l2_cache_bytes: attribute(Attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as u64,
             total_memory_bytes: self.context.total_mem().during("reading the memory size")? as u64,
-            shared_memory_per_sm_bytes: attribute(Attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?
-                as u64,
-            max_threads_per_sm: attribute(Attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)? as u32,
-            driver_cuda_version: format!("{}.{}", driver_version / 1000, (driver_version % 1000) / 10),
+            shared_memory_per_sm_bytes: attribute(
+                Attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+            )? as u64,
+            max_threads_per_sm: attribute(
+                Attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+            )? as u32,
+            driver_cuda_version: format!(
+                "{}.{}",
+                driver_version / 1000,
+                (driver_version % 1000) / 10
+            ),
         })
     }
 
@@ -137,13 +161,22 @@ impl Gpu {
             local_bytes_per_thread: function.local_size_bytes().during(during)? as u32,
             max_threads_per_block: function.max_threads_per_block().during(during)? as u32,
         };
-        Ok(Kernel { module, function, resources })
+        Ok(Kernel {
+            module,
+            function,
+            resources,
+        })
     }
 
     /// Allocates every buffer of `instance` and uploads its initial
     /// contents (`contents[i]` for argument `i`); symbol buffers go to the
     /// module's variable of that name.
-    pub fn upload(&self, kernel: &Kernel, instance: &Instance, contents: &[Option<&[u8]>]) -> Result<Buffers, GpuError> {
+    pub fn upload(
+        &self,
+        kernel: &Kernel,
+        instance: &Instance,
+        contents: &[Option<&[u8]>],
+    ) -> Result<Buffers, GpuError> {
         let mut slots = Vec::with_capacity(instance.args.len());
         for (arg, bytes) in instance.args.iter().zip(contents) {
             let (Arg::Buffer(buffer), Some(bytes)) = (arg, bytes) else {
@@ -154,11 +187,18 @@ impl Gpu {
                 let mut view = kernel
                     .module
                     .get_global(symbol, &self.stream)
-                    .during(format!("finding the variable `{symbol}` for buffer `{}`", buffer.name))?;
+                    .during(format!(
+                        "finding the variable `{symbol}` for buffer `{}`",
+                        buffer.name
+                    ))?;
                 if view.len() != bytes.len() {
                     return Err(GpuError {
                         during: format!("copying buffer `{}` into `{symbol}`", buffer.name),
-                        message: format!("`{symbol}` holds {} bytes but the buffer has {}", view.len(), bytes.len()),
+                        message: format!(
+                            "`{symbol}` holds {} bytes but the buffer has {}",
+                            view.len(),
+                            bytes.len()
+                        ),
                     });
                 }
                 self.stream
@@ -167,16 +207,28 @@ impl Gpu {
                 slots.push(None);
                 continue;
             }
-            let during = format!("allocating buffer `{}` ({} bytes)", buffer.name, bytes.len());
+            let during = format!(
+                "allocating buffer `{}` ({} bytes)",
+                buffer.name,
+                bytes.len()
+            );
             slots.push(Some(self.stream.clone_htod(*bytes).during(during)?));
         }
         Ok(Buffers { slots })
     }
 
     /// Copies buffer `index` back to the host.
-    pub fn download(&self, buffers: &Buffers, index: usize, name: &str) -> Result<Vec<u8>, GpuError> {
+    pub fn download(
+        &self,
+        buffers: &Buffers,
+        index: usize,
+        name: &str,
+    ) -> Result<Vec<u8>, GpuError> {
         match &buffers.slots[index] {
-            Some(slice) => self.stream.clone_dtoh(slice).during(format!("copying output `{name}` back")),
+            Some(slice) => self
+                .stream
+                .clone_dtoh(slice)
+                .during(format!("copying output `{name}` back")),
             None => Err(GpuError {
                 during: format!("copying output `{name}` back"),
                 message: "outputs cannot live in a symbol".into(),
@@ -185,7 +237,12 @@ impl Gpu {
     }
 
     /// Enqueues one launch of `kernel` with `instance`'s geometry and args.
-    pub fn launch(&self, kernel: &Kernel, instance: &Instance, buffers: &Buffers) -> Result<(), GpuError> {
+    pub fn launch(
+        &self,
+        kernel: &Kernel,
+        instance: &Instance,
+        buffers: &Buffers,
+    ) -> Result<(), GpuError> {
         let scalars: Vec<Scalar> = instance
             .args
             .iter()
@@ -270,26 +327,45 @@ impl Gpu {
             pairs.push((event()?, event()?));
         }
         for (start, stop) in &pairs {
-            start.record(&self.stream).during("recording a timing event")?;
+            start
+                .record(&self.stream)
+                .during("recording a timing event")?;
             self.launch(kernel, instance, buffers)?;
-            stop.record(&self.stream).during("recording a timing event")?;
+            stop.record(&self.stream)
+                .during("recording a timing event")?;
         }
         self.synchronize("running the timed launches")?;
         pairs
             .iter()
-            .map(|(start, stop)| start.elapsed_ms(stop).map(f64::from).during("reading a timing event"))
+            .map(|(start, stop)| {
+                start
+                    .elapsed_ms(stop)
+                    .map(f64::from)
+                    .during("reading a timing event")
+            })
             .collect()
     }
 
     /// Runs `launch` inside cuProfilerStart/Stop: with
     /// `--profile-from-start off`, ncu profiles exactly this launch.
-    pub fn profiled(&self, kernel: &Kernel, instance: &Instance, buffers: &Buffers) -> Result<(), GpuError> {
+    pub fn profiled(
+        &self,
+        kernel: &Kernel,
+        instance: &Instance,
+        buffers: &Buffers,
+    ) -> Result<(), GpuError> {
         self.synchronize("finishing work before the profiled launch")?;
         // SAFETY: plain driver calls on the current context.
-        unsafe { sys::cuProfilerStart() }.result().during("starting the profiler range")?;
-        let launched = self.launch(kernel, instance, buffers).and_then(|_| self.synchronize("running the profiled launch"));
+        unsafe { sys::cuProfilerStart() }
+            .result()
+            .during("starting the profiler range")?;
+        let launched = self
+            .launch(kernel, instance, buffers)
+            .and_then(|_| self.synchronize("running the profiled launch"));
         // SAFETY: as above; stopped even when the launch failed.
-        let stopped = unsafe { sys::cuProfilerStop() }.result().during("stopping the profiler range");
+        let stopped = unsafe { sys::cuProfilerStop() }
+            .result()
+            .during("stopping the profiler range");
         launched.and(stopped)
     }
 }

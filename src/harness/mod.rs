@@ -12,8 +12,8 @@ pub mod protocol;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::config::plan::{Arg, Buffer, Compare, Instance, Plan, Variant, Verify};
-pub use gpu::{GpuError, compute_capability, driver_available};
 use gpu::{Gpu, Kernel};
+pub use gpu::{GpuError, compute_capability, driver_available};
 pub use protocol::{Check, DriverFacts, Event, Item, Job, KernelResources, Mode};
 
 /// Runs `job`, calling `emit` for every event. Returns `Err` after a fatal
@@ -23,7 +23,13 @@ pub fn run(job: &Job, emit: &mut dyn FnMut(Event)) -> Result<(), GpuError> {
     if job.mode == Mode::Time {
         emit(Event::Device(gpu.facts()?));
     }
-    let mut runner = Runner { job, gpu, kernels: BTreeMap::new(), outputs: BTreeMap::new(), sequence: 0 };
+    let mut runner = Runner {
+        job,
+        gpu,
+        kernels: BTreeMap::new(),
+        outputs: BTreeMap::new(),
+        sequence: 0,
+    };
     for (size_index, size) in job.plan.suite.sizes.iter().enumerate() {
         runner.outputs.clear();
         let items: Vec<&Item> = job.items.iter().filter(|i| i.size == size.label).collect();
@@ -31,8 +37,17 @@ pub fn run(job: &Job, emit: &mut dyn FnMut(Event)) -> Result<(), GpuError> {
             emit(Event::Started { item: item.clone() });
             match runner.run_item(item, size_index, emit) {
                 Ok(event) => emit(event),
-                Err(Failure { stage, error, fatal }) => {
-                    emit(Event::Failed { item: item.clone(), stage, message: error.to_string(), fatal });
+                Err(Failure {
+                    stage,
+                    error,
+                    fatal,
+                }) => {
+                    emit(Event::Failed {
+                        item: item.clone(),
+                        stage,
+                        message: error.to_string(),
+                        fatal,
+                    });
                     if fatal {
                         return Err(error);
                     }
@@ -51,7 +66,11 @@ struct Failure {
 
 impl Failure {
     fn fatal(stage: &str) -> impl FnOnce(GpuError) -> Failure + '_ {
-        move |error| Failure { stage: stage.to_string(), error, fatal: true }
+        move |error| Failure {
+            stage: stage.to_string(),
+            error,
+            fatal: true,
+        }
     }
 }
 
@@ -75,7 +94,10 @@ impl Runner<'_> {
     fn variant(&self, name: &str) -> Result<&Variant, Failure> {
         self.plan().variant(name).ok_or_else(|| Failure {
             stage: "plan".into(),
-            error: GpuError { during: "looking up the variant".into(), message: format!("no variant `{name}`") },
+            error: GpuError {
+                during: "looking up the variant".into(),
+                message: format!("no variant `{name}`"),
+            },
             fatal: false,
         })
     }
@@ -87,22 +109,36 @@ impl Runner<'_> {
             let Some(cubin) = self.job.cubins.get(name) else {
                 return Err(Failure {
                     stage: "build".into(),
-                    error: GpuError { during: "loading the kernel".into(), message: "it did not compile".into() },
+                    error: GpuError {
+                        during: "loading the kernel".into(),
+                        message: "it did not compile".into(),
+                    },
                     fatal: false,
                 });
             };
-            let kernel = self.gpu.load(cubin, &variant.entry).map_err(|error| Failure {
-                stage: "load".into(),
-                error,
-                fatal: false,
-            })?;
-            emit(Event::Loaded { variant: name.to_string(), resources: kernel.resources });
+            let kernel = self
+                .gpu
+                .load(cubin, &variant.entry)
+                .map_err(|error| Failure {
+                    stage: "load".into(),
+                    error,
+                    fatal: false,
+                })?;
+            emit(Event::Loaded {
+                variant: name.to_string(),
+                resources: kernel.resources,
+            });
             self.kernels.insert(name.to_string(), kernel);
         }
         Ok(())
     }
 
-    fn run_item(&mut self, item: &Item, size_index: usize, emit: &mut dyn FnMut(Event)) -> Result<Event, Failure> {
+    fn run_item(
+        &mut self,
+        item: &Item,
+        size_index: usize,
+        emit: &mut dyn FnMut(Event),
+    ) -> Result<Event, Failure> {
         let variant = self.variant(&item.variant)?.clone();
         let instance = &variant.instances[size_index];
         match self.job.mode {
@@ -113,24 +149,39 @@ impl Runner<'_> {
                 let buffers = gpu
                     .upload(kernel, instance, &borrowed(&contents))
                     .map_err(Failure::fatal("upload"))?;
-                gpu.profiled(kernel, instance, &buffers).map_err(Failure::fatal("profile"))?;
+                gpu.profiled(kernel, instance, &buffers)
+                    .map_err(Failure::fatal("profile"))?;
                 let sequence = self.sequence;
                 self.sequence += 1;
-                Ok(Event::Profiled { item: item.clone(), sequence, kernel: variant.entry.clone() })
+                Ok(Event::Profiled {
+                    item: item.clone(),
+                    sequence,
+                    kernel: variant.entry.clone(),
+                })
             }
             Mode::Time => {
                 let reference = match &variant.verify {
                     Verify::Skip => None,
-                    Verify::Against(name) => Some((name, self.reference_outputs(name, size_index, emit))),
+                    Verify::Against(name) => {
+                        Some((name, self.reference_outputs(name, size_index, emit)))
+                    }
                 };
                 let (outputs, samples_ms) = self.execute(&variant, size_index, true, emit)?;
                 let check = match reference {
-                    None => Check::NotChecked { reason: "verification is off for this variant (verify = \"none\")".into() },
+                    None => Check::NotChecked {
+                        reason: "verification is off for this variant (verify = \"none\")".into(),
+                    },
                     Some((_, Err(reason))) => Check::NotChecked { reason },
-                    Some((against, Ok(want))) => verify(&variant, instance, &outputs, &want, against),
+                    Some((against, Ok(want))) => {
+                        verify(&variant, instance, &outputs, &want, against)
+                    }
                 };
                 self.outputs.insert(variant.name.clone(), outputs);
-                Ok(Event::Measured { item: item.clone(), samples_ms, check })
+                Ok(Event::Measured {
+                    item: item.clone(),
+                    samples_ms,
+                    check,
+                })
             }
         }
     }
@@ -146,13 +197,19 @@ impl Runner<'_> {
         if let Some(outputs) = self.outputs.get(reference) {
             return Ok(outputs.clone());
         }
-        let variant = self.variant(reference).map_err(|f| f.error.to_string())?.clone();
+        let variant = self
+            .variant(reference)
+            .map_err(|f| f.error.to_string())?
+            .clone();
         match self.execute(&variant, size_index, false, emit) {
             Ok((outputs, _)) => {
                 self.outputs.insert(reference.to_string(), outputs.clone());
                 Ok(outputs)
             }
-            Err(failure) => Err(format!("the reference `{reference}` could not run: {}", failure.error)),
+            Err(failure) => Err(format!(
+                "the reference `{reference}` could not run: {}",
+                failure.error
+            )),
         }
     }
 
@@ -174,20 +231,30 @@ impl Runner<'_> {
         let buffers = gpu
             .upload(kernel, instance, &borrowed(&contents))
             .map_err(Failure::fatal("upload"))?;
-        gpu.launch(kernel, instance, &buffers).map_err(Failure::fatal("launch"))?;
-        gpu.synchronize("running the kernel").map_err(Failure::fatal("launch"))?;
+        gpu.launch(kernel, instance, &buffers)
+            .map_err(Failure::fatal("launch"))?;
+        gpu.synchronize("running the kernel")
+            .map_err(Failure::fatal("launch"))?;
         let mut outputs = Outputs::new();
         for (index, arg) in instance.args.iter().enumerate() {
             if let Arg::Buffer(buffer) = arg
                 && buffer.output
             {
-                let bytes = gpu.download(&buffers, index, &buffer.name).map_err(Failure::fatal("download"))?;
+                let bytes = gpu
+                    .download(&buffers, index, &buffer.name)
+                    .map_err(Failure::fatal("download"))?;
                 outputs.insert(buffer.name.clone(), bytes);
             }
         }
         let samples = if timed {
-            gpu.time(kernel, instance, &buffers, timing.warmup, timing.repetitions)
-                .map_err(Failure::fatal("timing"))?
+            gpu.time(
+                kernel,
+                instance,
+                &buffers,
+                timing.warmup,
+                timing.repetitions,
+            )
+            .map_err(Failure::fatal("timing"))?
         } else {
             Vec::new()
         };
@@ -210,7 +277,13 @@ fn borrowed(contents: &[Option<Vec<u8>>]) -> Vec<Option<&[u8]>> {
     contents.iter().map(|c| c.as_deref()).collect()
 }
 
-fn verify(variant: &Variant, instance: &Instance, outputs: &Outputs, reference: &Outputs, against: &str) -> Check {
+fn verify(
+    variant: &Variant,
+    instance: &Instance,
+    outputs: &Outputs,
+    reference: &Outputs,
+    against: &str,
+) -> Check {
     let buffers: Vec<&Buffer> = instance
         .args
         .iter()
@@ -220,18 +293,28 @@ fn verify(variant: &Variant, instance: &Instance, outputs: &Outputs, reference: 
         })
         .collect();
     if buffers.is_empty() {
-        return Check::NotChecked { reason: "the variant has no output buffer".into() };
+        return Check::NotChecked {
+            reason: "the variant has no output buffer".into(),
+        };
     }
     let (mut compared, mut max_abs_error, mut worst_l2) = (0u64, 0.0f64, 0.0f64);
     let mut checked = BTreeSet::new();
     for buffer in buffers {
-        let (Some(got), Some(want)) = (outputs.get(&buffer.name), reference.get(&buffer.name)) else {
-            return Check::NotChecked { reason: format!("the reference `{against}` has no output `{}`", buffer.name) };
+        let (Some(got), Some(want)) = (outputs.get(&buffer.name), reference.get(&buffer.name))
+        else {
+            return Check::NotChecked {
+                reason: format!("the reference `{against}` has no output `{}`", buffer.name),
+            };
         };
-        let result = match data::compare(buffer.element, buffer.compare, got, want, variant.tolerance) {
-            Ok(result) => result,
-            Err(reason) => return Check::NotChecked { reason: format!("output `{}`: {reason}", buffer.name) },
-        };
+        let result =
+            match data::compare(buffer.element, buffer.compare, got, want, variant.tolerance) {
+                Ok(result) => result,
+                Err(reason) => {
+                    return Check::NotChecked {
+                        reason: format!("output `{}`: {reason}", buffer.name),
+                    };
+                }
+            };
         checked.insert(buffer.name.clone());
         compared += result.compared;
         max_abs_error = max_abs_error.max(result.max_abs_error);
@@ -250,5 +333,10 @@ fn verify(variant: &Variant, instance: &Instance, outputs: &Outputs, reference: 
             };
         }
     }
-    Check::Passed { against: against.to_string(), max_abs_error, relative_l2_error: worst_l2, compared }
+    Check::Passed {
+        against: against.to_string(),
+        max_abs_error,
+        relative_l2_error: worst_l2,
+        compared,
+    }
 }

@@ -137,7 +137,10 @@ const MARKER: &str = "gpuprof-event ";
 
 impl Event {
     pub fn to_line(&self) -> String {
-        format!("{MARKER}{}", serde_json::to_string(self).expect("events serialize"))
+        format!(
+            "{MARKER}{}",
+            serde_json::to_string(self).expect("events serialize")
+        )
     }
 
     /// The event on a stdout line, or `None` for any other line.
@@ -153,7 +156,10 @@ mod tests {
     #[test]
     fn events_round_trip_through_a_line_and_other_lines_are_ignored() {
         let event = Event::Failed {
-            item: Item { variant: "naive".into(), size: "N=2048".into() },
+            item: Item {
+                variant: "naive".into(),
+                size: "N=2048".into(),
+            },
             stage: "launch".into(),
             message: "CUDA_ERROR_ILLEGAL_ADDRESS".into(),
             fatal: true,

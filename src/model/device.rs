@@ -74,9 +74,13 @@ impl Device {
             memory_bytes: facts.total_memory_bytes,
             cuda_version: facts.driver_cuda_version.clone(),
             driver_version: smi.as_ref().and_then(|s| s.driver_version.clone()),
-            peak_dram_bytes_per_second: memory_clock_hz * 2.0 * f64::from(facts.memory_bus_width_bits) / 8.0,
-            peak_fp32_flops_per_second: fp32_lanes_per_sm(major, minor)
-                .map(|lanes| f64::from(facts.multiprocessors) * f64::from(lanes) * 2.0 * sm_clock_hz),
+            peak_dram_bytes_per_second: memory_clock_hz
+                * 2.0
+                * f64::from(facts.memory_bus_width_bits)
+                / 8.0,
+            peak_fp32_flops_per_second: fp32_lanes_per_sm(major, minor).map(|lanes| {
+                f64::from(facts.multiprocessors) * f64::from(lanes) * 2.0 * sm_clock_hz
+            }),
             nvidia_smi: smi,
         }
     }
@@ -135,7 +139,8 @@ fn known(text: &Option<String>) -> Option<String> {
 
 /// Parses `nvidia-smi -q -x` output (the first GPU).
 pub fn parse_nvidia_smi(xml: &str) -> Result<SmiFacts, String> {
-    let log: SmiLog = quick_xml::de::from_str(xml).map_err(|e| format!("nvidia-smi XML could not be read: {e}"))?;
+    let log: SmiLog = quick_xml::de::from_str(xml)
+        .map_err(|e| format!("nvidia-smi XML could not be read: {e}"))?;
     let gpu = log.gpu.first().ok_or("nvidia-smi lists no GPU")?;
     let clock = |clocks: &Option<SmiClocks>, pick: fn(&SmiClocks) -> &Option<String>| {
         clocks.as_ref().and_then(|c| leading_number(pick(c)))
@@ -151,9 +156,18 @@ pub fn parse_nvidia_smi(xml: &str) -> Result<SmiFacts, String> {
         memory_clock_mhz: clock(&gpu.clocks, |c| &c.mem_clock),
         sm_clock_max_mhz: clock(&gpu.max_clocks, |c| &c.sm_clock),
         memory_clock_max_mhz: clock(&gpu.max_clocks, |c| &c.mem_clock),
-        memory_total_mib: gpu.fb_memory_usage.as_ref().and_then(|m| leading_number(&m.total)),
-        power_limit_watts: gpu.gpu_power_readings.as_ref().and_then(|p| leading_number(&p.current_power_limit)),
-        temperature_celsius: gpu.temperature.as_ref().and_then(|t| leading_number(&t.gpu_temp)),
+        memory_total_mib: gpu
+            .fb_memory_usage
+            .as_ref()
+            .and_then(|m| leading_number(&m.total)),
+        power_limit_watts: gpu
+            .gpu_power_readings
+            .as_ref()
+            .and_then(|p| leading_number(&p.current_power_limit)),
+        temperature_celsius: gpu
+            .temperature
+            .as_ref()
+            .and_then(|t| leading_number(&t.gpu_temp)),
     })
 }
 
@@ -181,7 +195,10 @@ mod tests {
     #[test]
     fn broken_xml_is_an_error_not_a_panic() {
         assert!(parse_nvidia_smi("<nvidia_smi_log><gpu>").is_err());
-        assert_eq!(parse_nvidia_smi("<nvidia_smi_log></nvidia_smi_log>").unwrap_err(), "nvidia-smi lists no GPU");
+        assert_eq!(
+            parse_nvidia_smi("<nvidia_smi_log></nvidia_smi_log>").unwrap_err(),
+            "nvidia-smi lists no GPU"
+        );
     }
 
     #[test]

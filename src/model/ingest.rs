@@ -36,20 +36,33 @@ pub fn profile_from_launch(
             (lines, note)
         }
     };
-    Profile { ncu_id: launch.id, kernel_name: launch.kernel_name.clone(), metrics, source_lines, source_note }
+    Profile {
+        ncu_id: launch.id,
+        kernel_name: launch.kernel_name.clone(),
+        metrics,
+        source_lines,
+        source_note,
+    }
 }
 
 /// Lines of the block for `source_path` (matched by full path, else by file
 /// name) with at least one non-zero counter.
 fn lines_of(files: &[SourceFile], source_path: &Path) -> Vec<SourceLine> {
     let wanted = source_path.to_string_lossy();
-    let file_name = source_path.file_name().map(|n| n.to_string_lossy().into_owned());
+    let file_name = source_path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
     let block = files.iter().find(|f| f.path == wanted).or_else(|| {
-        files
-            .iter()
-            .find(|f| Path::new(&f.path).file_name().map(|n| n.to_string_lossy().into_owned()) == file_name)
+        files.iter().find(|f| {
+            Path::new(&f.path)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                == file_name
+        })
     });
-    let Some(block) = block else { return Vec::new() };
+    let Some(block) = block else {
+        return Vec::new();
+    };
     let carries_counters = |line: &SourceLine| {
         [
             line.warp_stall_samples,
@@ -60,7 +73,12 @@ fn lines_of(files: &[SourceFile], source_path: &Path) -> Vec<SourceLine> {
         .iter()
         .any(|v| v.is_some_and(|v| v > 0.0))
     };
-    block.lines.iter().filter(|l| carries_counters(l)).cloned().collect()
+    block
+        .lines
+        .iter()
+        .filter(|l| carries_counters(l))
+        .cloned()
+        .collect()
 }
 
 /// Checks that ncu profiled the launches the harness reported, in order:
@@ -92,18 +110,26 @@ mod tests {
     use crate::ncu::source::parse_source_page;
 
     const RAW: &str = include_str!("../../tests/fixtures/h200-probe/raw.csv");
-    const TILED_SOURCE: &str = include_str!("../../tests/fixtures/h200-probe/source-sass-cuda-tiled.csv");
+    const TILED_SOURCE: &str =
+        include_str!("../../tests/fixtures/h200-probe/source-sass-cuda-tiled.csv");
 
     #[test]
     fn a_profile_keeps_the_metric_set_and_the_lines_with_counters() {
         let launches = parse_raw_page(RAW).unwrap();
         let source = parse_source_page(TILED_SOURCE).map_err(|e| e.to_string());
-        let profile = profile_from_launch(&launches[2], source, Path::new("/work/main/kernels/transpose/tiled.cu"));
+        let profile = profile_from_launch(
+            &launches[2],
+            source,
+            Path::new("/work/main/kernels/transpose/tiled.cu"),
+        );
         assert_eq!(profile.ncu_id, 2);
         assert_eq!(profile.kernel_name, "transpose_tiled");
         assert_eq!(profile.metrics.len(), metrics::METRICS.len() + 1);
         assert_eq!(profile.metric(metrics::REPLAY_PASSES), Some(15.0));
-        assert_eq!(profile.metric(metrics::SHARED_LOAD_INSTRUCTIONS), Some(131072.0));
+        assert_eq!(
+            profile.metric(metrics::SHARED_LOAD_INSTRUCTIONS),
+            Some(131072.0)
+        );
         let lines: Vec<u32> = profile.source_lines.iter().map(|l| l.line).collect();
         assert_eq!(lines, [7, 10, 11, 13, 14, 17, 18, 19, 21, 22, 25]);
         assert_eq!(profile.source_note, None);
@@ -125,19 +151,36 @@ mod tests {
         );
         assert!(other.source_lines.is_empty());
         assert!(other.source_note.unwrap().contains("-lineinfo"));
-        let failed = profile_from_launch(&launches[2], Err("export failed".into()), Path::new("/x/tiled.cu"));
+        let failed = profile_from_launch(
+            &launches[2],
+            Err("export failed".into()),
+            Path::new("/x/tiled.cu"),
+        );
         assert_eq!(failed.source_note.as_deref(), Some("export failed"));
     }
 
     #[test]
     fn order_and_names_must_match_the_harness() {
         let launches = parse_raw_page(RAW).unwrap();
-        let expected: Vec<String> = ["copy_reference", "transpose_naive", "transpose_tiled", "transpose_padded"]
-            .map(String::from)
-            .to_vec();
+        let expected: Vec<String> = [
+            "copy_reference",
+            "transpose_naive",
+            "transpose_tiled",
+            "transpose_padded",
+        ]
+        .map(String::from)
+        .to_vec();
         assert_eq!(check_order(&launches, &expected), Ok(()));
         let swapped: Vec<String> = expected.iter().rev().cloned().collect();
-        assert!(check_order(&launches, &swapped).unwrap_err().contains("result 0 is kernel `copy_reference`"));
-        assert!(check_order(&launches, &expected[..3]).unwrap_err().contains("4 launches"));
+        assert!(
+            check_order(&launches, &swapped)
+                .unwrap_err()
+                .contains("result 0 is kernel `copy_reference`")
+        );
+        assert!(
+            check_order(&launches, &expected[..3])
+                .unwrap_err()
+                .contains("4 launches")
+        );
     }
 }

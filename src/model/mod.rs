@@ -4,6 +4,8 @@
 
 pub mod device;
 pub mod ingest;
+#[cfg(test)]
+pub mod probe;
 pub mod results;
 
 pub use device::Device;

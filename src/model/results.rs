@@ -148,15 +148,25 @@ impl Profile {
 /// Why results.json could not be read.
 #[derive(Debug)]
 pub enum ReadError {
-    Json { line: usize, column: usize, message: String },
-    Version { found: u32 },
+    Json {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    Version {
+        found: u32,
+    },
     NotResults,
 }
 
 impl std::fmt::Display for ReadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ReadError::Json { line, column, message } => write!(
+            ReadError::Json {
+                line,
+                column,
+                message,
+            } => write!(
                 f,
                 "{line}:{column}: {message} (results.json is written by `gpuprof report`; re-run it if the file was edited or cut short)"
             ),
@@ -177,14 +187,20 @@ impl std::error::Error for ReadError {}
 /// Parses results.json, checking the schema version first so that a file
 /// from another version gets a version error rather than a field error.
 pub fn read_results(text: &str) -> Result<Results, ReadError> {
-    let json = |e: serde_json::Error| ReadError::Json { line: e.line(), column: e.column(), message: e.to_string() };
+    let json = |e: serde_json::Error| ReadError::Json {
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    };
     let value: serde_json::Value = serde_json::from_str(text).map_err(json)?;
     let version = value
         .get("schema_version")
         .and_then(serde_json::Value::as_u64)
         .ok_or(ReadError::NotResults)?;
     if version != u64::from(SCHEMA_VERSION) {
-        return Err(ReadError::Version { found: u32::try_from(version).unwrap_or(u32::MAX) });
+        return Err(ReadError::Version {
+            found: u32::try_from(version).unwrap_or(u32::MAX),
+        });
     }
     serde_json::from_str(text).map_err(json)
 }

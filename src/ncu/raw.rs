@@ -52,10 +52,20 @@ impl RawLaunch {
 pub enum RawPageError {
     Empty,
     NotCsv(String),
-    WrongPage { found: String },
+    WrongPage {
+        found: String,
+    },
     MissingColumn(&'static str),
-    RaggedRow { row: usize, fields: usize, expected: usize },
-    BadField { row: usize, column: String, reason: String },
+    RaggedRow {
+        row: usize,
+        fields: usize,
+        expected: usize,
+    },
+    BadField {
+        row: usize,
+        column: String,
+        reason: String,
+    },
 }
 
 impl fmt::Display for RawPageError {
@@ -71,11 +81,19 @@ impl fmt::Display for RawPageError {
             RawPageError::MissingColumn(column) => {
                 write!(f, "the header has no {column:?} column; {HOW}")
             }
-            RawPageError::RaggedRow { row, fields, expected } => write!(
+            RawPageError::RaggedRow {
+                row,
+                fields,
+                expected,
+            } => write!(
                 f,
                 "line {row} has {fields} fields but the header has {expected}: the file is truncated or was edited; {HOW}"
             ),
-            RawPageError::BadField { row, column, reason } => {
+            RawPageError::BadField {
+                row,
+                column,
+                reason,
+            } => {
                 write!(f, "line {row}, column {column:?}: {reason}")
             }
         }
@@ -92,7 +110,10 @@ pub fn parse_raw_page(text: &str) -> Result<Vec<RawLaunch>, RawPageError> {
     if body.trim().is_empty() {
         return Err(RawPageError::Empty);
     }
-    if body.starts_with("==PROF==") || body.starts_with("==WARNING==") || body.starts_with("==ERROR==") {
+    if body.starts_with("==PROF==")
+        || body.starts_with("==WARNING==")
+        || body.starts_with("==ERROR==")
+    {
         return Err(RawPageError::NotCsv(
             "it starts with ncu's own log lines, so it was printed while profiling and mixes the program's output into the CSV"
                 .into(),
@@ -107,7 +128,11 @@ pub fn parse_raw_page(text: &str) -> Result<Vec<RawLaunch>, RawPageError> {
     let header: Vec<String> = header.iter().map(str::to_string).collect();
     match header.first().map(String::as_str) {
         Some("ID") => {}
-        Some(other) => return Err(RawPageError::WrongPage { found: other.to_string() }),
+        Some(other) => {
+            return Err(RawPageError::WrongPage {
+                found: other.to_string(),
+            });
+        }
         None => return Err(RawPageError::Empty),
     }
     let position = |name: &'static str| {
@@ -134,11 +159,14 @@ pub fn parse_raw_page(text: &str) -> Result<Vec<RawLaunch>, RawPageError> {
         line += 1;
         check_width(&record, header.len(), line)?;
         let field = |at: usize| record.get(at).unwrap_or("").to_string();
-        let id = field(id_at).trim().parse::<u64>().map_err(|_| RawPageError::BadField {
-            row: line,
-            column: "ID".into(),
-            reason: format!("`{}` is not a result ID", field(id_at)),
-        })?;
+        let id = field(id_at)
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| RawPageError::BadField {
+                row: line,
+                column: "ID".into(),
+                reason: format!("`{}` is not a result ID", field(id_at)),
+            })?;
         let mut values = BTreeMap::new();
         for (at, raw) in record.iter().enumerate() {
             if [id_at, name_at, block_at, grid_at].contains(&at) || raw.trim().is_empty() {
@@ -180,11 +208,19 @@ fn next_record(
     }
 }
 
-fn check_width(record: &csv::StringRecord, expected: usize, row: usize) -> Result<(), RawPageError> {
+fn check_width(
+    record: &csv::StringRecord,
+    expected: usize,
+    row: usize,
+) -> Result<(), RawPageError> {
     if record.len() == expected {
         Ok(())
     } else {
-        Err(RawPageError::RaggedRow { row, fields: record.len(), expected })
+        Err(RawPageError::RaggedRow {
+            row,
+            fields: record.len(),
+            expected,
+        })
     }
 }
 
@@ -200,8 +236,19 @@ mod tests {
     fn reads_the_four_probe_launches_in_order() {
         let launches = parse_raw_page(RAW).unwrap();
         let names: Vec<&str> = launches.iter().map(|l| l.kernel_name.as_str()).collect();
-        assert_eq!(names, ["copy_reference", "transpose_naive", "transpose_tiled", "transpose_padded"]);
-        assert_eq!(launches.iter().map(|l| l.id).collect::<Vec<_>>(), [0, 1, 2, 3]);
+        assert_eq!(
+            names,
+            [
+                "copy_reference",
+                "transpose_naive",
+                "transpose_tiled",
+                "transpose_padded"
+            ]
+        );
+        assert_eq!(
+            launches.iter().map(|l| l.id).collect::<Vec<_>>(),
+            [0, 1, 2, 3]
+        );
         assert_eq!(launches[0].block_size, "(32, 8, 1)");
         assert_eq!(launches[0].grid_size, "(64, 64, 1)");
     }
@@ -210,7 +257,12 @@ mod tests {
     fn every_metric_of_the_fixed_set_is_present_as_a_number() {
         for launch in parse_raw_page(RAW).unwrap() {
             for metric in metrics::METRICS {
-                assert!(launch.number(metric.name).is_some(), "{} lacks {}", launch.kernel_name, metric.name);
+                assert!(
+                    launch.number(metric.name).is_some(),
+                    "{} lacks {}",
+                    launch.kernel_name,
+                    metric.name
+                );
             }
         }
     }
@@ -224,7 +276,10 @@ mod tests {
         assert_eq!(naive.number(metrics::DRAM_BYTES_READ), Some(18920960.0));
         let tiled = &parse_raw_page(RAW).unwrap()[2];
         assert_eq!(tiled.number(metrics::STATIC_SHARED_PER_BLOCK), Some(4096.0));
-        assert_eq!(tiled.number(metrics::SHARED_LOAD_WAVEFRONTS), Some(4223165.0));
+        assert_eq!(
+            tiled.number(metrics::SHARED_LOAD_WAVEFRONTS),
+            Some(4223165.0)
+        );
     }
 
     #[test]
@@ -235,10 +290,15 @@ mod tests {
         let mut compared = 0;
         for (a, b) in display.iter().zip(&base) {
             for (name, value) in &a.values {
-                let (Some(x), Some(y)) = (value.number(), b.number(name)) else { continue };
+                let (Some(x), Some(y)) = (value.number(), b.number(name)) else {
+                    continue;
+                };
                 let scale = x.abs().max(y.abs()).max(1e-9);
                 // Display units print 6 significant decimals, base units 2.
-                assert!((x - y).abs() / scale < 1e-4 || (x - y).abs() < 0.01, "{name}: {x} vs {y}");
+                assert!(
+                    (x - y).abs() / scale < 1e-4 || (x - y).abs() < 0.01,
+                    "{name}: {x} vs {y}"
+                );
                 compared += 1;
             }
         }
@@ -258,7 +318,10 @@ mod tests {
     fn truncated_file_names_the_line() {
         let cut = &RAW[..RAW.len() - 500];
         let error = parse_raw_page(cut).unwrap_err();
-        assert!(matches!(error, RawPageError::RaggedRow { row: 6, .. }), "{error}");
+        assert!(
+            matches!(error, RawPageError::RaggedRow { row: 6, .. }),
+            "{error}"
+        );
         assert!(error.to_string().contains("line 6"));
     }
 

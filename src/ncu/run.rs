@@ -20,7 +20,11 @@ pub fn locate(explicit: Option<&Path>) -> Result<PathBuf, String> {
         };
     }
     let mut candidates: Vec<PathBuf> = std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).map(|p| p.join("ncu")).collect())
+        .map(|paths| {
+            std::env::split_paths(&paths)
+                .map(|p| p.join("ncu"))
+                .collect()
+        })
         .unwrap_or_default();
     for variable in ["CUDA_HOME", "CUDA_PATH"] {
         if let Some(home) = std::env::var_os(variable) {
@@ -150,7 +154,9 @@ mod tests {
         };
         let target = Invocation::new("/bin/gpuprof").args(["harness", "--job", "/out/job.json"]);
         let line = profile_invocation(Path::new("ncu"), &request, &target).display();
-        assert!(line.starts_with("ncu --clock-control none --profile-from-start off --metrics gpu__time_duration.sum,"));
+        assert!(line.starts_with(
+            "ncu --clock-control none --profile-from-start off --metrics gpu__time_duration.sum,"
+        ));
         assert!(line.contains(" --section SourceCounters --import-source yes --log-file /out/ncu.log -f -o /out/profile "));
         assert!(line.ends_with(" /bin/gpuprof harness --job /out/job.json"));
         assert_eq!(report_path(&request), PathBuf::from("/out/profile.ncu-rep"));
@@ -159,8 +165,12 @@ mod tests {
     #[test]
     fn exports_ask_for_base_units_and_one_result_per_source_page() {
         let raw = export_raw_invocation(Path::new("ncu"), Path::new("r.ncu-rep")).display();
-        assert_eq!(raw, "ncu --import r.ncu-rep --csv --page raw --print-units base");
-        let source = export_source_invocation(Path::new("ncu"), Path::new("r.ncu-rep"), 3).display();
+        assert_eq!(
+            raw,
+            "ncu --import r.ncu-rep --csv --page raw --print-units base"
+        );
+        let source =
+            export_source_invocation(Path::new("ncu"), Path::new("r.ncu-rep"), 3).display();
         assert_eq!(
             source,
             "ncu --import r.ncu-rep --csv --page source --print-source sass,cuda --launch-skip 3 --launch-count 1"
@@ -169,13 +179,18 @@ mod tests {
 
     #[test]
     fn counter_permission_errors_get_the_fix() {
-        let advice = diagnose("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission").unwrap();
+        let advice =
+            diagnose("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission").unwrap();
         assert!(advice.contains("NVreg_RestrictProfilingToAdminUsers=0"));
         assert_eq!(diagnose("==PROF== Disconnected"), None);
     }
 
     #[test]
     fn an_explicit_path_that_does_not_exist_is_an_error() {
-        assert!(locate(Some(Path::new("/nonexistent/ncu"))).unwrap_err().contains("no such file"));
+        assert!(
+            locate(Some(Path::new("/nonexistent/ncu")))
+                .unwrap_err()
+                .contains("no such file")
+        );
     }
 }

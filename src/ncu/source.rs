@@ -119,7 +119,11 @@ impl Columns {
             .filter(|(_, name)| name.starts_with(STALL_PREFIX) && !name.ends_with("(Not Issued)"))
             .map(|(at, name)| (name[STALL_PREFIX.len()..].to_string(), at))
             .collect();
-        Ok(Columns { width: header.len(), by_name, stalls })
+        Ok(Columns {
+            width: header.len(),
+            by_name,
+            stalls,
+        })
     }
 
     /// The row's fields with a source text that ncu split at its commas
@@ -177,7 +181,9 @@ pub fn parse_source_page(text: &str) -> Result<Vec<SourceFile>, SourcePageError>
                 continue;
             }
             _ if files.is_empty() => {
-                return Err(SourcePageError::NotSourcePage { found: first.to_string() });
+                return Err(SourcePageError::NotSourcePage {
+                    found: first.to_string(),
+                });
             }
             _ => {}
         }
@@ -191,15 +197,19 @@ pub fn parse_source_page(text: &str) -> Result<Vec<SourceFile>, SourcePageError>
             continue;
         }
         let Some(columns) = &columns else {
-            return Err(SourcePageError::NoHeader { path: file.path.clone() });
+            return Err(SourcePageError::NoHeader {
+                path: file.path.clone(),
+            });
         };
         if first.is_empty() {
             continue; // a SASS row
         }
-        let line = first.parse::<u32>().map_err(|_| SourcePageError::BadLineNumber {
-            row,
-            found: first.to_string(),
-        })?;
+        let line = first
+            .parse::<u32>()
+            .map_err(|_| SourcePageError::BadLineNumber {
+                row,
+                found: first.to_string(),
+            })?;
         let fields = columns.realign(&record);
         let record = &fields;
         let stalls = columns
@@ -278,7 +288,13 @@ mod tests {
         let signature = line(&files, 7);
         assert_eq!(signature.warp_stall_samples, Some(33.0));
         assert_eq!(signature.instructions_executed, Some(32768.0));
-        assert!(signature.text.contains("float *out, int width, int height)"), "{}", signature.text);
+        assert!(
+            signature
+                .text
+                .contains("float *out, int width, int height)"),
+            "{}",
+            signature.text
+        );
         assert_eq!(signature.access_operation, "");
         assert_eq!(signature.address_space, "");
         assert_eq!(signature.shared_wavefronts_excessive, Some(0.0));
@@ -299,7 +315,10 @@ mod tests {
     #[test]
     fn other_files_are_rejected() {
         let raw = include_str!("../../tests/fixtures/h200-probe/raw.csv");
-        assert!(matches!(parse_source_page(raw), Err(SourcePageError::NotSourcePage { .. })));
+        assert!(matches!(
+            parse_source_page(raw),
+            Err(SourcePageError::NotSourcePage { .. })
+        ));
         assert_eq!(parse_source_page(""), Err(SourcePageError::Empty));
     }
 }

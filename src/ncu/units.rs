@@ -91,7 +91,10 @@ pub fn to_base(value: f64, unit: &str) -> (f64, String) {
         None => (value * scale, base.to_string()),
         Some(denominator) => match scale_of(denominator) {
             // Rates are per second, not per nanosecond.
-            (denominator_scale, "ns") => (value * scale / (denominator_scale / 1e9), format!("{base}/s")),
+            (denominator_scale, "ns") => (
+                value * scale / (denominator_scale / 1e9),
+                format!("{base}/s"),
+            ),
             (denominator_scale, denominator_base) => (
                 value * scale / denominator_scale,
                 format!("{base}/{denominator_base}"),
@@ -147,7 +150,17 @@ mod tests {
 
     #[test]
     fn text_fields_are_not_numbers() {
-        for text in ["", "n/a", "PolicySpread", "(32, 8, 1)", "all", "-", "NVIDIA H200", "127.0.0.1", "1..2"] {
+        for text in [
+            "",
+            "n/a",
+            "PolicySpread",
+            "(32, 8, 1)",
+            "all",
+            "-",
+            "NVIDIA H200",
+            "127.0.0.1",
+            "1..2",
+        ] {
             assert_eq!(parse_number(text), Ok(None), "{text:?}");
         }
     }
@@ -164,8 +177,14 @@ mod tests {
     #[test]
     fn display_units_become_base_units() {
         assert_eq!(to_base(11.552, "us"), (11552.0, "ns".to_string()));
-        assert_eq!(to_base(16.781312, "Mbyte"), (16781312.0, "byte".to_string()));
-        assert_eq!(to_base(4.096, "Kbyte/block"), (4096.0, "byte/block".to_string()));
+        assert_eq!(
+            to_base(16.781312, "Mbyte"),
+            (16781312.0, "byte".to_string())
+        );
+        assert_eq!(
+            to_base(4.096, "Kbyte/block"),
+            (4096.0, "byte/block".to_string())
+        );
         assert_eq!(to_base(1.5, "Ghz"), (1.5e9, "hz".to_string()));
         assert_eq!(to_base(2.5, "Tbyte/s"), (2.5e12, "byte/s".to_string()));
         assert_eq!(to_base(3.0, "Gbyte/second"), (3e9, "byte/s".to_string()));

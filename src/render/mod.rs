@@ -1,0 +1,129 @@
+//! Render: Results + Analysis → report.html (one self-contained file:
+//! inline CSS and SVG, no network), report.md (for pasting into a homework
+//! README) and the terminal summary. Builds a view-model of formatted
+//! strings, draws the charts, and fills minijinja templates; reads nothing
+//! but its two inputs.
+
+pub mod view;
+
+use minijinja::{AutoEscape, Environment, UndefinedBehavior, context};
+
+use crate::analysis::Analysis;
+use crate::model::Results;
+
+const HTML_TEMPLATE: &str = include_str!("../../templates/report.html.j2");
+const MARKDOWN_TEMPLATE: &str = include_str!("../../templates/report.md.j2");
+const CSS: &str = include_str!("../../templates/report.css");
+
+fn environment() -> Environment<'static> {
+    let mut environment = Environment::new();
+    environment.set_undefined_behavior(UndefinedBehavior::Strict);
+    environment.set_auto_escape_callback(|name| {
+        if name.ends_with(".html.j2") {
+            AutoEscape::Html
+        } else {
+            AutoEscape::None
+        }
+    });
+    environment.add_filter("md", markdown_escape);
+    environment
+        .add_template("report.html.j2", HTML_TEMPLATE)
+        .expect("the HTML template parses (checked by tests)");
+    environment
+        .add_template("report.md.j2", MARKDOWN_TEMPLATE)
+        .expect("the Markdown template parses (checked by tests)");
+    environment
+}
+
+/// Escapes what would break a Markdown table or inline markup.
+fn markdown_escape(text: String) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '|' | '*' | '_' | '<' | '>' | '[' | ']' | '\\' => {
+                escaped.push('\\');
+                escaped.push(c);
+            }
+            '\n' => escaped.push(' '),
+            _ => escaped.push(c),
+        }
+    }
+    escaped
+}
+
+/// The view-model for these results.
+pub fn view(results: &Results, analysis: &Analysis) -> view::ReportView {
+    view::build(results, analysis)
+}
+
+pub fn html(results: &Results, analysis: &Analysis) -> Result<String, minijinja::Error> {
+    let view = view(results, analysis);
+    environment()
+        .get_template("report.html.j2")?
+        .render(context! { view => minijinja::value::Serde(&view), css => CSS })
+}
+
+pub fn markdown(results: &Results, analysis: &Analysis) -> String {
+    let view = view(results, analysis);
+    environment()
+        .get_template("report.md.j2")
+        .and_then(|t| t.render(context! { view => minijinja::value::Serde(&view) }))
+        .unwrap_or_else(|e| format!("The Markdown report could not be rendered: {e}\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::analyze;
+    use crate::model::probe::probe_results;
+
+    #[test]
+    fn the_report_names_the_conflict_and_shows_the_line() {
+        let results = probe_results();
+        let page = html(&results, &analyze(&results)).unwrap();
+        assert!(page.starts_with("<!doctype html>"));
+        assert!(page.contains("32-way shared-memory bank conflicts on loads"));
+        assert!(page.contains("<span class=\"ln\">22</span>"));
+        assert!(page.contains("uncoalesced global stores: 32.0 sectors per request"));
+    }
+
+    #[test]
+    fn the_report_is_self_contained() {
+        let results = probe_results();
+        let page = html(&results, &analyze(&results)).unwrap();
+        for forbidden in [
+            "http://", "https://", "<script", "<link", "@import", "src=\"",
+        ] {
+            assert!(!page.contains(forbidden), "the page contains {forbidden}");
+        }
+        assert!(page.contains("default-src 'none'"));
+    }
+
+    #[test]
+    fn user_supplied_strings_are_escaped() {
+        let mut results = probe_results();
+        results.suite.description = "<img src=x onerror=alert(1)>".into();
+        results.variants[1].name = "<script>alert(1)</script>".into();
+        results.variants[1].notes = "a & b \"quoted\"".into();
+        results.suite.baseline = results.variants[1].name.clone();
+        let page = html(&results, &analyze(&results)).unwrap();
+        assert!(!page.contains("<script>alert(1)</script>"));
+        assert!(!page.contains("<img src=x"));
+        assert!(page.contains("&lt;script&gt;alert(1)&lt;&#x2f;script&gt;"));
+        assert!(page.contains("a &amp; b &quot;quoted&quot;"));
+        let md = markdown(&results, &analyze(&results));
+        assert!(md.contains("\\<script\\>"), "{md}");
+    }
+
+    #[test]
+    fn the_markdown_has_the_chain_table() {
+        let results = probe_results();
+        let md = markdown(&results, &analyze(&results));
+        assert!(md.starts_with("# transpose-probe"));
+        assert!(md.contains("| step | changes | speedup vs previous | what explains it |"));
+        assert!(
+            md.contains("| padded | padding against bank conflicts |"),
+            "{md}"
+        );
+    }
+}
