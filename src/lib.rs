@@ -6,9 +6,11 @@
 
 pub mod analysis;
 pub mod build;
+pub mod cli;
 pub mod config;
 pub mod harness;
 pub mod model;
+pub mod pipeline;
 pub mod ncu;
 pub mod process;
 pub mod render;

@@ -1,5 +1,127 @@
-//! The `gpuprof` binary: parses the command line and hands it to the library.
+//! The `gpuprof` binary: parses the command line, runs the pipeline, prints
+//! the summary or a one-paragraph error, and maps outcomes to the exit
+//! codes documented in the README (0 all good, 1 output error, 2 bad input,
+//! 3 report written but a variant failed, 4 missing GPU or tools).
 
-fn main() {
-    println!("gpuprof");
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+
+use gpuprof::cli::{Cli, Command};
+use gpuprof::pipeline::{self, Outcome, PipelineError, RenderRequest, ReportRequest};
+use gpuprof::{analysis, harness, render};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Report { config, output, ncu, no_profile, timeout } => {
+            let request = ReportRequest {
+                config,
+                out_dir: output,
+                ncu,
+                skip_profile: no_profile,
+                idle_timeout: Duration::from_secs(timeout.max(1)),
+                command_line: command_line(),
+            };
+            finish(pipeline::report(&request))
+        }
+        Command::Render { results, output, dump_view } => {
+            if dump_view {
+                return dump(&results);
+            }
+            finish(pipeline::render_saved(&RenderRequest { results, out_dir: output }))
+        }
+        Command::Harness { job } => run_harness(&job),
+    }
+}
+
+fn command_line() -> String {
+    let mut parts: Vec<String> = std::env::args().collect();
+    if let Some(first) = parts.first_mut() {
+        *first = "gpuprof".into();
+    }
+    parts.join(" ")
+}
+
+fn finish(outcome: Result<Outcome, PipelineError>) -> ExitCode {
+    match outcome {
+        Ok(outcome) => {
+            let view = render::view(&outcome.results, &outcome.analysis);
+            anstream::print!("{}", render::terminal::summary(&view));
+            for notice in &outcome.results.notices {
+                anstream::eprintln!("note: {notice}");
+            }
+            anstream::println!("report: {}", outcome.report.display());
+            let failed = outcome
+                .analysis
+                .variants
+                .iter()
+                .flat_map(|v| &v.runs)
+                .any(|run| !run.status.is_trusted());
+            if failed { ExitCode::from(3) } else { ExitCode::SUCCESS }
+        }
+        Err(error) => {
+            anstream::eprintln!("error: {error}");
+            ExitCode::from(match error {
+                PipelineError::Input(_) => 2,
+                PipelineError::Environment(_) => 4,
+                PipelineError::Output { .. } => 1,
+            })
+        }
+    }
+}
+
+fn dump(path: &std::path::Path) -> ExitCode {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) => {
+            anstream::eprintln!("error: cannot read {}: {error}", path.display());
+            return ExitCode::from(2);
+        }
+    };
+    match gpuprof::model::read_results(&text) {
+        Ok(results) => {
+            let view = render::view(&results, &analysis::analyze(&results));
+            println!("{}", serde_json::to_string_pretty(&view).expect("the view serializes"));
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            anstream::eprintln!("error: {}:{error}", path.display());
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The hidden harness subcommand: events on stdout, one per line, flushed
+/// as they happen so the pipeline sees progress (and ncu passes it on).
+fn run_harness(job: &std::path::Path) -> ExitCode {
+    let job: harness::Job = match std::fs::read_to_string(job)
+        .map_err(|e| e.to_string())
+        .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
+    {
+        Ok(job) => job,
+        Err(error) => {
+            eprintln!("error: cannot read the harness job {}: {error}", job.display());
+            return ExitCode::from(2);
+        }
+    };
+    if !harness::driver_available() {
+        eprintln!("error: the NVIDIA driver library (libcuda.so.1) was not found");
+        return ExitCode::from(4);
+    }
+    let stdout = std::io::stdout();
+    let mut emit = |event: harness::Event| {
+        let mut out = stdout.lock();
+        let _ = writeln!(out, "{}", event.to_line());
+        let _ = out.flush();
+    };
+    match harness::run(&job, &mut emit) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(3)
+        }
+    }
 }

@@ -75,22 +75,6 @@ pub fn driver_available() -> bool {
     unsafe { sys::is_culib_present() }
 }
 
-/// Device 0's compute capability, read without creating a context (the
-/// pipeline needs it to compile before any harness process starts).
-pub fn compute_capability() -> Result<(u32, u32), GpuError> {
-    use cudarc::driver::result;
-    result::init().during("initialising the CUDA driver")?;
-    let device = result::device::get(0).during("opening device 0")?;
-    let read = |attribute| {
-        // SAFETY: `device` is a valid device handle from cuDeviceGet.
-        unsafe { result::device::get_attribute(device, attribute) }
-            .during("reading the compute capability")
-    };
-    let major = read(Attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
-    let minor = read(Attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
-    Ok((major as u32, minor as u32))
-}
-
 impl Gpu {
     pub fn open() -> Result<Gpu, GpuError> {
         let context = CudaContext::new(0).during("creating a CUDA context on device 0")?;

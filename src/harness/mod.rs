@@ -13,15 +13,16 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::config::plan::{Arg, Buffer, Compare, Instance, Plan, Variant, Verify};
 use gpu::{Gpu, Kernel};
-pub use gpu::{GpuError, compute_capability, driver_available};
+pub use gpu::{GpuError, driver_available};
 pub use protocol::{Check, DriverFacts, Event, Item, Job, KernelResources, Mode};
 
 /// Runs `job`, calling `emit` for every event. Returns `Err` after a fatal
 /// CUDA error (already reported as an [`Event::Failed`]).
 pub fn run(job: &Job, emit: &mut dyn FnMut(Event)) -> Result<(), GpuError> {
     let gpu = Gpu::open()?;
-    if job.mode == Mode::Time {
+    if job.mode == Mode::Device {
         emit(Event::Device(gpu.facts()?));
+        return Ok(());
     }
     let mut runner = Runner {
         job,
@@ -142,6 +143,7 @@ impl Runner<'_> {
         let variant = self.variant(&item.variant)?.clone();
         let instance = &variant.instances[size_index];
         match self.job.mode {
+            Mode::Device => unreachable!("the device mode runs no items"),
             Mode::Profile => {
                 self.load(&item.variant, emit)?;
                 let (gpu, kernel) = (&self.gpu, &self.kernels[&item.variant]);

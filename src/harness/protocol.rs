@@ -10,10 +10,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Plan;
 
-/// Time (and verify) every item, or launch each item once for ncu.
+/// Report the device's facts; time (and verify) every item; or launch
+/// each item once for ncu.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
+    Device,
     Time,
     Profile,
 }

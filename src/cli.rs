@@ -1,0 +1,59 @@
+//! The command line, as clap derive types only: what each subcommand
+//! takes, its one-line description and an example. Imports nothing else
+//! from the crate.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "gpuprof",
+    version,
+    about = "Compile, verify, time and profile CUDA kernel variants, and explain in one HTML report what each optimization did",
+    after_help = "Example:\n  gpuprof report examples/transpose/variants.toml\n  gpuprof render examples/transpose/results.json"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a suite on the GPU (build, verify, time, profile with ncu) and write report.html, report.md and results.json
+    #[command(after_help = "Example:\n  gpuprof report examples/transpose/variants.toml -o out/transpose")]
+    Report {
+        /// The suite's variants.toml
+        config: PathBuf,
+        /// Output folder [default: gpuprof-out/<suite>]
+        #[arg(short, long, value_name = "DIR")]
+        output: Option<PathBuf>,
+        /// The ncu binary to use [default: ncu on PATH, $CUDA_HOME/bin/ncu, /usr/local/cuda/bin/ncu]
+        #[arg(long, value_name = "PATH")]
+        ncu: Option<PathBuf>,
+        /// Time and verify only; do not profile with ncu
+        #[arg(long)]
+        no_profile: bool,
+        /// Stop a variant that runs this many seconds without finishing
+        #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+        timeout: u64,
+    },
+    /// Rebuild report.html and report.md from a saved results.json (no GPU, no ncu)
+    #[command(after_help = "Example:\n  gpuprof render examples/transpose/results.json -o /tmp/transpose")]
+    Render {
+        /// A results.json written by `gpuprof report`
+        results: PathBuf,
+        /// Output folder [default: the folder of results.json]
+        #[arg(short, long, value_name = "DIR")]
+        output: Option<PathBuf>,
+        /// Print the report's view-model as JSON instead of writing files
+        #[arg(long)]
+        dump_view: bool,
+    },
+    /// Internal: run a harness job (used by `gpuprof report`, also under ncu)
+    #[command(hide = true)]
+    Harness {
+        #[arg(long)]
+        job: PathBuf,
+    },
+}

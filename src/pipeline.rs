@@ -1,0 +1,654 @@
+//! The pipeline: calls the stages in order for `gpuprof report` — plan,
+//! device facts, build, time and verify (harness subprocess), profile (ncu
+//! over the harness), export and ingest, analysis, render — keeps going
+//! when one variant fails, saves results.json after every stage, and writes
+//! every output atomically. It computes no metric and formats no text
+//! beyond progress and error messages.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::analysis::{self, Analysis};
+use crate::build::{self, Cache};
+use crate::config::plan::{Plan, Verify};
+use crate::config::{self, ConfigError};
+use crate::harness::{self, Event, Item, Job, Mode};
+use crate::model::device::{Device, parse_nvidia_smi};
+use crate::model::ingest;
+use crate::model::results::{
+    BuildRecord, Failure, ProfilerRun, Results, RunResult, SCHEMA_VERSION, SuiteRecord, VariantResult,
+};
+use crate::model::{read_results, write_results};
+use crate::ncu::{raw, run as ncu_run, source};
+use crate::process::{self, Invocation, ToolError};
+use crate::render;
+
+/// What `gpuprof report` was asked to do.
+#[derive(Debug, Clone)]
+pub struct ReportRequest {
+    pub config: PathBuf,
+    pub out_dir: Option<PathBuf>,
+    /// An explicit ncu binary (else PATH and the usual folders).
+    pub ncu: Option<PathBuf>,
+    /// Skip profiling (time and verify only).
+    pub skip_profile: bool,
+    /// A harness that prints nothing for this long is stopped.
+    pub idle_timeout: Duration,
+    /// The command line as typed, recorded in the results.
+    pub command_line: String,
+}
+
+/// What `gpuprof render` was asked to do.
+#[derive(Debug, Clone)]
+pub struct RenderRequest {
+    pub results: PathBuf,
+    pub out_dir: Option<PathBuf>,
+}
+
+/// The files written and what they say.
+#[derive(Debug)]
+pub struct Outcome {
+    pub out_dir: PathBuf,
+    pub results: Results,
+    pub analysis: Analysis,
+    pub report: PathBuf,
+}
+
+/// Failures that stop the pipeline; their exit codes are documented in
+/// the README.
+#[derive(Debug)]
+pub enum PipelineError {
+    /// variants.toml or results.json is wrong: exit code 2.
+    Input(String),
+    /// The machine lacks something (driver, GPU, NVRTC): exit code 4.
+    Environment(String),
+    /// A file could not be written: exit code 1.
+    Output { path: PathBuf, reason: String },
+}
+
+impl std::fmt::Display for PipelineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PipelineError::Input(message) | PipelineError::Environment(message) => f.write_str(message),
+            PipelineError::Output { path, reason } => write!(f, "cannot write {}: {reason}", path.display()),
+        }
+    }
+}
+
+impl From<ConfigError> for PipelineError {
+    fn from(error: ConfigError) -> PipelineError {
+        PipelineError::Input(error.to_string())
+    }
+}
+
+const PROFILE_BASE: &str = "profile";
+const RESULTS_FILE: &str = "results.json";
+const REPORT_FILE: &str = "report.html";
+const MARKDOWN_FILE: &str = "report.md";
+const WORK_FOLDER: &str = "ncu";
+
+/// Runs the whole line for one variants.toml.
+pub fn report(request: &ReportRequest) -> Result<Outcome, PipelineError> {
+    let plan = config::load(&request.config)?;
+    let out_dir = request
+        .out_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("gpuprof-out").join(&plan.suite.name));
+    let work_dir = out_dir.join(WORK_FOLDER);
+    create_dir(&work_dir)?;
+    let harness = harness_program()?;
+    let facts = probe_device(&harness, &plan, &work_dir)?;
+
+    let mut results = new_results(&plan, request);
+    let results_path = out_dir.join(RESULTS_FILE);
+    let smi = read_nvidia_smi(&mut results.notices);
+    results.device = Some(Device::from_facts(&facts, smi));
+    save(&results_path, &results)?;
+
+    let cubins = build_all(&plan, facts.compute_capability, &mut results)?;
+    save(&results_path, &results)?;
+
+    let items = ordered_items(&plan, &cubins);
+    let time_job = Job { mode: Mode::Time, plan: plan.clone(), cubins: cubins.clone(), items };
+    run_harness(&harness, &time_job, &work_dir, request.idle_timeout, &mut results, &results_path)?;
+    save(&results_path, &results)?;
+
+    if request.skip_profile {
+        results.notices.push("profiling was skipped (--no-profile): the report has timings and verification only".into());
+    } else {
+        profile(&harness, &plan, &cubins, request, &out_dir, &mut results)?;
+    }
+    save(&results_path, &results)?;
+    write_reports(&out_dir, results)
+}
+
+/// Re-renders the reports from a saved results.json.
+pub fn render_saved(request: &RenderRequest) -> Result<Outcome, PipelineError> {
+    let text = std::fs::read_to_string(&request.results)
+        .map_err(|e| PipelineError::Input(format!("cannot read {}: {e}", request.results.display())))?;
+    let results =
+        read_results(&text).map_err(|e| PipelineError::Input(format!("{}:{e}", request.results.display())))?;
+    let out_dir = request
+        .out_dir
+        .clone()
+        .or_else(|| request.results.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| PathBuf::from("."));
+    create_dir(&out_dir)?;
+    write_reports(&out_dir, results)
+}
+
+fn write_reports(out_dir: &Path, results: Results) -> Result<Outcome, PipelineError> {
+    let analysis = analysis::analyze(&results);
+    let html = render::html(&results, &analysis)
+        .map_err(|e| PipelineError::Output { path: out_dir.join(REPORT_FILE), reason: e.to_string() })?;
+    let report = out_dir.join(REPORT_FILE);
+    write_atomic(&report, html.as_bytes())?;
+    write_atomic(&out_dir.join(MARKDOWN_FILE), render::markdown(&results, &analysis).as_bytes())?;
+    Ok(Outcome { out_dir: out_dir.to_path_buf(), results, analysis, report })
+}
+
+/// The program that runs harness jobs: `gpuprof harness`, or the program
+/// named by GPUPROF_HARNESS (a stand-in that replays recorded events, for
+/// testing the pipeline on machines without a GPU).
+fn harness_program() -> Result<Invocation, PipelineError> {
+    if let Some(stand_in) = std::env::var_os("GPUPROF_HARNESS") {
+        return Ok(Invocation::new(stand_in));
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| PipelineError::Environment(format!("cannot find the gpuprof executable: {e}")))?;
+    Ok(Invocation::new(exe).arg("harness"))
+}
+
+fn harness_job(harness: &Invocation, job_path: &Path) -> Invocation {
+    harness.clone().arg("--job").arg(job_path.as_os_str())
+}
+
+/// Asks a harness process for the device's facts (so that this process
+/// never creates a CUDA context of its own).
+fn probe_device(harness: &Invocation, plan: &Plan, work_dir: &Path) -> Result<harness::DriverFacts, PipelineError> {
+    let job_path = work_dir.join("device-job.json");
+    write_json(&job_path, &Job { mode: Mode::Device, plan: plan.clone(), cubins: BTreeMap::new(), items: Vec::new() })?;
+    let mut facts = None;
+    let outcome = process::run_streaming(&harness_job(harness, &job_path), Some(Duration::from_secs(120)), |line| {
+        if let Some(Ok(Event::Device(device))) = Event::from_line(line) {
+            facts = Some(device);
+        }
+    });
+    match (facts, outcome) {
+        (Some(facts), Ok(_)) => Ok(facts),
+        (_, Err(error)) => Err(PipelineError::Environment(format!(
+            "no usable CUDA device: {}\n(`gpuprof render` works without a GPU on a saved results.json)",
+            error.output_tail(6)
+        ))),
+        (None, Ok(_)) => Err(PipelineError::Environment("the harness reported no device".into())),
+    }
+}
+
+fn new_results(plan: &Plan, request: &ReportRequest) -> Results {
+    let config_dir = plan.suite.config_path.parent().unwrap_or(Path::new("/"));
+    let variants = plan
+        .variants
+        .iter()
+        .map(|variant| VariantResult {
+            name: variant.name.clone(),
+            role: variant.role,
+            source: pathdiff::diff_paths(&variant.source, config_dir)
+                .unwrap_or_else(|| variant.source.clone())
+                .to_string_lossy()
+                .into_owned(),
+            entry: variant.entry.clone(),
+            changes: variant.changes.clone(),
+            notes: variant.notes.clone(),
+            verify_against: match &variant.verify {
+                Verify::Against(name) => Some(name.clone()),
+                Verify::Skip => None,
+            },
+            source_text: std::fs::read_to_string(&variant.source).unwrap_or_default(),
+            build: BuildRecord { error: None, options: Vec::new(), log: String::new(), seconds: 0.0, resources: None },
+            runs: variant
+                .instances
+                .iter()
+                .map(|instance| RunResult {
+                    size: instance.size.clone(),
+                    grid: instance.grid,
+                    block: instance.block,
+                    shared_bytes: instance.shared_bytes,
+                    bytes: instance.bytes,
+                    flops: instance.flops,
+                    samples_ms: Vec::new(),
+                    check: None,
+                    failure: None,
+                    profile: None,
+                })
+                .collect(),
+        })
+        .collect();
+    Results {
+        schema_version: SCHEMA_VERSION,
+        gpuprof_version: env!("CARGO_PKG_VERSION").to_string(),
+        created: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        command: request.command_line.clone(),
+        suite: SuiteRecord {
+            name: plan.suite.name.clone(),
+            description: plan.suite.description.clone(),
+            config: request.config.display().to_string(),
+            baseline: plan.suite.baseline.clone(),
+            sizes: plan.suite.sizes.clone(),
+            timing: plan.timing,
+            seed: plan.suite.seed,
+        },
+        device: None,
+        profiler: None,
+        variants,
+        notices: Vec::new(),
+    }
+}
+
+fn read_nvidia_smi(notices: &mut Vec<String>) -> Option<crate::model::device::SmiFacts> {
+    let outcome = process::run(&Invocation::new("nvidia-smi").args(["-q", "-x"]))
+        .map_err(|e| e.to_string())
+        .and_then(|output| parse_nvidia_smi(&output.stdout));
+    match outcome {
+        Ok(facts) => Some(facts),
+        Err(reason) => {
+            notices.push(format!(
+                "nvidia-smi could not be read, so the driver version and current clocks are missing: {reason}"
+            ));
+            None
+        }
+    }
+}
+
+fn build_all(
+    plan: &Plan,
+    compute_capability: (u32, u32),
+    results: &mut Results,
+) -> Result<BTreeMap<String, PathBuf>, PipelineError> {
+    if !build::nvrtc_available() {
+        return Err(PipelineError::Environment(build::BuildError::NvrtcMissing.to_string()));
+    }
+    let cache = Cache::default_location();
+    let bar = progress(plan.variants.len() as u64, "compile");
+    let mut cubins = BTreeMap::new();
+    for (variant, record) in plan.variants.iter().zip(results.variants.iter_mut()) {
+        bar.set_message(variant.name.clone());
+        let options = build::options_for(compute_capability, &variant.compile_options);
+        record.build.options = options.clone();
+        match build::compile(&variant.source, &options, &cache) {
+            Ok(compiled) => {
+                record.build.log = compiled.log;
+                record.build.seconds = compiled.seconds;
+                cubins.insert(variant.name.clone(), compiled.cubin);
+            }
+            Err(error) => {
+                if error == build::BuildError::NvrtcMissing {
+                    return Err(PipelineError::Environment(error.to_string()));
+                }
+                let message = error.to_string();
+                record.build.error = Some(message.clone());
+                for run in &mut record.runs {
+                    run.failure = Some(Failure { stage: "compile".into(), message: message.clone() });
+                }
+            }
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(cubins)
+}
+
+/// Every compiled variant at every size, sizes in order, and within a size
+/// each reference before the variants verified against it.
+fn ordered_items(plan: &Plan, cubins: &BTreeMap<String, PathBuf>) -> Vec<Item> {
+    let mut order: Vec<&str> = Vec::new();
+    fn visit<'a>(plan: &'a Plan, name: &'a str, order: &mut Vec<&'a str>, seen: &mut BTreeSet<&'a str>) {
+        if !seen.insert(name) {
+            return;
+        }
+        if let Some(variant) = plan.variant(name)
+            && let Verify::Against(reference) = &variant.verify
+        {
+            visit(plan, reference, order, seen);
+        }
+        order.push(name);
+    }
+    let mut seen = BTreeSet::new();
+    for variant in &plan.variants {
+        visit(plan, &variant.name, &mut order, &mut seen);
+    }
+    plan.suite
+        .sizes
+        .iter()
+        .flat_map(|size| {
+            order
+                .iter()
+                .filter(|name| cubins.contains_key(**name))
+                .map(|name| Item { variant: name.to_string(), size: size.label.clone() })
+        })
+        .collect()
+}
+
+fn run_of<'a>(results: &'a mut Results, item: &Item) -> Option<&'a mut RunResult> {
+    results
+        .variants
+        .iter_mut()
+        .find(|v| v.name == item.variant)?
+        .runs
+        .iter_mut()
+        .find(|r| r.size == item.size)
+}
+
+/// Runs the timing harness until every item has a result, starting a new
+/// process after a fatal error, a crash or a timeout.
+fn run_harness(
+    harness: &Invocation,
+    job: &Job,
+    work_dir: &Path,
+    idle_timeout: Duration,
+    results: &mut Results,
+    results_path: &Path,
+) -> Result<(), PipelineError> {
+    let mut remaining = job.items.clone();
+    let mut events_log = String::new();
+    let bar = progress(remaining.len() as u64, "time");
+    while !remaining.is_empty() {
+        let job_path = work_dir.join("time-job.json");
+        let attempt = Job { items: remaining.clone(), ..job.clone() };
+        write_json(&job_path, &attempt)?;
+        let invocation = harness_job(harness, &job_path);
+        let mut finished: BTreeSet<Item> = BTreeSet::new();
+        let mut in_flight: Option<Item> = None;
+        let mut save_error = None;
+        let outcome = process::run_streaming(&invocation, Some(idle_timeout), |line| {
+            let Some(Ok(event)) = Event::from_line(line) else { return };
+            events_log.push_str(line);
+            events_log.push('\n');
+            match event {
+                Event::Device(_) | Event::Profiled { .. } => {}
+                Event::Loaded { variant, resources } => {
+                    if let Some(v) = results.variants.iter_mut().find(|v| v.name == variant) {
+                        v.build.resources = Some(resources);
+                    }
+                }
+                Event::Started { item } => {
+                    bar.set_message(format!("{} {}", item.variant, item.size));
+                    in_flight = Some(item);
+                }
+                Event::Measured { item, samples_ms, check } => {
+                    if let Some(run) = run_of(results, &item) {
+                        run.samples_ms = samples_ms;
+                        run.check = Some(check);
+                    }
+                    finished.insert(item);
+                    in_flight = None;
+                    bar.inc(1);
+                    if let Err(error) = save(results_path, results) {
+                        save_error = Some(error);
+                    }
+                }
+                Event::Failed { item, stage, message, .. } => {
+                    if let Some(run) = run_of(results, &item) {
+                        run.failure = Some(Failure { stage, message });
+                    }
+                    finished.insert(item);
+                    in_flight = None;
+                    bar.inc(1);
+                }
+            }
+        });
+        if let Some(error) = save_error {
+            return Err(error);
+        }
+        if let Err(error) = outcome {
+            let stuck = in_flight.take().or_else(|| remaining.iter().find(|i| !finished.contains(*i)).cloned());
+            let Some(stuck) = stuck else { break };
+            if let Some(run) = run_of(results, &stuck) {
+                run.failure.get_or_insert(Failure { stage: "run".into(), message: harness_failure(&error, idle_timeout) });
+            }
+            finished.insert(stuck);
+            bar.inc(1);
+        }
+        remaining.retain(|item| !finished.contains(item));
+        if finished.is_empty() {
+            break;
+        }
+    }
+    bar.finish_and_clear();
+    write_atomic(&work_dir.join("time-events.jsonl"), events_log.as_bytes())
+}
+
+fn harness_failure(error: &ToolError, idle_timeout: Duration) -> String {
+    match error.kind {
+        process::ToolErrorKind::TimedOut { .. } => format!(
+            "the kernel did not finish within {} s and was stopped (raise the limit with --timeout)",
+            idle_timeout.as_secs()
+        ),
+        _ => format!("the harness process ended abnormally: {}", error.output_tail(8)),
+    }
+}
+
+/// Profiles every item that ran cleanly, once each, in one ncu process.
+fn profile(
+    harness: &Invocation,
+    plan: &Plan,
+    cubins: &BTreeMap<String, PathBuf>,
+    request: &ReportRequest,
+    out_dir: &Path,
+    results: &mut Results,
+) -> Result<(), PipelineError> {
+    let ncu = match ncu_run::locate(request.ncu.as_deref()) {
+        Ok(ncu) => ncu,
+        Err(reason) => {
+            results.notices.push(format!("profiling was skipped: {reason}"));
+            return Ok(());
+        }
+    };
+    let version = process::run(&ncu_run::version_invocation(&ncu))
+        .ok()
+        .and_then(|o| ncu_run::parse_version(&o.stdout))
+        .unwrap_or_else(|| "unknown".into());
+    let work_dir = out_dir.join(WORK_FOLDER);
+    let items: Vec<Item> = ordered_items(plan, cubins)
+        .into_iter()
+        .filter(|item| {
+            results
+                .variant(&item.variant)
+                .and_then(|v| v.run(&item.size))
+                .is_some_and(|run| run.failure.is_none())
+        })
+        .collect();
+    if items.is_empty() {
+        results.notices.push("profiling was skipped: no variant ran cleanly".into());
+        return Ok(());
+    }
+    let job_path = work_dir.join("profile-job.json");
+    write_json(&job_path, &Job { mode: Mode::Profile, plan: plan.clone(), cubins: cubins.clone(), items })?;
+    let ncu_request = ncu_run::ProfileRequest {
+        clock_control: plan.profile.clock_control.as_ncu_value().to_string(),
+        report_base: out_dir.join(PROFILE_BASE),
+        log_file: work_dir.join("ncu.log"),
+    };
+    let target = harness_job(harness, &job_path);
+    let invocation = ncu_run::profile_invocation(&ncu, &ncu_request, &target);
+    let bar = progress(0, "profile");
+    let mut profiled: Vec<(u32, Item, String)> = Vec::new();
+    let mut events_log = String::new();
+    let started = Instant::now();
+    let outcome = process::run_streaming(&invocation, Some(request.idle_timeout * 4), |line| {
+        if Event::from_line(line).is_some() {
+            events_log.push_str(line);
+            events_log.push('\n');
+        }
+        if let Some(Ok(Event::Profiled { item, sequence, kernel })) = Event::from_line(line) {
+            bar.set_message(format!("{} {}", item.variant, item.size));
+            profiled.push((sequence, item, kernel));
+        }
+    });
+    bar.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64();
+    write_atomic(&work_dir.join("profile-events.jsonl"), events_log.as_bytes())?;
+    let log = std::fs::read_to_string(&ncu_request.log_file).unwrap_or_default();
+    if let Err(error) = &outcome {
+        let advice = ncu_run::diagnose(&log).or_else(|| ncu_run::diagnose(&error.stderr));
+        results.notices.push(match advice {
+            Some(advice) => format!("profiling failed: {advice}"),
+            None => format!("profiling failed: {error}\n{}", last_lines(&log, 10)),
+        });
+    }
+    let report_file = ncu_run::report_path(&ncu_request);
+    results.profiler = Some(ProfilerRun {
+        ncu_version: version,
+        command: invocation.display(),
+        clock_control: ncu_request.clock_control.clone(),
+        report_file: format!("{PROFILE_BASE}.ncu-rep"),
+        passes_per_launch: None,
+        seconds,
+    });
+    if !report_file.is_file() || profiled.is_empty() {
+        if outcome.is_ok() {
+            results.notices.push(format!(
+                "ncu wrote no report{}",
+                ncu_run::diagnose(&log).map(|a| format!(": {a}")).unwrap_or_default()
+            ));
+        }
+        return Ok(());
+    }
+    ingest_report(&ncu, &report_file, &work_dir, plan, &mut profiled, results)
+}
+
+fn ingest_report(
+    ncu: &Path,
+    report_file: &Path,
+    work_dir: &Path,
+    plan: &Plan,
+    profiled: &mut [(u32, Item, String)],
+    results: &mut Results,
+) -> Result<(), PipelineError> {
+    let raw_text = match process::run(&ncu_run::export_raw_invocation(ncu, report_file)) {
+        Ok(output) => output.stdout,
+        Err(error) => {
+            results.notices.push(format!("exporting the ncu report failed: {error}"));
+            return Ok(());
+        }
+    };
+    write_atomic(&work_dir.join("raw.csv"), raw_text.as_bytes())?;
+    let launches = match raw::parse_raw_page(&raw_text) {
+        Ok(launches) => launches,
+        Err(error) => {
+            results.notices.push(format!("ncu's raw export could not be read: {error}"));
+            return Ok(());
+        }
+    };
+    profiled.sort_by_key(|(sequence, _, _)| *sequence);
+    let expected: Vec<String> = profiled.iter().map(|(_, _, kernel)| kernel.clone()).collect();
+    if let Err(reason) = ingest::check_order(&launches, &expected) {
+        results.notices.push(reason);
+        return Ok(());
+    }
+    let sources = export_sources(ncu, report_file, work_dir, launches.len())?;
+    if let Some(profiler) = &mut results.profiler {
+        profiler.passes_per_launch = launches.first().and_then(|l| l.number(crate::ncu::metrics::REPLAY_PASSES));
+    }
+    for ((launch, (_, item, _)), source) in launches.iter().zip(profiled.iter()).zip(sources) {
+        let Some(variant) = plan.variant(&item.variant) else { continue };
+        let profile = ingest::profile_from_launch(launch, source, &variant.source);
+        if let Some(run) = run_of(results, item) {
+            run.profile = Some(profile);
+        }
+    }
+    Ok(())
+}
+
+/// Exports the source page of every result, several ncu processes at once.
+fn export_sources(
+    ncu: &Path,
+    report_file: &Path,
+    work_dir: &Path,
+    count: usize,
+) -> Result<Vec<Result<Vec<source::SourceFile>, String>>, PipelineError> {
+    let parallel = std::thread::available_parallelism().map_or(4, |n| n.get().clamp(1, 8));
+    let mut texts: Vec<Result<String, String>> = Vec::with_capacity(count);
+    for chunk_start in (0..count).step_by(parallel) {
+        let chunk: Vec<usize> = (chunk_start..count.min(chunk_start + parallel)).collect();
+        let outputs: Vec<Result<String, String>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = chunk
+                .iter()
+                .map(|index| {
+                    scope.spawn(move || {
+                        process::run(&ncu_run::export_source_invocation(ncu, report_file, *index))
+                            .map(|o| o.stdout)
+                            .map_err(|e| format!("exporting ncu's source page failed: {e}"))
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err("the export thread panicked".into())))
+                .collect()
+        });
+        texts.extend(outputs);
+    }
+    let mut parsed = Vec::with_capacity(count);
+    for (index, text) in texts.into_iter().enumerate() {
+        parsed.push(match text {
+            Ok(text) => {
+                write_atomic(&work_dir.join(format!("source-{index}.csv")), text.as_bytes())?;
+                source::parse_source_page(&text).map_err(|e| e.to_string())
+            }
+            Err(reason) => Err(reason),
+        });
+    }
+    Ok(parsed)
+}
+
+fn last_lines(text: &str, count: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(count)..].join("\n")
+}
+
+fn progress(length: u64, stage: &'static str) -> ProgressBar {
+    let bar = ProgressBar::new(length);
+    let template = if length == 0 {
+        "{spinner} {prefix:>8} {elapsed} {msg}"
+    } else {
+        "{prefix:>8} [{bar:30}] {pos}/{len} {elapsed} {msg}"
+    };
+    bar.set_style(ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()));
+    bar.set_prefix(stage);
+    if length == 0 {
+        bar.enable_steady_tick(Duration::from_millis(120));
+    }
+    bar
+}
+
+fn create_dir(path: &Path) -> Result<(), PipelineError> {
+    std::fs::create_dir_all(path).map_err(|e| PipelineError::Output { path: path.to_path_buf(), reason: e.to_string() })
+}
+
+fn save(path: &Path, results: &Results) -> Result<(), PipelineError> {
+    write_atomic(path, write_results(results).as_bytes())
+}
+
+fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), PipelineError> {
+    let text = serde_json::to_string(value).map_err(|e| PipelineError::Output {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })?;
+    write_atomic(path, text.as_bytes())
+}
+
+/// Writes through a temporary file in the same folder and renames it, so
+/// that readers see the old file or the new one, never half of either.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PipelineError> {
+    use std::io::Write;
+    let failed = |e: std::io::Error| PipelineError::Output { path: path.to_path_buf(), reason: e.to_string() };
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut file = tempfile::NamedTempFile::new_in(folder).map_err(failed)?;
+    file.write_all(bytes).map_err(failed)?;
+    file.as_file().sync_all().map_err(failed)?;
+    file.persist(path).map_err(|e| failed(e.error))?;
+    Ok(())
+}
