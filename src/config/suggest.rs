@@ -1,0 +1,114 @@
+//! "Did you mean": edit distance between a misspelt name and the names that
+//! are allowed where it was written, for the help lines of diagnostics.
+
+/// Edit distance (optimal string alignment: insertions, deletions,
+/// substitutions and swaps of neighbours each cost 1), ignoring ASCII case.
+pub(crate) fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().map(|c| c.to_ascii_lowercase()).collect();
+    let b: Vec<char> = b.chars().map(|c| c.to_ascii_lowercase()).collect();
+    // rows[i][j]: distance between a[..i] and b[..j].
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = best;
+        }
+    }
+    rows[a.len()][b.len()]
+}
+
+/// The candidate nearest to `word`, if it is near enough to be a likely
+/// misspelling (at most a third of the longer name, and at least 1 edit).
+pub(crate) fn closest<'a, S: AsRef<str>>(word: &str, candidates: &'a [S]) -> Option<&'a str> {
+    let (best, d) = nearest(word, candidates)?;
+    let longest = word.chars().count().max(best.chars().count());
+    (d <= (longest / 3).max(1)).then_some(best)
+}
+
+/// The candidate nearest to `word` however far it is, preferring one that
+/// contains `word` (so `tiling` finds `shared-memory-tiling`).
+pub(crate) fn nearest_always<'a, S: AsRef<str>>(
+    word: &str,
+    candidates: &'a [S],
+) -> Option<&'a str> {
+    let lower = word.to_ascii_lowercase();
+    if !lower.is_empty()
+        && let Some(c) = candidates
+            .iter()
+            .map(AsRef::as_ref)
+            .find(|c| c.to_ascii_lowercase().contains(&lower))
+    {
+        return Some(c);
+    }
+    nearest(word, candidates).map(|(c, _)| c)
+}
+
+/// `candidates` ordered by distance to `word`, nearest first (ties keep
+/// their order).
+pub(crate) fn by_distance<'a, S: AsRef<str>>(word: &str, candidates: &'a [S]) -> Vec<&'a str> {
+    let mut sorted: Vec<&str> = candidates.iter().map(AsRef::as_ref).collect();
+    sorted.sort_by_key(|c| distance(word, c));
+    sorted
+}
+
+fn nearest<'a, S: AsRef<str>>(word: &str, candidates: &'a [S]) -> Option<(&'a str, usize)> {
+    candidates
+        .iter()
+        .map(|c| (c.as_ref(), distance(word, c.as_ref())))
+        .min_by_key(|&(_, d)| d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distance_counts_insertions_deletions_and_substitutions() {
+        assert_eq!(distance("naiv", "naive"), 1);
+        assert_eq!(distance("kitten", "sitting"), 3);
+        assert_eq!(distance("", "abc"), 3);
+        assert_eq!(distance("Padding", "padding"), 0);
+        assert_eq!(distance("nmae", "name"), 1);
+    }
+
+    #[test]
+    fn closest_only_suggests_plausible_misspellings() {
+        let names = ["naive", "tiled", "padded", "copy"];
+        assert_eq!(closest("naiv", &names), Some("naive"));
+        assert_eq!(closest("tield", &names), Some("tiled"));
+        assert_eq!(closest("zzzzzzzz", &names), None);
+        assert_eq!(closest("x", &[] as &[&str]), None);
+    }
+
+    #[test]
+    fn nearest_always_prefers_containing_words_then_distance() {
+        let words = ["padding", "shared-memory-tiling", "coalescing"];
+        assert_eq!(
+            nearest_always("tiling", &words),
+            Some("shared-memory-tiling")
+        );
+        assert_eq!(nearest_always("coalesing", &words), Some("coalescing"));
+        assert_eq!(nearest_always("qqqq", &words), Some("padding"));
+    }
+
+    #[test]
+    fn by_distance_sorts_nearest_first_and_is_stable() {
+        let names = ["copy", "tiled", "naive", "padded"];
+        assert_eq!(
+            by_distance("naiv", &names),
+            ["naive", "copy", "tiled", "padded"]
+        );
+    }
+}
