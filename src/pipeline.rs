@@ -181,7 +181,7 @@ fn probe_device(harness: &Invocation, plan: &Plan, work_dir: &Path) -> Result<ha
         (Some(facts), Ok(_)) => Ok(facts),
         (_, Err(error)) => Err(PipelineError::Environment(format!(
             "no usable CUDA device: {}\n(`gpuprof render` works without a GPU on a saved results.json)",
-            error.output_tail(6)
+            error.output_tail(6).trim_start_matches("error: ")
         ))),
         (None, Ok(_)) => Err(PipelineError::Environment("the harness reported no device".into())),
     }
