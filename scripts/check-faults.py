@@ -21,7 +21,7 @@ def status(name):
 
 
 expectations = {
-    "good": lambda r: (r["check"] or {}).get("status") == "passed" and len(r["samples_ms"]) == 20,
+    "good": lambda r: (r["check"] or {}).get("status") == "not-checked" and len(r["samples_ms"]) == 20,
     "wrong": lambda r: (r["check"] or {}).get("status") == "failed" and r["check"]["first_mismatch_index"] == 1000,
     "partial": lambda r: (r["check"] or {}).get("status") == "failed" and r["check"]["first_mismatch_index"] == 1048575,
     "broken": lambda r: r["failure"] and r["failure"]["stage"] == "compile" and "identifier \"j\" is undefined" in build["broken"]["error"],

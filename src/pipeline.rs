@@ -172,11 +172,15 @@ fn probe_device(harness: &Invocation, plan: &Plan, work_dir: &Path) -> Result<ha
     let job_path = work_dir.join("device-job.json");
     write_json(&job_path, &Job { mode: Mode::Device, plan: plan.clone(), cubins: BTreeMap::new(), items: Vec::new() })?;
     let mut facts = None;
+    let mut events_log = String::new();
     let outcome = process::run_streaming(&harness_job(harness, &job_path), Some(Duration::from_secs(120)), |line| {
         if let Some(Ok(Event::Device(device))) = Event::from_line(line) {
             facts = Some(device);
+            events_log.push_str(line);
+            events_log.push('\n');
         }
     });
+    write_atomic(&work_dir.join("device-events.jsonl"), events_log.as_bytes())?;
     match (facts, outcome) {
         (Some(facts), Ok(_)) => Ok(facts),
         (_, Err(error)) => Err(PipelineError::Environment(format!(
@@ -363,7 +367,25 @@ fn run_harness(
         let mut in_flight: Option<Item> = None;
         let mut save_error = None;
         let outcome = process::run_streaming(&invocation, Some(idle_timeout), |line| {
-            let Some(Ok(event)) = Event::from_line(line) else { return };
+            let event = match Event::from_line(line) {
+                None => return,
+                Some(Ok(event)) => event,
+                Some(Err(error)) => {
+                    // An event that cannot be read must not vanish: it ends
+                    // the item in flight with the reason.
+                    if let Some(item) = in_flight.take() {
+                        if let Some(run) = run_of(results, &item) {
+                            run.failure = Some(Failure {
+                                stage: "harness".into(),
+                                message: format!("gpuprof could not read the harness's report ({error}): {line}"),
+                            });
+                        }
+                        finished.insert(item);
+                        bar.inc(1);
+                    }
+                    return;
+                }
+            };
             events_log.push_str(line);
             events_log.push('\n');
             match event {
@@ -403,13 +425,23 @@ fn run_harness(
             return Err(error);
         }
         if let Err(error) = outcome {
-            let stuck = in_flight.take().or_else(|| remaining.iter().find(|i| !finished.contains(*i)).cloned());
-            let Some(stuck) = stuck else { break };
-            if let Some(run) = run_of(results, &stuck) {
-                run.failure.get_or_insert(Failure { stage: "run".into(), message: harness_failure(&error, idle_timeout) });
+            // Blame the item that had started and not finished. A process
+            // that ended right after reporting a fatal failure has none:
+            // the next attempt simply goes on. One that ended before any
+            // item finished fails every remaining item.
+            let blamed: Vec<Item> = match in_flight.take() {
+                Some(item) => vec![item],
+                None if finished.is_empty() => remaining.clone(),
+                None => Vec::new(),
+            };
+            for item in blamed {
+                if let Some(run) = run_of(results, &item) {
+                    run.failure
+                        .get_or_insert(Failure { stage: "run".into(), message: harness_failure(&error, idle_timeout) });
+                }
+                finished.insert(item);
+                bar.inc(1);
             }
-            finished.insert(stuck);
-            bar.inc(1);
         }
         remaining.retain(|item| !finished.contains(item));
         if finished.is_empty() {
@@ -645,9 +677,12 @@ fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Pipelin
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PipelineError> {
     use std::io::Write;
     let failed = |e: std::io::Error| PipelineError::Output { path: path.to_path_buf(), reason: e.to_string() };
+    use std::os::unix::fs::PermissionsExt;
     let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut file = tempfile::NamedTempFile::new_in(folder).map_err(failed)?;
     file.write_all(bytes).map_err(failed)?;
+    // Temporary files are private (0600); outputs are ordinary files.
+    file.as_file().set_permissions(std::fs::Permissions::from_mode(0o644)).map_err(failed)?;
     file.as_file().sync_all().map_err(failed)?;
     file.persist(path).map_err(|e| failed(e.error))?;
     Ok(())

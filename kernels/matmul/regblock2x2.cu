@@ -2,11 +2,9 @@
 // tile of C, each thread 2x2 outputs (rows ty and ty+16, columns tx and
 // tx+16) held in registers. Every value read from shared memory now feeds 2
 // multiply-adds instead of 1, so expect shared load instructions per FMA to
-// halve (4 loads for 4 FMAs per k instead of 2 loads for 1).
-// It also creates a bank conflict: a warp is now two half-rows (ty and ty+1),
-// and As[ty][k] and As[ty+1][k] are 32 floats apart, in the same bank, so the
-// two half-warps' reads of As collide (the compiler reads As[ty][k..k+3] with
-// one LDS.128; both halves want the same 4 banks). Step 6 fixes it.
+// halve, and a quarter as many threads to do the same work with fewer
+// instructions in total. As is 16-byte aligned so that the compiler can read
+// As[ty][k..k+3] with one LDS.128 (check the SASS).
 // Requires n to be a multiple of 32; launch with 16x16 threads.
 #define TILE 32
 

@@ -1,7 +1,7 @@
-// Step 7, register blocking 8x8: a block of 256 threads computes a 128x128
+// Step 6, register blocking 8x8: a block of 256 threads computes a 128x128
 // tile of C, each thread an 8x8 grid of outputs (rows ty + 16*i, columns
 // tx + 16*j) in 64 registers, walking k in slices of 8 (BK). Per k a thread
-// now reads 16 values from shared memory for 64 multiply-adds (step 6: 4 for
+// now reads 16 values from shared memory for 64 multiply-adds (step 5: 4 for
 // 4), and each float loaded from global memory feeds 128 outputs instead of
 // 32. Expect shared load instructions and global load requests per FMA to
 // drop about 4x and FP32 throughput (SM throughput) to rise sharply.

@@ -1,28 +1,24 @@
-// Step 8, vectorized access: step 7's 128x128x8 tiles, now moved in float4s.
+// Step 7, vectorized access: step 6's 128x128x8 tiles, now moved in float4s.
 // Each thread loads one float4 of A and one of B per tile (2 LDG.128 instead
 // of 8 scalar LDGs), and stores the A tile TRANSPOSED (As[k][m]) so that the
 // 8 A values a thread needs at one k are contiguous. To make its B values and
 // C outputs contiguous too, each thread now owns rows ty*4 + {0..3, 64..67}
 // and columns tx*4 + {0..3, 64..67}: per tile it issues 32 LDS.128 where
-// step 7 issued 64 LDS + 16 LDS.128 (the compiler had already merged step 7's A
-// reads), and it stores C with 16 STG.128 instead of 64 STGs. Expect global
-// load requests to drop 4x and shared load instructions 2.5x; global sectors
-// stay the same.
-// As keeps the padding lesson of step 6: a warp writes the transposed tile as
-// 16 rows x 2 k-groups, and with 128-float rows both k-groups land in the
-// same 16 banks (a 2-way store conflict); with 132-float rows each k row
-// starts 4 banks later, the two k-groups fall 16 banks apart, and the store
-// is conflict-free while every row stays 16-byte aligned for LDS.128.
+// step 6 issued 64 LDS + 16 LDS.128, and it stores C with 16 STG.128 instead
+// of 64 STGs. Expect global load requests to drop 4x and shared load
+// instructions 2.5x, with the same global sectors.
+// The transposed store has a price: a warp writes As[k][m] for 16 rows m and
+// 2 groups of k, and with 128-float rows both groups hit the same 16 banks,
+// a 2-way bank conflict on every store of A (step 8 removes it).
 // Requires n to be a multiple of 128; launch 256 threads, grid (n/128, n/128).
 #define BM 128
 #define BN 128
 #define BK 8
-#define PAD 4
 
 extern "C" __global__ void __launch_bounds__(256, 2)
 matmul_vectorized(const float *A, const float *B, float *C, int n)
 {
-    __shared__ __align__(16) float As[BK][BM + PAD];   // A tile, transposed
+    __shared__ __align__(16) float As[BK][BM];   // A tile, transposed
     __shared__ __align__(16) float Bs[BK][BN];
     int tid = threadIdx.x;
     int tx = tid % 16, ty = tid / 16;

@@ -109,8 +109,13 @@ fn factor(actual: Option<f64>, ideal: Option<f64>) -> Option<f64> {
     }
 }
 
-/// The lines that cost most: the top lines by stall samples, plus every
-/// line with excess shared wavefronts or global sectors, worst first.
+/// A line needs this share of the kernel's stall samples to be listed for
+/// its samples alone.
+const HOT_SHARE: f64 = 0.05;
+
+/// The lines that cost most: up to three lines with at least 5% of the
+/// stall samples, plus every line with excess shared wavefronts or global
+/// sectors, worst first.
 pub fn hot_lines(profile: &Profile, source_text: &str) -> Vec<HotLine> {
     let lines = &profile.source_lines;
     let total_samples: f64 = lines.iter().filter_map(|l| l.warp_stall_samples).sum();

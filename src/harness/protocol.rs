@@ -63,6 +63,41 @@ pub struct KernelResources {
     pub max_threads_per_block: u32,
 }
 
+/// f64 fields that may be NaN or infinite (a poisoned element, an
+/// infinite error): JSON has no such numbers and serde_json would write
+/// `null`, so they travel as the strings "NaN", "inf" and "-inf".
+mod non_finite {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+        match *value {
+            v if v.is_nan() => serializer.serialize_str("NaN"),
+            v if v == f64::INFINITY => serializer.serialize_str("inf"),
+            v if v == f64::NEG_INFINITY => serializer.serialize_str("-inf"),
+            v => serializer.serialize_f64(v),
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum NumberOrText {
+        Number(f64),
+        Text(String),
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+        match NumberOrText::deserialize(deserializer)? {
+            NumberOrText::Number(v) => Ok(v),
+            NumberOrText::Text(t) => match t.as_str() {
+                "NaN" => Ok(f64::NAN),
+                "inf" => Ok(f64::INFINITY),
+                "-inf" => Ok(f64::NEG_INFINITY),
+                other => Err(serde::de::Error::custom(format!("`{other}` is not a number"))),
+            },
+        }
+    }
+}
+
 /// The outcome of comparing a variant's outputs with its reference's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "status")]
@@ -70,8 +105,10 @@ pub enum Check {
     Passed {
         against: String,
         /// Largest |got − want| over all compared values.
+        #[serde(with = "non_finite")]
         max_abs_error: f64,
         /// ‖got − want‖ / ‖want‖ over all compared values.
+        #[serde(with = "non_finite")]
         relative_l2_error: f64,
         compared: u64,
     },
@@ -83,9 +120,13 @@ pub enum Check {
         compared: u64,
         /// First mismatching element (None for a sum comparison).
         first_mismatch_index: Option<u64>,
+        #[serde(with = "non_finite")]
         got: f64,
+        #[serde(with = "non_finite")]
         want: f64,
+        #[serde(with = "non_finite")]
         max_abs_error: f64,
+        #[serde(with = "non_finite")]
         relative_l2_error: f64,
     },
     NotChecked {
@@ -171,5 +212,34 @@ mod tests {
         assert_eq!(Event::from_line(&line).unwrap().unwrap(), event);
         assert!(Event::from_line("hello from printf").is_none());
         assert!(Event::from_line("gpuprof-event {broken").unwrap().is_err());
+    }
+
+    #[test]
+    fn a_poisoned_element_survives_the_trip() {
+        let event = Event::Measured {
+            item: Item { variant: "partial".into(), size: "N=4".into() },
+            samples_ms: vec![0.5],
+            check: Check::Failed {
+                against: "good".into(),
+                buffer: "out".into(),
+                mismatches: 1,
+                compared: 4,
+                first_mismatch_index: Some(3),
+                got: f64::NAN,
+                want: 0.25,
+                max_abs_error: f64::INFINITY,
+                relative_l2_error: 0.0,
+            },
+        };
+        let line = event.to_line();
+        assert!(line.contains("\"got\":\"NaN\"") && line.contains("\"max_abs_error\":\"inf\""), "{line}");
+        match Event::from_line(&line).unwrap().unwrap() {
+            Event::Measured { check: Check::Failed { got, max_abs_error, want, .. }, .. } => {
+                assert!(got.is_nan());
+                assert_eq!(max_abs_error, f64::INFINITY);
+                assert_eq!(want, 0.25);
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -50,7 +50,9 @@ pub enum SourcePageError {
     Empty,
     NotSourcePage { found: String },
     NoHeader { path: String },
-    MissingColumn(&'static str),
+    /// The header has no counter column at all (a `--print-source cuda`
+    /// export, or ncu ran without the SourceCounters section).
+    NoCounters,
     BadLineNumber { row: usize, found: String },
     Csv(String),
 }
@@ -70,9 +72,9 @@ impl fmt::Display for SourcePageError {
             SourcePageError::NoHeader { path } => {
                 write!(f, "the block for {path} has no column header row; {HOW}")
             }
-            SourcePageError::MissingColumn(column) => write!(
+            SourcePageError::NoCounters => write!(
                 f,
-                "the source page has no {column:?} column: print both SASS and CUDA source; {HOW}"
+                "the source page has no counter columns: profile with --section SourceCounters and print both SASS and CUDA source; {HOW}"
             ),
             SourcePageError::BadLineNumber { row, found } => {
                 write!(f, "line {row}: `{found}` is not a source line number")
@@ -108,10 +110,10 @@ impl Columns {
         for (at, name) in header.iter().enumerate() {
             by_name.entry(name.to_string()).or_insert(at);
         }
-        for required in [WAVEFRONTS, WAVEFRONTS_IDEAL, SECTORS, SECTORS_IDEAL] {
-            if !by_name.contains_key(required) {
-                return Err(SourcePageError::MissingColumn(required));
-            }
+        // Columns depend on the kernel: one without shared memory has no
+        // shared-wavefront columns. Any counter column will do.
+        if ![SAMPLES, INSTRUCTIONS, WAVEFRONTS, SECTORS].iter().any(|c| by_name.contains_key(*c)) {
+            return Err(SourcePageError::NoCounters);
         }
         let stalls = header
             .iter()
@@ -237,10 +239,7 @@ pub fn parse_source_page(text: &str) -> Result<Vec<SourceFile>, SourcePageError>
         });
     }
     if files.iter().all(|f| f.lines.is_empty()) {
-        return match files.iter().any(|_| columns.is_none()) {
-            true if !files.is_empty() => Err(SourcePageError::MissingColumn(WAVEFRONTS)),
-            _ => Err(SourcePageError::Empty),
-        };
+        return Err(if columns.is_none() && !files.is_empty() { SourcePageError::NoCounters } else { SourcePageError::Empty });
     }
     Ok(files)
 }
@@ -308,7 +307,7 @@ mod tests {
     fn a_cuda_only_export_is_explained() {
         let cuda_only = include_str!("../../tests/fixtures/h200-probe/source-cuda-tiled.csv");
         let error = parse_source_page(cuda_only).unwrap_err();
-        assert_eq!(error, SourcePageError::MissingColumn(WAVEFRONTS));
+        assert_eq!(error, SourcePageError::NoCounters);
         assert!(error.to_string().contains("sass,cuda"));
     }
 

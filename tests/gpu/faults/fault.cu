@@ -1,8 +1,8 @@
-// Faults on purpose: every thread stores through a null pointer
-// (CUDA_ERROR_ILLEGAL_ADDRESS), which leaves the CUDA context unusable.
+// Faults on purpose: every thread stores 4 TiB past the end of `out`, an
+// address no allocation covers (CUDA_ERROR_ILLEGAL_ADDRESS), which leaves
+// the CUDA context unusable.
 extern "C" __global__ void copy_fault(const float *in, float *out, int n)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    float *nowhere = (float *)0;
-    if (i < n) nowhere[i] = in[i] + out[0];
+    size_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i + ((size_t)1 << 40)] = in[i];
 }
