@@ -10,3 +10,4 @@ pub mod harness;
 pub mod model;
 pub mod ncu;
 pub mod process;
+pub mod render;
