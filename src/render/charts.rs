@@ -119,6 +119,7 @@ const PLOTTERS_FONT_SCALE: f64 = 1.24;
 const GLYPH_EM: f64 = 0.56;
 const LABEL_PX: f64 = 12.0;
 const LINE_PX: i32 = 15;
+const MARGIN_LEFT: u32 = 12;
 const NO_DATA: &str = "no data";
 const MAX_VALUE_LABELS: usize = 12;
 
@@ -225,7 +226,7 @@ impl BarPlan {
         let reference = chart
             .reference_line
             .filter(|(v, _)| drawable(*v))
-            .map(|(v, label)| (v, label.to_string()));
+            .map(|(v, label)| (v, truncate(label, REFERENCE_MAX_CHARS)));
         let mut extent: Vec<f64> = bars.iter().map(|b| b.2).collect();
         for &(c, s, _) in &bars {
             if let Some((lo, hi)) = whisker(&chart.series[s], c) {
@@ -247,11 +248,9 @@ impl BarPlan {
         let y_area = (y.widest_label() + 34.0).ceil() as u32;
         let right = reference
             .as_ref()
-            .map_or(18.0, |(_, label)| {
-                (text_width(label, LABEL_PX) + 14.0).min(150.0)
-            })
+            .map_or(18.0, |(_, label)| text_width(label, LABEL_PX) + 14.0)
             .ceil() as u32;
-        let left = 12;
+        let left = MARGIN_LEFT;
         let legend = Legend::new(
             chart
                 .series
@@ -288,6 +287,7 @@ impl BarPlan {
 }
 
 const GROUP_WIDTH: f64 = 0.8;
+const REFERENCE_MAX_CHARS: usize = 20;
 const VALUE_PX: f64 = 11.5;
 const MISSING: &str = "n/a";
 const MISSING_PX: f64 = 10.5;
@@ -599,6 +599,7 @@ struct LinePlan {
 }
 
 const LINE_X_AREA: u32 = 42;
+const LINE_MARGIN_RIGHT: u32 = 24;
 
 impl LinePlan {
     fn new(chart: &LineChart) -> Option<Self> {
@@ -658,7 +659,7 @@ impl LinePlan {
             };
             (x_lo - pad, x_hi + pad)
         };
-        let plot_w = f64::from(WIDTH - 12 - y_area - 24);
+        let plot_w = f64::from(WIDTH - MARGIN_LEFT - y_area - LINE_MARGIN_RIGHT);
         let all = Axis::pinned(chart.log_x, x_lo, x_hi, Vec::new());
         let ticks = thin_ticks(&all, &xs, |v| x_tick_label(chart, v), plot_w);
         let x = Axis::pinned(chart.log_x, x_lo, x_hi, ticks).labelled(&|v| x_tick_label(chart, v));
@@ -707,8 +708,8 @@ fn draw_line_chart(root: &Area, chart: &LineChart, plan: &LinePlan) -> Drawn {
     plan.legend.draw(root, 40)?;
     let mut cc = ChartBuilder::on(root)
         .margin_top(plan.top)
-        .margin_left(12)
-        .margin_right(24)
+        .margin_left(MARGIN_LEFT)
+        .margin_right(LINE_MARGIN_RIGHT)
         .margin_bottom(6)
         .x_label_area_size(LINE_X_AREA)
         .y_label_area_size(plan.y_area)
@@ -747,14 +748,17 @@ struct RooflinePlan {
 }
 
 const ROOF_X_AREA: u32 = 42;
+const FOOTNOTE_MAX_CHARS: usize = 110;
 
 impl RooflinePlan {
     fn new(chart: &Roofline, placed: &[(usize, &RooflinePoint)], skipped: &[String]) -> Self {
-        let roof = (positive(chart.peak_flops) && positive(chart.peak_bandwidth))
-            .then_some((chart.peak_flops, chart.peak_bandwidth));
+        let usable = positive(chart.peak_flops)
+            && positive(chart.peak_bandwidth)
+            && positive(chart.peak_flops / chart.peak_bandwidth);
+        let roof = usable.then_some((chart.peak_flops, chart.peak_bandwidth));
         let measured = chart
             .measured_bandwidth
-            .filter(|b| roof.is_some() && positive(*b));
+            .filter(|b| roof.is_some() && positive(*b) && positive(chart.peak_flops / b));
         let mut xs: Vec<f64> = placed.iter().map(|(_, p)| p.intensity).collect();
         let mut ys: Vec<f64> = placed.iter().map(|(_, p)| p.performance).collect();
         if let Some((flops, bandwidth)) = roof {
@@ -787,9 +791,9 @@ impl RooflinePlan {
             if skipped.len() > SHOWN {
                 let _ = write!(names, " and {} more", skipped.len() - SHOWN);
             }
-            footnote.push(format!(
-                "Not placed (no floating-point work or no valid measurement): {names}"
-            ));
+            let line =
+                format!("Not placed (no floating-point work or no valid measurement): {names}");
+            footnote.push(truncate(&line, FOOTNOTE_MAX_CHARS));
         }
         RooflinePlan {
             height: 470 + footnote.len() as u32 * (LINE_PX as u32 + 4),
@@ -937,6 +941,7 @@ const ARROW_HEAD: f64 = 9.0;
 /// How far the ridge label tries to stay from points, leaving room for theirs.
 const RIDGE_LABEL_CLEARANCE: f64 = 60.0;
 const POINT_LABEL_CLEARANCE: f64 = 14.0;
+const POINT_LABEL_MAX_CHARS: usize = 40;
 
 fn draw_roofline(root: &Area, chart: &Roofline, plan: &RooflinePlan) -> Drawn {
     root.fill(&WHITE)?;
@@ -944,7 +949,7 @@ fn draw_roofline(root: &Area, chart: &Roofline, plan: &RooflinePlan) -> Drawn {
     let bottom = 6 + plan.footnote.len() as u32 * (LINE_PX as u32 + 4);
     let mut cc = ChartBuilder::on(root)
         .margin_top(46)
-        .margin_left(12)
+        .margin_left(MARGIN_LEFT)
         .margin_right(24)
         .margin_bottom(bottom)
         .x_label_area_size(ROOF_X_AREA)
@@ -994,10 +999,11 @@ fn draw_roofline(root: &Area, chart: &Roofline, plan: &RooflinePlan) -> Drawn {
     }
     for (k, (_, point)) in plan.placed.iter().enumerate() {
         let (px, py) = labels.points[k];
+        let label = truncate(&point.label, POINT_LABEL_MAX_CHARS);
         let (text, ink) = if point.ceiling {
-            (format!("{} (ceiling)", point.label), MUTED)
+            (format!("{label} (ceiling)"), MUTED)
         } else {
-            (point.label.clone(), INK)
+            (label, INK)
         };
         let candidates = [
             ((px + 9, py), (HPos::Left, VPos::Center)),
@@ -1385,12 +1391,14 @@ fn configure_mesh(cc: &mut Chart, (x_desc, y_desc): (&str, &str), (x, y): (&Axis
     Ok(())
 }
 
+const TITLE_MAX_CHARS: usize = 80;
+
 fn draw_title(root: &Area, title: &str) -> Drawn {
     let style = font(15.0)
         .style(FontStyle::Bold)
         .color(&INK)
         .pos(Pos::new(HPos::Left, VPos::Top));
-    root.draw_text(title, &style, (16, 12))?;
+    root.draw_text(&truncate(title, TITLE_MAX_CHARS), &style, (16, 12))?;
     Ok(())
 }
 
@@ -1407,12 +1415,14 @@ struct Legend {
 }
 
 const LEGEND_ROW: u32 = 18;
+const LEGEND_MAX_CHARS: usize = 60;
 
 impl Legend {
     fn new(entries: Vec<(String, Swatch)>) -> Self {
         let (mut x, mut row) = (16.0, 0);
         let mut items = Vec::new();
         for (name, swatch) in entries {
+            let name = truncate(&name, LEGEND_MAX_CHARS);
             let swatch_w = match swatch {
                 Swatch::Bar(_) => 12.0,
                 Swatch::Line(..) => 24.0,
@@ -1628,6 +1638,22 @@ mod tests {
             .collect()
     }
 
+    /// Parses the whole document; panics on malformed XML or mismatched tags.
+    fn assert_well_formed(svg: &str) {
+        let mut reader = quick_xml::Reader::from_str(svg);
+        let mut depth = 0usize;
+        loop {
+            match reader.read_event() {
+                Ok(quick_xml::events::Event::Eof) => break,
+                Ok(quick_xml::events::Event::Start(_)) => depth += 1,
+                Ok(quick_xml::events::Event::End(_)) => depth -= 1,
+                Ok(_) => {}
+                Err(err) => panic!("malformed SVG: {err}\n{svg}"),
+            }
+        }
+        assert_eq!(depth, 0, "unclosed elements");
+    }
+
     fn plain(v: f64) -> String {
         format!("{v:.1}")
     }
@@ -1681,6 +1707,33 @@ mod tests {
             t.iter().filter(|s| *s == MISSING).count(),
             2,
             "absent values say n/a"
+        );
+    }
+
+    #[test]
+    fn value_labels_only_when_few_bars() {
+        let many = names(&["a", "b", "c", "d", "e", "f", "g"]);
+        let two = [series("x", &[Some(1.3); 7]), series("y", &[Some(2.7); 7])];
+        let svg = bar_chart(&bars(&many, &[], &two, false));
+        assert_eq!(bar_rects(&svg, 2), 14);
+        assert!(!texts(&svg).iter().any(|t| t == "1.3" || t == "2.7"));
+        let svg = bar_chart(&bars(&many[..6], &[], &two, false));
+        assert_eq!(texts(&svg).iter().filter(|t| *t == "2.7").count(), 6);
+    }
+
+    #[test]
+    fn reference_line_is_dashed_and_labelled() {
+        let categories = names(&["a", "b"]);
+        let speedups = [series("speedup", &[Some(1.0), Some(3.0)])];
+        let chart = BarChart {
+            reference_line: Some((1.0, "baseline")),
+            ..bars(&categories, &[], &speedups, true)
+        };
+        let svg = bar_chart(&chart);
+        assert!(texts(&svg).iter().any(|t| t == "baseline"));
+        assert!(
+            svg.contains("stroke=\"#666666\""),
+            "the dashes are drawn in the muted grey"
         );
     }
 
@@ -1754,6 +1807,7 @@ mod tests {
             arrows: &[],
         });
         for svg in [bar_chart(&chart), roof.svg, message_svg(evil, evil)] {
+            assert_well_formed(&svg);
             assert!(!svg.contains("<script"), "raw <script> in {svg}");
             assert!(svg.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
             assert!(svg.contains(&format!("<title>{}</title>", escape(evil))));
@@ -1876,6 +1930,20 @@ mod tests {
             assert!(texts(&svg).iter().any(|t| t == NO_DATA), "{svg}");
             assert!(svg.contains("<title>"));
         }
+    }
+
+    #[test]
+    fn drawing_errors_become_a_message_svg() {
+        let svg = render("Broken <chart>", (WIDTH, 200), |_| {
+            Err("backend said no".into())
+        });
+        assert_well_formed(&svg);
+        assert!(
+            texts(&svg)
+                .iter()
+                .any(|t| t == "chart could not be drawn: backend said no")
+        );
+        assert!(svg.contains("<title>Broken &lt;chart&gt;</title>"));
     }
 
     #[test]
@@ -2077,6 +2145,7 @@ mod tests {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/chart-examples");
         std::fs::create_dir_all(&dir).expect("create target/chart-examples");
         let write = |name: &str, svg: &str| {
+            assert_well_formed(svg);
             std::fs::write(dir.join(name), svg).expect("write example svg");
         };
 
