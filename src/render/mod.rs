@@ -4,6 +4,7 @@
 //! strings, draws the charts, and fills minijinja templates; reads nothing
 //! but its two inputs.
 
+pub mod charts;
 pub mod terminal;
 pub mod view;
 
