@@ -1,10 +1,11 @@
 //! Raw file → [`Plan`]: `[defaults]` merged into each variant (a key the
 //! variant sets replaces the default wholesale), source paths resolved
 //! against the toml's folder and canonicalized, entry points looked up in the
-//! sources, sizes and constants bound, every expression evaluated at every
-//! size, and every rule of docs/variants-toml.md checked. The first problem
+//! sources, sizes and constants bound, names, roles, changes, verification
+//! targets and tolerances checked, and the checks across variants (cycles of
+//! `verify`, outputs that match their reference's). Number-or-expression
+//! values live in `values`, kernel arguments in `args`. The first problem
 //! found is returned as a [`ConfigError`] pointing at the value responsible.
-
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::ops::Range;
@@ -12,15 +13,20 @@ use std::path::{Path, PathBuf};
 
 use toml::Spanned;
 
+mod args;
+mod values;
+
+use args::ArgSpec;
+use values::{grid_bounds, shared_bytes_bounds};
+
 use super::change::Change;
 use super::error::ConfigError;
-use super::expr::{self, Expr, ExprError, ExprErrorKind};
 use super::kernels::{self, Kernels};
 use super::plan::{
-    Arg, Buffer, ClockControl, Compare, ElementType, Fill, Instance, Plan, ProfileSettings, Role,
-    Scalar, Size, Suite, Timing, Tolerance, Variant, Verify,
+    Arg, ClockControl, Compare, Instance, Plan, ProfileSettings, Role, Size, Suite, Timing,
+    Tolerance, Variant, Verify,
 };
-use super::raw::{ExprSource, RawArg, RawFile, RawFill, RawSize, RawSuite, RawVariant};
+use super::raw::{RawFile, RawSize, RawSuite, RawVariant};
 use super::suggest;
 
 const DEFAULT_WARMUP: u32 = 3;
@@ -28,20 +34,6 @@ const DEFAULT_REPETITIONS: u32 = 20;
 const DEFAULT_SEED: u64 = 1234;
 const DEFAULT_REL: f64 = 1e-5;
 const DEFAULT_ABS: f64 = 1e-6;
-/// CUDA's limit on threads per block.
-const MAX_BLOCK_THREADS: u64 = 1024;
-
-const ROUND_HELP: &str = "division is exact (N/64 at N=100 is 1.5625), so round explicitly: \
-                          ceil(a/b) or cdiv(a, b) rounds up, floor(a/b) rounds down";
-
-const ELEMENT_TYPES: [(&str, ElementType); 6] = [
-    ("f32", ElementType::F32),
-    ("f64", ElementType::F64),
-    ("i32", ElementType::I32),
-    ("u32", ElementType::U32),
-    ("i64", ElementType::I64),
-    ("u64", ElementType::U64),
-];
 
 /// The file being resolved: where errors point.
 struct Doc<'a> {
@@ -414,72 +406,6 @@ fn merged<'a, T>(
         })
 }
 
-/// A number-or-expression value, parsed, with what it is for messages.
-struct Compiled<'a> {
-    what: String,
-    source: &'a Spanned<ExprSource>,
-    expr: Option<(Expr, &'a str)>,
-}
-
-impl Compiled<'_> {
-    fn depends_on_size(&self) -> bool {
-        self.expr.as_ref().is_some_and(|(e, _)| e.uses_symbols())
-    }
-
-    /// " at N=2048" when the value may differ between sizes.
-    fn at(&self, size: &Size) -> String {
-        if self.depends_on_size() {
-            format!(" at {}", size.label)
-        } else {
-            String::new()
-        }
-    }
-}
-
-/// The bounds a whole number must lie in, with words for the error.
-struct Bounds {
-    min: f64,
-    max: f64,
-    describe: String,
-    help: &'static str,
-}
-
-/// The largest f64 below the positive `x`.
-fn below(x: f64) -> f64 {
-    f64::from_bits(x.to_bits() - 1)
-}
-
-fn integer_bounds(element: ElementType) -> (f64, f64) {
-    match element {
-        ElementType::I32 => (f64::from(i32::MIN), f64::from(i32::MAX)),
-        ElementType::U32 => (0.0, f64::from(u32::MAX)),
-        ElementType::I64 => (-(2f64.powi(63)), below(2f64.powi(63))),
-        ElementType::U64 => (0.0, below(2f64.powi(64))),
-        ElementType::F32 => (-f64::from(f32::MAX), f64::from(f32::MAX)),
-        ElementType::F64 => (f64::MIN, f64::MAX),
-    }
-}
-
-/// Whether `value` can be stored in an element of type `element`.
-fn fits(element: ElementType, value: f64) -> bool {
-    let (min, max) = integer_bounds(element);
-    value.is_finite()
-        && (element.is_float() || value.fract() == 0.0)
-        && (min..=max).contains(&value)
-}
-
-fn type_requirement(element: ElementType) -> String {
-    if element.is_float() {
-        format!("a finite number that fits an {}", element.name())
-    } else {
-        let (min, max) = integer_bounds(element);
-        format!(
-            "a whole number from {min} to {max} (the {} range)",
-            element.name()
-        )
-    }
-}
-
 impl Context<'_> {
     fn variant(
         &self,
@@ -590,15 +516,7 @@ impl Context<'_> {
                 grid: self.dims(&grid_exprs, size, grid_bounds)?,
                 block: self.block(&block_exprs, block.value.span(), size)?,
                 shared_bytes: match &shared {
-                    Some(c) => {
-                        let bounds = Bounds {
-                            min: 0.0,
-                            max: f64::from(u32::MAX),
-                            describe: "a whole number of 0 or more that fits 32 bits".into(),
-                            help: "it is the dynamic shared memory per block, in bytes",
-                        };
-                        self.whole(c, size, &bounds)? as u32
-                    }
+                    Some(c) => self.whole(c, size, &shared_bytes_bounds())? as u32,
                     None => 0,
                 },
                 args: arg_specs
@@ -850,490 +768,6 @@ impl Context<'_> {
         })
     }
 
-    fn geometry<'a>(
-        &self,
-        value: &Merged<'a, Spanned<Vec<Spanned<ExprSource>>>>,
-        key: &str,
-        scope: &dyn Fn(&str, bool) -> String,
-    ) -> Result<Vec<Compiled<'a>>, ConfigError> {
-        let entries = value.value.get_ref();
-        if entries.is_empty() || entries.len() > 3 {
-            return Err(self
-                .doc
-                .error(
-                    value.value.span(),
-                    format!("`{key}` takes 1 to 3 entries, not {}", entries.len()),
-                )
-                .help(format!(
-                    "write [x], [x, y] or [x, y, z]; the missing ones are 1, e.g. {key} = [32, 8]"
-                )));
-        }
-        entries
-            .iter()
-            .zip(["x", "y", "z"])
-            .map(|(entry, axis)| {
-                self.compile(entry, scope(&format!("{key} {axis}"), value.inherited))
-            })
-            .collect()
-    }
-
-    fn compile<'a>(
-        &self,
-        source: &'a Spanned<ExprSource>,
-        what: String,
-    ) -> Result<Compiled<'a>, ConfigError> {
-        let expr = match source.get_ref() {
-            ExprSource::Number(_) => None,
-            ExprSource::Text(text) => match expr::parse(text) {
-                Ok(expr) => Some((expr, text.as_str())),
-                Err(e) => return Err(self.expression_error(source, text, &e, &what, None)),
-            },
-        };
-        Ok(Compiled { what, source, expr })
-    }
-
-    fn expression_error(
-        &self,
-        source: &Spanned<ExprSource>,
-        text: &str,
-        error: &ExprError,
-        what: &str,
-        size: Option<&Size>,
-    ) -> ConfigError {
-        let at = match size {
-            Some(size) if self.differs_between_sizes(&error.kind) => format!(" at {}", size.label),
-            _ => String::new(),
-        };
-        let span = self
-            .doc
-            .expression_span(source.span(), text, error.span.clone());
-        self.doc
-            .error(span, format!("{} in {what}{at}", error.message()))
-            .help(error.help())
-    }
-
-    /// Whether an evaluation error may not happen at every size (an unknown
-    /// symbol that no size binds is unknown everywhere).
-    fn differs_between_sizes(&self, kind: &ExprErrorKind) -> bool {
-        match kind {
-            ExprErrorKind::Syntax { .. } => false,
-            ExprErrorKind::UnknownSymbol { name, .. } => {
-                self.sizes.iter().any(|s| s.symbols.contains_key(name))
-            }
-            ExprErrorKind::DivisionByZero { .. }
-            | ExprErrorKind::Domain { .. }
-            | ExprErrorKind::NotFinite { .. } => true,
-        }
-    }
-
-    fn eval(&self, value: &Compiled, size: &Size) -> Result<f64, ConfigError> {
-        match (&value.expr, value.source.get_ref()) {
-            (Some((expr, text)), _) => expr.eval(text, &size.symbols).map_err(|e| {
-                let size = value.depends_on_size().then_some(size);
-                self.expression_error(value.source, text, &e, &value.what, size)
-            }),
-            (None, ExprSource::Number(n)) if n.is_finite() => Ok(*n),
-            (None, _) => Err(self
-                .doc
-                .error(
-                    value.source.span(),
-                    format!("{} is not a finite number", value.what),
-                )
-                .help("write a finite number or an expression")),
-        }
-    }
-
-    fn whole(&self, value: &Compiled, size: &Size, bounds: &Bounds) -> Result<f64, ConfigError> {
-        let v = self.eval(value, size)?;
-        let at = value.at(size);
-        if v.fract() != 0.0 {
-            return Err(self
-                .doc
-                .error(
-                    value.source.span(),
-                    format!("{} must be a whole number, but it is {v}{at}", value.what),
-                )
-                .help(ROUND_HELP));
-        }
-        if v < bounds.min || v > bounds.max {
-            return Err(self
-                .doc
-                .error(
-                    value.source.span(),
-                    format!("{} is {v}{at}, but must be {}", value.what, bounds.describe),
-                )
-                .help(bounds.help));
-        }
-        Ok(v)
-    }
-
-    fn dims(
-        &self,
-        values: &[Compiled],
-        size: &Size,
-        bounds: fn(usize) -> Bounds,
-    ) -> Result<[u32; 3], ConfigError> {
-        let mut dims = [1u32; 3];
-        for (axis, value) in values.iter().enumerate() {
-            dims[axis] = self.whole(value, size, &bounds(axis))? as u32;
-        }
-        Ok(dims)
-    }
-
-    fn block(
-        &self,
-        values: &[Compiled],
-        span: Range<usize>,
-        size: &Size,
-    ) -> Result<[u32; 3], ConfigError> {
-        let dims = self.dims(values, size, block_bounds)?;
-        let threads: u64 = dims.iter().map(|&d| u64::from(d)).product();
-        if threads <= MAX_BLOCK_THREADS {
-            return Ok(dims);
-        }
-        let at = if values.iter().any(Compiled::depends_on_size) {
-            format!(" at {}", size.label)
-        } else {
-            String::new()
-        };
-        Err(self
-            .doc
-            .error(
-                span,
-                format!(
-                    "a block of {} x {} x {} = {threads} threads{at} is more than CUDA's limit of \
-                     {MAX_BLOCK_THREADS}",
-                    dims[0], dims[1], dims[2]
-                ),
-            )
-            .help("make the block smaller (and the grid larger to cover the same work)"))
-    }
-
-    fn amount(&self, value: Option<&Compiled>, size: &Size) -> Result<Option<f64>, ConfigError> {
-        let Some(value) = value else {
-            return Ok(None);
-        };
-        let v = self.eval(value, size)?;
-        if v < 0.0 {
-            return Err(self
-                .doc
-                .error(
-                    value.source.span(),
-                    format!(
-                        "{} is {v}{}, but cannot be negative",
-                        value.what,
-                        value.at(size)
-                    ),
-                )
-                .help("it counts the problem's minimum DRAM bytes or floating-point operations"));
-        }
-        Ok(Some(v))
-    }
-
-    fn element(&self, value: &Spanned<String>) -> Result<ElementType, ConfigError> {
-        let name = value.get_ref();
-        if let Some((_, element)) = ELEMENT_TYPES.iter().find(|(n, _)| n == name) {
-            return Ok(*element);
-        }
-        let names: Vec<&str> = ELEMENT_TYPES.iter().map(|(n, _)| *n).collect();
-        let mut help = format!("write one of {}", names.join(", "));
-        if let Some(best) = suggest::closest(name, &names) {
-            help.push_str(&format!(" (did you mean {best:?}?)"));
-        }
-        Err(self
-            .doc
-            .error(value.span(), format!("unknown element type {name:?}"))
-            .help(help))
-    }
-
-    fn arg<'a>(
-        &self,
-        spanned: &'a Spanned<RawArg>,
-        scope: &dyn Fn(&str) -> String,
-    ) -> Result<ArgSpec<'a>, ConfigError> {
-        let doc = self.doc;
-        let arg = spanned.get_ref();
-        let name = arg.name.get_ref();
-        if name.trim().is_empty() {
-            return Err(doc
-                .error(arg.name.span(), "an argument name cannot be empty")
-                .help("name it after the kernel parameter, e.g. name = \"in\""));
-        }
-        match (&arg.buffer, &arg.scalar) {
-            (Some(_), Some(scalar)) => Err(doc
-                .error(
-                    scalar.span(),
-                    format!("argument `{name}` is both a buffer and a scalar"),
-                )
-                .help("keep one of buffer = TYPE (with count) or scalar = TYPE (with value)")),
-            (None, None) => Err(doc
-                .error(
-                    spanned.span(),
-                    format!("argument `{name}` is neither a buffer nor a scalar"),
-                )
-                .help("add buffer = \"f32\" (with count) or scalar = \"i32\" (with value)")),
-            (None, Some(scalar)) => {
-                let element = self.element(scalar)?;
-                let extra = [
-                    ("count", arg.count.as_ref().map(Spanned::span)),
-                    ("fill", arg.fill.as_ref().map(Spanned::span)),
-                    ("range", arg.range.as_ref().map(Spanned::span)),
-                    ("output", arg.output.as_ref().map(Spanned::span)),
-                    ("compare", arg.compare.as_ref().map(Spanned::span)),
-                    ("symbol", arg.symbol.as_ref().map(Spanned::span)),
-                ];
-                if let Some((key, Some(span))) = extra.into_iter().find(|(_, s)| s.is_some()) {
-                    return Err(doc
-                        .error(span, format!("scalar `{name}` cannot have `{key}`"))
-                        .help(
-                            "count, fill, range, output, compare and symbol belong to buffers: \
-                             remove it, or make the argument a buffer",
-                        ));
-                }
-                let value = arg.value.as_ref().ok_or_else(|| {
-                    doc.error(spanned.span(), format!("scalar `{name}` has no `value`"))
-                        .help("add value = \"N\" (a number or an expression)")
-                })?;
-                Ok(ArgSpec::Scalar(ScalarSpec {
-                    name: name.clone(),
-                    name_span: arg.name.span(),
-                    element,
-                    value: self.compile(value, scope(&format!("the value of scalar `{name}`")))?,
-                }))
-            }
-            (Some(buffer), None) => self.buffer(spanned, buffer, scope),
-        }
-    }
-
-    fn buffer<'a>(
-        &self,
-        spanned: &'a Spanned<RawArg>,
-        buffer: &Spanned<String>,
-        scope: &dyn Fn(&str) -> String,
-    ) -> Result<ArgSpec<'a>, ConfigError> {
-        let doc = self.doc;
-        let arg = spanned.get_ref();
-        let name = arg.name.get_ref();
-        let element = self.element(buffer)?;
-        if let Some(value) = &arg.value {
-            return Err(doc
-                .error(value.span(), format!("buffer `{name}` cannot have `value`"))
-                .help("a buffer takes count (in elements) and fill; value belongs to scalars"));
-        }
-        let count = arg.count.as_ref().ok_or_else(|| {
-            doc.error(spanned.span(), format!("buffer `{name}` has no `count`"))
-                .help("add count = \"N*N\" (the number of elements, an expression over the sizes)")
-        })?;
-        let output = arg.output.as_ref().is_some_and(|o| *o.get_ref());
-        let fill = self.fill(spanned, element, output)?;
-        let compare = match &arg.compare {
-            None => Compare::Elementwise,
-            Some(c) => match c.get_ref().as_str() {
-                "elementwise" => Compare::Elementwise,
-                "sum" if output => Compare::Sum,
-                "sum" => {
-                    return Err(doc
-                        .error(
-                            c.span(),
-                            format!("compare = \"sum\" on `{name}`, which is not an output"),
-                        )
-                        .help(format!(
-                            "only outputs are compared: set output = true if the kernel writes \
-                             `{name}`, or remove compare"
-                        )));
-                }
-                other => {
-                    return Err(doc
-                        .error(c.span(), format!("unknown compare {other:?}"))
-                        .help(
-                            "write \"elementwise\" (the default) or \"sum\" (only the sums must \
-                             agree, for per-block partial results)",
-                        ));
-                }
-            },
-        };
-        let symbol = match &arg.symbol {
-            None => None,
-            Some(s) if is_identifier(s.get_ref()) => Some(s.get_ref().clone()),
-            Some(s) => {
-                return Err(doc
-                    .error(
-                        s.span(),
-                        format!("symbol {:?} is not a C identifier", s.get_ref()),
-                    )
-                    .help(
-                        "name the module's __constant__ or __device__ variable, e.g. \
-                         symbol = \"c_filter\"",
-                    ));
-            }
-        };
-        Ok(ArgSpec::Buffer(BufferSpec {
-            name: name.clone(),
-            name_span: arg.name.span(),
-            element,
-            element_span: buffer.span(),
-            count: self.compile(count, scope(&format!("the count of buffer `{name}`")))?,
-            fill,
-            output,
-            compare,
-            symbol,
-        }))
-    }
-
-    fn fill(
-        &self,
-        spanned: &Spanned<RawArg>,
-        element: ElementType,
-        output: bool,
-    ) -> Result<Fill, ConfigError> {
-        let doc = self.doc;
-        let arg = spanned.get_ref();
-        let name = arg.name.get_ref();
-        let range_only_random = |span: Range<usize>| {
-            doc.error(span, format!("`range` of buffer `{name}` needs fill = \"random\""))
-                .help("range = [low, high] sets the bounds of random contents: add fill = \"random\" or remove range")
-        };
-        let Some(fill) = &arg.fill else {
-            if let Some(range) = &arg.range {
-                return Err(range_only_random(range.span()));
-            }
-            if output {
-                return Ok(Fill::Poison);
-            }
-            return Err(doc
-                .error(
-                    spanned.span(),
-                    format!("input buffer `{name}` has no `fill`"),
-                )
-                .help(
-                    "give one: fill = \"random\" (uniform in [-1, 1) for floats, [0, 100) for \
-                     integers), fill = \"zeros\" or fill = <number>; or set output = true if \
-                     the kernel writes it",
-                ));
-        };
-        match fill.get_ref() {
-            RawFill::Random => {
-                let Some(range) = &arg.range else {
-                    return Ok(if element.is_float() {
-                        Fill::Random {
-                            low: -1.0,
-                            high: 1.0,
-                        }
-                    } else {
-                        Fill::Random {
-                            low: 0.0,
-                            high: 100.0,
-                        }
-                    });
-                };
-                let bad = |message: String| {
-                    doc.error(range.span(), message).help(format!(
-                        "write range = [low, high] with low < high, both {}",
-                        type_requirement(element)
-                    ))
-                };
-                let &[low, high] = range.get_ref().as_slice() else {
-                    return Err(bad(format!(
-                        "`range` takes two numbers, not {}",
-                        range.get_ref().len()
-                    )));
-                };
-                // Integer contents are [low, high) rounded down, so `high` may
-                // be one past the largest value.
-                let upper = if element.is_float() { high } else { high - 1.0 };
-                if !(fits(element, low.floor()) && fits(element, upper.floor())) {
-                    return Err(bad(format!(
-                        "range [{low}, {high}] does not fit buffer `{name}` of type {}",
-                        element.name()
-                    )));
-                }
-                if low >= high {
-                    return Err(bad(format!(
-                        "range [{low}, {high}] is empty: low must be below high"
-                    )));
-                }
-                Ok(Fill::Random { low, high })
-            }
-            RawFill::Zeros => match &arg.range {
-                Some(range) => Err(range_only_random(range.span())),
-                None => Ok(Fill::Constant { value: 0.0 }),
-            },
-            RawFill::Number(value) => {
-                if let Some(range) = &arg.range {
-                    return Err(range_only_random(range.span()));
-                }
-                if !fits(element, *value) {
-                    return Err(doc
-                        .error(
-                            fill.span(),
-                            format!(
-                                "fill {value} does not fit buffer `{name}` of type {}",
-                                element.name()
-                            ),
-                        )
-                        .help(format!("write {}", type_requirement(element))));
-                }
-                Ok(Fill::Constant { value: *value })
-            }
-        }
-    }
-
-    fn instantiate(&self, spec: &ArgSpec, size: &Size) -> Result<Arg, ConfigError> {
-        match spec {
-            ArgSpec::Buffer(b) => {
-                let bounds = Bounds {
-                    min: 1.0,
-                    max: below(2f64.powi(64)),
-                    describe: "a whole number of 1 or more that fits 64 bits".into(),
-                    help: "a buffer's count is its number of elements",
-                };
-                Ok(Arg::Buffer(Buffer {
-                    name: b.name.clone(),
-                    element: b.element,
-                    count: self.whole(&b.count, size, &bounds)? as u64,
-                    fill: b.fill,
-                    output: b.output,
-                    compare: b.compare,
-                    symbol: b.symbol.clone(),
-                }))
-            }
-            ArgSpec::Scalar(s) => {
-                let value = if s.element.is_float() {
-                    let v = self.eval(&s.value, size)?;
-                    if !fits(s.element, v) {
-                        return Err(self
-                            .doc
-                            .error(
-                                s.value.source.span(),
-                                format!(
-                                    "{} is {v}{}, too large for an {}",
-                                    s.value.what,
-                                    s.value.at(size),
-                                    s.element.name()
-                                ),
-                            )
-                            .help(format!("write {}", type_requirement(s.element))));
-                    }
-                    v
-                } else {
-                    let (min, max) = integer_bounds(s.element);
-                    let bounds = Bounds {
-                        min,
-                        max,
-                        describe: type_requirement(s.element),
-                        help: "choose a wider type (scalar = \"i64\") or a smaller value",
-                    };
-                    self.whole(&s.value, size, &bounds)?
-                };
-                Ok(Arg::Scalar(Scalar {
-                    name: s.name.clone(),
-                    element: s.element,
-                    value,
-                }))
-            }
-        }
-    }
-
     /// Checks that `resolved`'s outputs can be compared with its reference's.
     fn check_outputs(&self, resolved: &Resolved, all: &[Resolved]) -> Result<(), ConfigError> {
         let Verify::Against(reference_name) = &resolved.variant.verify else {
@@ -1424,7 +858,7 @@ impl Context<'_> {
                             output.count_span.clone(),
                             format!(
                                 "output `{}` has {} elements in `{name}` but {} in \
-                                 `{reference_name}` at {}",
+                                 `{reference_name}` (its reference) at {}",
                                 output.name, mine.count, other.count, size.label
                             ),
                         )
@@ -1439,79 +873,10 @@ impl Context<'_> {
     }
 }
 
-fn grid_bounds(axis: usize) -> Bounds {
-    let (max, limit) = if axis == 0 {
-        (f64::from(i32::MAX), "2147483647")
-    } else {
-        (65535.0, "65535")
-    };
-    Bounds {
-        min: 1.0,
-        max,
-        describe: format!("from 1 to {limit} (CUDA's limit for this grid dimension)"),
-        help: "the grid counts blocks: every dimension needs at least one",
-    }
-}
-
-fn block_bounds(axis: usize) -> Bounds {
-    let (max, limit) = if axis == 2 {
-        (64.0, "64")
-    } else {
-        (1024.0, "1024")
-    };
-    Bounds {
-        min: 1.0,
-        max,
-        describe: format!("from 1 to {limit} (CUDA's limit for this block dimension)"),
-        help: "the block counts threads: every dimension needs at least one",
-    }
-}
-
 fn arg_name(arg: &Arg) -> &str {
     match arg {
         Arg::Buffer(b) => &b.name,
         Arg::Scalar(s) => &s.name,
-    }
-}
-
-/// An argument checked and parsed, ready to evaluate at each size.
-enum ArgSpec<'a> {
-    Buffer(BufferSpec<'a>),
-    Scalar(ScalarSpec<'a>),
-}
-
-struct BufferSpec<'a> {
-    name: String,
-    name_span: Range<usize>,
-    element: ElementType,
-    element_span: Range<usize>,
-    count: Compiled<'a>,
-    fill: Fill,
-    output: bool,
-    compare: Compare,
-    symbol: Option<String>,
-}
-
-struct ScalarSpec<'a> {
-    name: String,
-    name_span: Range<usize>,
-    element: ElementType,
-    value: Compiled<'a>,
-}
-
-impl ArgSpec<'_> {
-    fn name(&self) -> &str {
-        match self {
-            ArgSpec::Buffer(b) => &b.name,
-            ArgSpec::Scalar(s) => &s.name,
-        }
-    }
-
-    fn name_span(&self) -> Range<usize> {
-        match self {
-            ArgSpec::Buffer(b) => b.name_span.clone(),
-            ArgSpec::Scalar(s) => s.name_span.clone(),
-        }
     }
 }
 

@@ -1,0 +1,340 @@
+//! Number-or-expression values of a variant (geometry, shared memory,
+//! counts, scalar values, `bytes`, `flops`): parsed once, evaluated at each
+//! size, and checked to be whole and within bounds where a whole number is
+//! needed, with errors that say the size and how to round.
+
+use std::ops::Range;
+
+use toml::Spanned;
+
+use super::{Context, Merged};
+use crate::config::error::ConfigError;
+use crate::config::expr::{self, Expr, ExprError, ExprErrorKind};
+use crate::config::plan::{ElementType, Size};
+use crate::config::raw::ExprSource;
+
+/// CUDA's limit on threads per block.
+pub(super) const MAX_BLOCK_THREADS: u64 = 1024;
+
+pub(super) const ROUND_HELP: &str = "division is exact (N/64 at N=100 is 1.5625), so round explicitly: \
+                          ceil(a/b) or cdiv(a, b) rounds up, floor(a/b) rounds down";
+
+/// A number-or-expression value, parsed, with what it is for messages.
+pub(super) struct Compiled<'a> {
+    pub(super) what: String,
+    pub(super) source: &'a Spanned<ExprSource>,
+    pub(super) expr: Option<(Expr, &'a str)>,
+}
+
+impl Compiled<'_> {
+    pub(super) fn depends_on_size(&self) -> bool {
+        self.expr.as_ref().is_some_and(|(e, _)| e.uses_symbols())
+    }
+
+    /// " at N=2048" when the value may differ between sizes.
+    pub(super) fn at(&self, size: &Size) -> String {
+        if self.depends_on_size() {
+            format!(" at {}", size.label)
+        } else {
+            String::new()
+        }
+    }
+}
+
+/// The bounds a whole number must lie in, with words for the error.
+pub(super) struct Bounds {
+    pub(super) min: f64,
+    pub(super) max: f64,
+    /// `max` in words, e.g. "65535 (CUDA's limit for grid y)".
+    pub(super) max_text: String,
+    pub(super) help: String,
+}
+
+/// The largest f64 below the positive `x`.
+pub(super) fn below(x: f64) -> f64 {
+    f64::from_bits(x.to_bits() - 1)
+}
+
+pub(super) fn type_bounds(element: ElementType) -> (f64, f64) {
+    match element {
+        ElementType::I32 => (f64::from(i32::MIN), f64::from(i32::MAX)),
+        ElementType::U32 => (0.0, f64::from(u32::MAX)),
+        ElementType::I64 => (-(2f64.powi(63)), below(2f64.powi(63))),
+        ElementType::U64 => (0.0, below(2f64.powi(64))),
+        ElementType::F32 => (-f64::from(f32::MAX), f64::from(f32::MAX)),
+        ElementType::F64 => (f64::MIN, f64::MAX),
+    }
+}
+
+/// Whether `value` can be stored in an element of type `element`.
+pub(super) fn fits(element: ElementType, value: f64) -> bool {
+    let (min, max) = type_bounds(element);
+    value.is_finite()
+        && (element.is_float() || value.fract() == 0.0)
+        && (min..=max).contains(&value)
+}
+
+/// The extreme values of a type, as written (not rounded through f64).
+fn extremes(element: ElementType) -> (String, String) {
+    match element {
+        ElementType::I32 => (i32::MIN.to_string(), i32::MAX.to_string()),
+        ElementType::U32 => ("0".into(), u32::MAX.to_string()),
+        ElementType::I64 => (i64::MIN.to_string(), i64::MAX.to_string()),
+        ElementType::U64 => ("0".into(), u64::MAX.to_string()),
+        ElementType::F32 => ((-f32::MAX).to_string(), f32::MAX.to_string()),
+        ElementType::F64 => (f64::MIN.to_string(), f64::MAX.to_string()),
+    }
+}
+
+/// The largest value of `element`, as written.
+pub(super) fn largest(element: ElementType) -> String {
+    extremes(element).1
+}
+
+pub(super) fn type_requirement(element: ElementType) -> String {
+    if element.is_float() {
+        format!("a finite number that fits an {}", element.name())
+    } else {
+        let (min, max) = extremes(element);
+        format!(
+            "a whole number from {min} to {max} (the {} range)",
+            element.name()
+        )
+    }
+}
+
+pub(super) fn grid_bounds(axis: usize) -> Bounds {
+    let (max, name) = match axis {
+        0 => (i32::MAX, "x"),
+        1 => (65535, "y"),
+        _ => (65535, "z"),
+    };
+    Bounds {
+        min: 1.0,
+        max: f64::from(max),
+        max_text: format!("{max} (CUDA's limit for grid {name})"),
+        help: "the grid counts blocks per dimension: at least 1, and CUDA allows at most \
+               2147483647 in x and 65535 in y and z"
+            .into(),
+    }
+}
+
+pub(super) fn block_bounds(axis: usize) -> Bounds {
+    let (max, name) = match axis {
+        0 => (1024, "x"),
+        1 => (1024, "y"),
+        _ => (64, "z"),
+    };
+    Bounds {
+        min: 1.0,
+        max: f64::from(max),
+        max_text: format!("{max} (CUDA's limit for block {name})"),
+        help: "the block counts threads per dimension: at least 1, and CUDA allows at most \
+               1024 in x and y, 64 in z and 1024 in all"
+            .into(),
+    }
+}
+
+pub(super) fn shared_bytes_bounds() -> Bounds {
+    Bounds {
+        min: 0.0,
+        max: f64::from(u32::MAX),
+        max_text: format!("{} (the largest u32)", u32::MAX),
+        help: "it is the dynamic shared memory per block, in bytes".into(),
+    }
+}
+
+impl Context<'_> {
+    pub(super) fn geometry<'a>(
+        &self,
+        value: &Merged<'a, Spanned<Vec<Spanned<ExprSource>>>>,
+        key: &str,
+        scope: &dyn Fn(&str, bool) -> String,
+    ) -> Result<Vec<Compiled<'a>>, ConfigError> {
+        let entries = value.value.get_ref();
+        if entries.is_empty() || entries.len() > 3 {
+            return Err(self
+                .doc
+                .error(
+                    value.value.span(),
+                    format!("`{key}` takes 1 to 3 entries, not {}", entries.len()),
+                )
+                .help(format!(
+                    "write [x], [x, y] or [x, y, z]; the missing ones are 1, e.g. {key} = [32, 8]"
+                )));
+        }
+        entries
+            .iter()
+            .zip(["x", "y", "z"])
+            .map(|(entry, axis)| {
+                self.compile(entry, scope(&format!("{key} {axis}"), value.inherited))
+            })
+            .collect()
+    }
+
+    pub(super) fn compile<'a>(
+        &self,
+        source: &'a Spanned<ExprSource>,
+        what: String,
+    ) -> Result<Compiled<'a>, ConfigError> {
+        let expr = match source.get_ref() {
+            ExprSource::Number(_) => None,
+            ExprSource::Text(text) => match expr::parse(text) {
+                Ok(expr) => Some((expr, text.as_str())),
+                Err(e) => return Err(self.expression_error(source, text, &e, &what, None)),
+            },
+        };
+        Ok(Compiled { what, source, expr })
+    }
+
+    pub(super) fn expression_error(
+        &self,
+        source: &Spanned<ExprSource>,
+        text: &str,
+        error: &ExprError,
+        what: &str,
+        size: Option<&Size>,
+    ) -> ConfigError {
+        let at = match size {
+            Some(size) if self.differs_between_sizes(&error.kind) => format!(" at {}", size.label),
+            _ => String::new(),
+        };
+        let span = self
+            .doc
+            .expression_span(source.span(), text, error.span.clone());
+        self.doc
+            .error(span, format!("{} in {what}{at}", error.message()))
+            .help(error.help())
+    }
+
+    /// Whether an evaluation error may not happen at every size (an unknown
+    /// symbol that no size binds is unknown everywhere).
+    pub(super) fn differs_between_sizes(&self, kind: &ExprErrorKind) -> bool {
+        match kind {
+            ExprErrorKind::Syntax { .. } => false,
+            ExprErrorKind::UnknownSymbol { name, .. } => {
+                self.sizes.iter().any(|s| s.symbols.contains_key(name))
+            }
+            ExprErrorKind::DivisionByZero { .. }
+            | ExprErrorKind::Domain { .. }
+            | ExprErrorKind::NotFinite { .. } => true,
+        }
+    }
+
+    pub(super) fn eval(&self, value: &Compiled, size: &Size) -> Result<f64, ConfigError> {
+        match (&value.expr, value.source.get_ref()) {
+            (Some((expr, text)), _) => expr.eval(text, &size.symbols).map_err(|e| {
+                let size = value.depends_on_size().then_some(size);
+                self.expression_error(value.source, text, &e, &value.what, size)
+            }),
+            (None, ExprSource::Number(n)) if n.is_finite() => Ok(*n),
+            (None, _) => Err(self
+                .doc
+                .error(
+                    value.source.span(),
+                    format!("{} is not a finite number", value.what),
+                )
+                .help("write a finite number or an expression")),
+        }
+    }
+
+    pub(super) fn whole(
+        &self,
+        value: &Compiled,
+        size: &Size,
+        bounds: &Bounds,
+    ) -> Result<f64, ConfigError> {
+        let v = self.eval(value, size)?;
+        let at = value.at(size);
+        if v.fract() != 0.0 {
+            return Err(self
+                .doc
+                .error(
+                    value.source.span(),
+                    format!("{} must be a whole number, but it is {v}{at}", value.what),
+                )
+                .help(ROUND_HELP));
+        }
+        let limit = if v < bounds.min {
+            format!("at least {}", bounds.min)
+        } else if v > bounds.max {
+            format!("at most {}", bounds.max_text)
+        } else {
+            return Ok(v);
+        };
+        Err(self
+            .doc
+            .error(
+                value.source.span(),
+                format!("{} is {v}{at}, but must be {limit}", value.what),
+            )
+            .help(bounds.help.clone()))
+    }
+
+    pub(super) fn dims(
+        &self,
+        values: &[Compiled],
+        size: &Size,
+        bounds: fn(usize) -> Bounds,
+    ) -> Result<[u32; 3], ConfigError> {
+        let mut dims = [1u32; 3];
+        for (axis, value) in values.iter().enumerate() {
+            dims[axis] = self.whole(value, size, &bounds(axis))? as u32;
+        }
+        Ok(dims)
+    }
+
+    pub(super) fn block(
+        &self,
+        values: &[Compiled],
+        span: Range<usize>,
+        size: &Size,
+    ) -> Result<[u32; 3], ConfigError> {
+        let dims = self.dims(values, size, block_bounds)?;
+        let threads: u64 = dims.iter().map(|&d| u64::from(d)).product();
+        if threads <= MAX_BLOCK_THREADS {
+            return Ok(dims);
+        }
+        let at = if values.iter().any(Compiled::depends_on_size) {
+            format!(" at {}", size.label)
+        } else {
+            String::new()
+        };
+        Err(self
+            .doc
+            .error(
+                span,
+                format!(
+                    "a block of {} x {} x {} = {threads} threads{at} is more than CUDA's limit of \
+                     {MAX_BLOCK_THREADS}",
+                    dims[0], dims[1], dims[2]
+                ),
+            )
+            .help("make the block smaller (and the grid larger to cover the same work)"))
+    }
+
+    pub(super) fn amount(
+        &self,
+        value: Option<&Compiled>,
+        size: &Size,
+    ) -> Result<Option<f64>, ConfigError> {
+        let Some(value) = value else {
+            return Ok(None);
+        };
+        let v = self.eval(value, size)?;
+        if v < 0.0 {
+            return Err(self
+                .doc
+                .error(
+                    value.source.span(),
+                    format!(
+                        "{} is {v}{}, but cannot be negative",
+                        value.what,
+                        value.at(size)
+                    ),
+                )
+                .help("it counts the problem's minimum DRAM bytes or floating-point operations"));
+        }
+        Ok(Some(v))
+    }
+}
