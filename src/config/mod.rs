@@ -14,6 +14,8 @@ pub mod plan;
 mod raw;
 mod resolve;
 mod suggest;
+#[cfg(test)]
+mod tests;
 
 use std::fs;
 use std::path::Path;
