@@ -7,7 +7,7 @@ use std::ops::Range;
 
 use toml::Spanned;
 
-use super::values::{Bounds, Compiled, below, fits, largest, type_bounds, type_requirement};
+use super::values::{Bounds, Compiled, below, fits, largest, show, type_bounds, type_requirement};
 use super::{Context, is_identifier};
 use crate::config::error::ConfigError;
 use crate::config::plan::{Arg, Buffer, Compare, ElementType, Fill, Scalar, Size};
@@ -278,13 +278,17 @@ impl Context<'_> {
                 let upper = if element.is_float() { high } else { high - 1.0 };
                 if !(fits(element, low.floor()) && fits(element, upper.floor())) {
                     return Err(bad(format!(
-                        "range [{low}, {high}] does not fit buffer `{name}` of type {}",
+                        "range [{}, {}] does not fit buffer `{name}` of type {}",
+                        show(low),
+                        show(high),
                         element.name()
                     )));
                 }
                 if low >= high {
                     return Err(bad(format!(
-                        "range [{low}, {high}] is empty: low must be below high"
+                        "range [{}, {}] is empty: low must be below high",
+                        show(low),
+                        show(high)
                     )));
                 }
                 Ok(Fill::Random { low, high })
@@ -302,7 +306,8 @@ impl Context<'_> {
                         .error(
                             fill.span(),
                             format!(
-                                "fill {value} does not fit buffer `{name}` of type {}",
+                                "fill {} does not fit buffer `{name}` of type {}",
+                                show(*value),
                                 element.name()
                             ),
                         )
@@ -341,8 +346,9 @@ impl Context<'_> {
                             .error(
                                 s.value.source.span(),
                                 format!(
-                                    "{} is {v}{}, too large for an {}",
+                                    "{} is {}{}, too large for an {}",
                                     s.value.what,
+                                    show(v),
                                     s.value.at(size),
                                     s.element.name()
                                 ),
@@ -371,5 +377,356 @@ impl Context<'_> {
                 }))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::plan::{Arg, Buffer, Compare, ElementType, Fill, Scalar};
+    use crate::config::resolve::tests::{fails, ok, with_args};
+
+    /// The first instance's args of variant "plain" with `args`.
+    fn args(lines: &str) -> Vec<Arg> {
+        ok(&with_args(lines)).variants[0].instances[0].args.clone()
+    }
+
+    fn buffer(line: &str) -> Buffer {
+        match args(line).remove(0) {
+            Arg::Buffer(b) => b,
+            Arg::Scalar(s) => panic!("{s:?}"),
+        }
+    }
+
+    fn scalar(line: &str) -> Scalar {
+        match args(line).remove(0) {
+            Arg::Scalar(s) => s,
+            Arg::Buffer(b) => panic!("{b:?}"),
+        }
+    }
+
+    fn fill(line: &str) -> Fill {
+        buffer(line).fill
+    }
+
+    #[test]
+    fn fill_defaults() {
+        assert_eq!(
+            fill(r#"{ name = "a", buffer = "f64", count = 1, fill = "random" }"#),
+            Fill::Random {
+                low: -1.0,
+                high: 1.0
+            }
+        );
+        assert_eq!(
+            fill(r#"{ name = "a", buffer = "u32", count = 1, fill = "random" }"#),
+            Fill::Random {
+                low: 0.0,
+                high: 100.0
+            }
+        );
+        assert_eq!(
+            fill(r#"{ name = "a", buffer = "i64", count = 1, fill = "zeros" }"#),
+            Fill::Constant { value: 0.0 }
+        );
+        assert_eq!(
+            fill(r#"{ name = "a", buffer = "f32", count = 1, fill = -2.5 }"#),
+            Fill::Constant { value: -2.5 }
+        );
+        assert_eq!(
+            fill(r#"{ name = "a", buffer = "f32", count = 1, output = true }"#),
+            Fill::Poison
+        );
+        assert_eq!(
+            fill(r#"{ name = "a", buffer = "f32", count = 1, output = true, fill = 7 }"#),
+            Fill::Constant { value: 7.0 }
+        );
+        assert_eq!(
+            fill(
+                r#"{ name = "a", buffer = "i32", count = 1, fill = "random", range = [-5, 5.5] }"#
+            ),
+            Fill::Random {
+                low: -5.0,
+                high: 5.5
+            }
+        );
+        assert_eq!(
+            fill(
+                r#"{ name = "a", buffer = "i32", count = 1, fill = "random", range = [0, 2147483648] }"#
+            ),
+            Fill::Random {
+                low: 0.0,
+                high: 2147483648.0
+            },
+            "integer ranges are [low, high), so high may be one past the largest value"
+        );
+    }
+
+    #[test]
+    fn inputs_need_a_fill() {
+        fails(
+            &with_args(r#"{ name = "a", buffer = "f32", count = 1, output = false }"#),
+            "input buffer `a` has no `fill`",
+            "{ name = \"a\"",
+        );
+    }
+
+    #[test]
+    fn range_rules() {
+        let line = |rest: &str| {
+            with_args(&format!(
+                "{{ name = \"a\", buffer = \"u32\", count = 1, {rest} }}"
+            ))
+        };
+        fails(
+            &line("fill = \"zeros\", range = [0, 1]"),
+            "`range` of buffer `a` needs fill = \"random\"",
+            "[0, 1]",
+        );
+        fails(
+            &line("output = true, range = [0, 1]"),
+            "`range` of buffer `a` needs fill = \"random\"",
+            "[0, 1]",
+        );
+        fails(
+            &line("fill = 3, range = [0, 1]"),
+            "`range` of buffer `a` needs fill = \"random\"",
+            "[0, 1]",
+        );
+        fails(
+            &line("fill = \"random\", range = [0, 1, 2]"),
+            "`range` takes two numbers, not 3",
+            "[0, 1, 2]",
+        );
+        fails(
+            &line("fill = \"random\", range = [5, 5]"),
+            "range [5, 5] is empty: low must be below high",
+            "[5, 5]",
+        );
+        let e = fails(
+            &line("fill = \"random\", range = [-5, 5]"),
+            "range [-5, 5] does not fit buffer `a` of type u32",
+            "[-5, 5]",
+        );
+        assert!(
+            e.to_string()
+                .contains("each a whole number from 0 to 4294967295 (the u32 range)")
+        );
+        fails(
+            &line("fill = \"random\", range = [0, inf]"),
+            "range [0, inf] does not fit buffer `a` of type u32",
+            "[0, inf]",
+        );
+    }
+
+    #[test]
+    fn constant_fills_must_fit_the_element_type() {
+        let line = |element: &str, value: &str| {
+            with_args(&format!(
+                "{{ name = \"a\", buffer = \"{element}\", count = 1, fill = {value} }}"
+            ))
+        };
+        fails(
+            &line("i32", "1.5"),
+            "fill 1.5 does not fit buffer `a` of type i32",
+            "1.5",
+        );
+        fails(
+            &line("u64", "-1"),
+            "fill -1 does not fit buffer `a` of type u64",
+            "-1",
+        );
+        fails(
+            &line("f32", "1e39"),
+            "fill 1e39 does not fit buffer `a` of type f32",
+            "1e39",
+        );
+        fails(
+            &line("f64", "nan"),
+            "fill NaN does not fit buffer `a` of type f64",
+            "nan",
+        );
+        assert_eq!(
+            fill(r#"{ name = "a", buffer = "f64", count = 1, fill = 1e300 }"#),
+            Fill::Constant { value: 1e300 }
+        );
+    }
+
+    #[test]
+    fn compare_and_symbol() {
+        let b = buffer(r#"{ name = "a", buffer = "f32", count = 1, output = true }"#);
+        assert_eq!(
+            (b.compare, b.symbol, b.output),
+            (Compare::Elementwise, None, true)
+        );
+        let b =
+            buffer(r#"{ name = "a", buffer = "f32", count = 1, output = true, compare = "sum" }"#);
+        assert_eq!(b.compare, Compare::Sum);
+        let b = buffer(
+            r#"{ name = "a", buffer = "f32", count = 1, fill = 0, compare = "elementwise", symbol = "_c0" }"#,
+        );
+        assert_eq!(
+            (b.compare, b.symbol.as_deref(), b.output),
+            (Compare::Elementwise, Some("_c0"), false)
+        );
+        fails(
+            &with_args(r#"{ name = "a", buffer = "f32", count = 1, fill = 0, compare = "sum" }"#),
+            "compare = \"sum\" on `a`, which is not an output",
+            "\"sum\"",
+        );
+        fails(
+            &with_args(
+                r#"{ name = "a", buffer = "f32", count = 1, output = true, compare = "max" }"#,
+            ),
+            "unknown compare \"max\"",
+            "\"max\"",
+        );
+        fails(
+            &with_args(
+                r#"{ name = "a", buffer = "f32", count = 1, fill = 0, symbol = "c-filter" }"#,
+            ),
+            "symbol \"c-filter\" is not a C identifier",
+            "\"c-filter\"",
+        );
+    }
+
+    #[test]
+    fn buffer_or_scalar_and_their_keys() {
+        fails(
+            &with_args(r#"{ name = "a", buffer = "f32", scalar = "f32", count = 1 }"#),
+            "argument `a` is both a buffer and a scalar",
+            "scalar = »\"f32\"",
+        );
+        fails(
+            &with_args(r#"{ name = "a", count = 1 }"#),
+            "argument `a` is neither a buffer nor a scalar",
+            "{ name = \"a\"",
+        );
+        fails(
+            &with_args(r#"{ name = "a", buffer = "f32", fill = 0 }"#),
+            "buffer `a` has no `count`",
+            "{ name = \"a\"",
+        );
+        fails(
+            &with_args(r#"{ name = "a", buffer = "f32", count = 1, fill = 0, value = 3 }"#),
+            "buffer `a` cannot have `value`",
+            "value = »3",
+        );
+        fails(
+            &with_args(r#"{ name = "a", scalar = "f32" }"#),
+            "scalar `a` has no `value`",
+            "{ name = \"a\"",
+        );
+        for (key, value) in [
+            ("count", "1"),
+            ("fill", "0"),
+            ("range", "[0, 1]"),
+            ("output", "true"),
+            ("compare", "\"sum\""),
+            ("symbol", "\"s\""),
+        ] {
+            fails(
+                &with_args(&format!(
+                    "{{ name = \"a\", scalar = \"f32\", value = 1, {key} = {value} }}"
+                )),
+                &format!("scalar `a` cannot have `{key}`"),
+                &format!("value = 1, {key} = »{value}"),
+            );
+        }
+        let e = fails(
+            &with_args(r#"{ name = "a", buffer = "f23", count = 1, fill = 0 }"#),
+            "unknown element type \"f23\"",
+            "\"f23\"",
+        );
+        assert!(
+            e.to_string()
+                .contains("write one of f32, f64, i32, u32, i64, u64 (did you mean \"f32\"?)")
+        );
+    }
+
+    #[test]
+    fn argument_names_are_non_empty_and_unique() {
+        fails(
+            &with_args(r#"{ name = "", scalar = "f32", value = 1 }"#),
+            "an argument name cannot be empty",
+            "\"\"",
+        );
+        fails(
+            &with_args(
+                "{ name = \"a\", scalar = \"f32\", value = 1 },\n{ name = \"a\", buffer = \"f32\", count = 1, fill = 0 }",
+            ),
+            "argument `a` is listed twice in variant `plain`",
+            "\"a\", buffer",
+        );
+    }
+
+    #[test]
+    fn counts_are_whole_and_at_least_one() {
+        assert_eq!(
+            buffer(r#"{ name = "a", buffer = "f32", count = "N * N", fill = 0 }"#).count,
+            1 << 20
+        );
+        fails(
+            &with_args(r#"{ name = "a", buffer = "f32", count = "N - 1024", fill = 0 }"#),
+            "the count of buffer `a` of variant `plain` is 0 at N=1024, but must be at least 1",
+            "\"N - 1024\"",
+        );
+        fails(
+            &with_args(r#"{ name = "a", buffer = "f32", count = "N / 3", fill = 0 }"#),
+            "the count of buffer `a` of variant `plain` must be a whole number, but it is \
+             341.3333333333333 at N=1024",
+            "\"N / 3\"",
+        );
+    }
+
+    #[test]
+    fn integer_scalars_are_whole_and_fit_their_type() {
+        let value = |element: &str, v: &str| {
+            scalar(&format!(
+                "{{ name = \"s\", scalar = \"{element}\", value = {v} }}"
+            ))
+        };
+        assert_eq!(value("i32", "\"-N\"").value, -1024.0);
+        assert_eq!(value("u64", "\"pow(2, 40)\"").value, 2f64.powi(40));
+        assert_eq!(value("i64", "\"-pow(2, 62)\"").element, ElementType::I64);
+        let bad = |element: &str, v: &str| {
+            with_args(&format!(
+                "{{ name = \"s\", scalar = \"{element}\", value = {v} }}"
+            ))
+        };
+        let e = fails(
+            &bad("i32", "\"N / 3\""),
+            "the value of scalar `s` of variant `plain` must be a whole number, but it is \
+             341.3333333333333 at N=1024",
+            "\"N / 3\"",
+        );
+        assert!(e.to_string().contains("cdiv(a, b)"));
+        fails(
+            &bad("u32", "-1"),
+            "the value of scalar `s` of variant `plain` is -1, but must be at least 0",
+            "-1",
+        );
+        fails(
+            &bad("i32", "\"N * N * N\""),
+            "the value of scalar `s` of variant `plain` is 68719476736 at N=4096, but must be at \
+             most 2147483647 (the largest i32)",
+            "\"N * N * N\"",
+        );
+    }
+
+    #[test]
+    fn float_scalars_take_any_finite_value_that_fits() {
+        let value = |element: &str, v: &str| {
+            scalar(&format!(
+                "{{ name = \"s\", scalar = \"{element}\", value = {v} }}"
+            ))
+            .value
+        };
+        assert_eq!(value("f32", "\"N / 3\""), 1024.0 / 3.0);
+        assert_eq!(value("f64", "1e300"), 1e300);
+        fails(
+            &with_args(r#"{ name = "s", scalar = "f32", value = "pow(10, 39)" }"#),
+            "the value of scalar `s` of variant `plain` is 1e39, too large for an f32",
+            "\"pow",
+        );
     }
 }

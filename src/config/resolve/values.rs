@@ -42,6 +42,17 @@ impl Compiled<'_> {
 }
 
 /// The bounds a whole number must lie in, with words for the error.
+/// `value` for a message: plain digits, or an exponent for very large and
+/// very small magnitudes (`1e39`, not forty digits).
+pub(super) fn show(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude >= 1e16 || (magnitude > 0.0 && magnitude < 1e-4) {
+        format!("{value:e}")
+    } else {
+        format!("{value}")
+    }
+}
+
 pub(super) struct Bounds {
     pub(super) min: f64,
     pub(super) max: f64,
@@ -251,7 +262,11 @@ impl Context<'_> {
                 .doc
                 .error(
                     value.source.span(),
-                    format!("{} must be a whole number, but it is {v}{at}", value.what),
+                    format!(
+                        "{} must be a whole number, but it is {}{at}",
+                        value.what,
+                        show(v)
+                    ),
                 )
                 .help(ROUND_HELP));
         }
@@ -266,7 +281,7 @@ impl Context<'_> {
             .doc
             .error(
                 value.source.span(),
-                format!("{} is {v}{at}, but must be {limit}", value.what),
+                format!("{} is {}{at}, but must be {limit}", value.what, show(v)),
             )
             .help(bounds.help.clone()))
     }
@@ -328,13 +343,181 @@ impl Context<'_> {
                 .error(
                     value.source.span(),
                     format!(
-                        "{} is {v}{}, but cannot be negative",
+                        "{} is {}{}, but cannot be negative",
                         value.what,
+                        show(v),
                         value.at(size)
                     ),
                 )
                 .help("it counts the problem's minimum DRAM bytes or floating-point operations"));
         }
         Ok(Some(v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::show;
+    use crate::config::resolve::tests::{fails, ok, one_variant};
+
+    #[test]
+    fn numbers_in_messages_are_short() {
+        assert_eq!(show(2048.0), "2048");
+        assert_eq!(show(-1.5625), "-1.5625");
+        assert_eq!(show(68719476736.0), "68719476736");
+        assert_eq!(show(1e39), "1e39");
+        assert_eq!(show(2.5e-7), "2.5e-7");
+        assert_eq!(show(0.0), "0");
+    }
+
+    fn geometry(keys: &str) -> Vec<([u32; 3], [u32; 3], u32)> {
+        ok(&one_variant(keys)).variants[0]
+            .instances
+            .iter()
+            .map(|i| (i.grid, i.block, i.shared_bytes))
+            .collect()
+    }
+
+    #[test]
+    fn missing_dimensions_are_one_and_expressions_are_evaluated_at_each_size() {
+        assert_eq!(
+            geometry("grid = [\"N / 256\", 2]\nblock = [\"min(N, 512) / 2\", 2]"),
+            [([4, 2, 1], [256, 2, 1], 0), ([16, 2, 1], [256, 2, 1], 0)]
+        );
+        assert_eq!(
+            geometry("grid = [1, 2, 3]\nblock = [4, 5, 6]\nshared_bytes = \"N * 4\""),
+            [([1, 2, 3], [4, 5, 6], 4096), ([1, 2, 3], [4, 5, 6], 16384)]
+        );
+    }
+
+    #[test]
+    fn geometry_takes_one_to_three_entries() {
+        fails(
+            &one_variant("grid = []"),
+            "`grid` takes 1 to 3 entries, not 0",
+            "grid = »[]",
+        );
+        fails(
+            &one_variant("block = [1, 1, 1, 1]"),
+            "`block` takes 1 to 3 entries, not 4",
+            "block = »[1, 1, 1, 1]",
+        );
+    }
+
+    #[test]
+    fn geometry_must_be_whole_and_say_the_size_and_how_to_round() {
+        let e = fails(
+            &one_variant("grid = [\"N / 3\"]"),
+            "grid x of variant `plain` must be a whole number, but it is 341.3333333333333 at \
+             N=1024",
+            "\"N / 3\"",
+        );
+        assert!(e.to_string().contains("ceil(a/b) or cdiv(a, b) rounds up"));
+        fails(
+            &one_variant("grid = [1, 1.5]"),
+            "grid y of variant `plain` must be a whole number, but it is 1.5",
+            "1.5",
+        );
+        fails(
+            &one_variant("grid = [\"N - 1024\"]"),
+            "grid x of variant `plain` is 0 at N=1024, but must be at least 1",
+            "\"N - 1024\"",
+        );
+        fails(
+            &one_variant("grid = [1, 65536]"),
+            "grid y of variant `plain` is 65536, but must be at most 65535 (CUDA's limit for grid y)",
+            "65536",
+        );
+        fails(
+            &one_variant("grid = [\"pow(2, 31)\"]"),
+            "grid x of variant `plain` is 2147483648, but must be at most 2147483647 (CUDA's limit \
+             for grid x)",
+            "\"pow",
+        );
+        fails(
+            &one_variant("block = [1, 1, 65]"),
+            "block z of variant `plain` is 65, but must be at most 64 (CUDA's limit for block z)",
+            "65",
+        );
+        fails(
+            &one_variant("grid = [inf]"),
+            "grid x of variant `plain` is not a finite number",
+            "inf",
+        );
+    }
+
+    #[test]
+    fn blocks_hold_at_most_1024_threads() {
+        assert_eq!(geometry("block = [32, 32]")[0].1, [32, 32, 1]);
+        fails(
+            &one_variant("block = [32, 8, 5]"),
+            "a block of 32 x 8 x 5 = 1280 threads is more than CUDA's limit of 1024",
+            "block = »[32",
+        );
+        fails(
+            &one_variant("block = [\"N / 64\", 32]"),
+            "a block of 64 x 32 x 1 = 2048 threads at N=4096 is more than CUDA's limit of 1024",
+            "block = »[\"N / 64\"",
+        );
+    }
+
+    #[test]
+    fn shared_bytes_are_whole_and_not_negative() {
+        fails(
+            &one_variant("shared_bytes = -4"),
+            "shared_bytes of variant `plain` is -4, but must be at least 0",
+            "-4",
+        );
+        fails(
+            &one_variant("shared_bytes = \"N / 3\""),
+            "shared_bytes of variant `plain` must be a whole number, but it is 341.3333333333333 \
+             at N=1024",
+            "\"N / 3\"",
+        );
+    }
+
+    #[test]
+    fn bytes_and_flops_are_optional_finite_and_not_negative() {
+        let plan = ok(&one_variant("bytes = \"N / 3\"\nflops = 2.5"));
+        let instance = &plan.variants[0].instances[0];
+        assert_eq!(instance.bytes, Some(1024.0 / 3.0));
+        assert_eq!(instance.flops, Some(2.5));
+        let plan = ok(&one_variant(""));
+        assert_eq!(
+            (
+                plan.variants[0].instances[0].bytes,
+                plan.variants[0].instances[0].flops
+            ),
+            (None, None)
+        );
+        fails(
+            &one_variant("flops = \"1024 - N\""),
+            "flops of variant `plain` is -3072 at N=4096, but cannot be negative",
+            "\"1024 - N\"",
+        );
+        fails(
+            &one_variant("bytes = nan"),
+            "bytes of variant `plain` is not a finite number",
+            "nan",
+        );
+    }
+
+    #[test]
+    fn evaluation_errors_name_the_size_where_they_happen() {
+        fails(
+            &one_variant("bytes = \"1 / (4096 - N)\""),
+            "division by zero: `(4096 - N)` is 0 in bytes of variant `plain` at N=4096",
+            "(4096 - N)",
+        );
+        fails(
+            &one_variant("bytes = \"1 / 0\""),
+            "division by zero: `0` is 0 in bytes of variant `plain`",
+            "0\"",
+        );
+        fails(
+            &one_variant("flops = \"sqrt(2048 - N)\""),
+            "sqrt of -2048: `2048 - N` is out of its domain in flops of variant `plain` at N=4096",
+            "2048 - N",
+        );
     }
 }
