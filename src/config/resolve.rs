@@ -6,6 +6,8 @@
 //! `verify`, outputs that match their reference's). Number-or-expression
 //! values live in `values`, kernel arguments in `args`. The first problem
 //! found is returned as a [`ConfigError`] pointing at the value responsible.
+
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::ops::Range;
@@ -157,7 +159,12 @@ pub(crate) fn resolve(raw: &RawFile, text: &str, path: &Path) -> Result<Plan, Co
 fn check_suite_name(doc: &Doc, name: &Spanned<String>) -> Result<(), ConfigError> {
     let valid = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
     let text = name.get_ref();
-    if !text.is_empty() && text.chars().all(valid) {
+    if text.is_empty() {
+        return Err(doc.error(name.span(), "the suite name is empty").help(
+            "it names the output folder: use letters, digits, '-' and '_', e.g. \"transpose\"",
+        ));
+    }
+    if text.chars().all(valid) {
         return Ok(());
     }
     let fixed: String = text
@@ -165,18 +172,14 @@ fn check_suite_name(doc: &Doc, name: &Spanned<String>) -> Result<(), ConfigError
         .chars()
         .map(|c| if valid(c) { c } else { '-' })
         .collect();
-    let help = if fixed.is_empty() {
-        "it names the output folder: use letters, digits, '-' and '_', e.g. \"transpose\""
-            .to_string()
-    } else {
-        format!("it names the output folder: use letters, digits, '-' and '_', e.g. \"{fixed}\"")
-    };
     Err(doc
         .error(
             name.span(),
             format!("suite name {text:?} may only contain letters, digits, '-' and '_'"),
         )
-        .help(help))
+        .help(format!(
+            "it names the output folder: use letters, digits, '-' and '_', e.g. \"{fixed}\""
+        )))
 }
 
 fn is_identifier(name: &str) -> bool {
@@ -251,18 +254,23 @@ fn sizes(doc: &Doc, suite: &RawSuite) -> Result<Vec<Size>, ConfigError> {
         }
     }
     let mut sizes: Vec<Size> = Vec::new();
+    let mut seen: Vec<BTreeMap<String, i64>> = Vec::new();
     for (symbols, span) in own {
         let label = symbols
             .iter()
             .map(|(name, value)| format!("{name}={value}"))
             .collect::<Vec<_>>()
             .join(", ");
-        if sizes.iter().any(|s| s.label == label) {
+        let mut bound: BTreeMap<String, i64> = symbols.into_iter().collect();
+        if let Some(first) = seen.iter().position(|s| *s == bound) {
             return Err(doc
                 .error(span, format!("size {label} is listed twice"))
-                .help("remove the repeated size"));
+                .help(format!(
+                    "it binds the same symbols as size {}: remove one of them",
+                    sizes[first].label
+                )));
         }
-        let mut bound: BTreeMap<String, i64> = symbols.into_iter().collect();
+        seen.push(bound.clone());
         for (key, value) in constants {
             bound.insert(key.get_ref().clone(), *value.get_ref());
         }
@@ -588,72 +596,77 @@ impl Context<'_> {
             ))
         };
         let path = fs::canonicalize(&shown).map_err(unreadable)?;
-        if !kernels.contains_key(&path) {
-            let bytes = fs::read(&path).map_err(unreadable)?;
-            if let Some(at) = bytes.iter().position(|&b| b == 0) {
-                return Err(doc
-                    .error(
+        let found = match kernels.entry(path.clone()) {
+            Entry::Occupied(known) => known.into_mut(),
+            Entry::Vacant(slot) => {
+                let bytes = fs::read(&path).map_err(unreadable)?;
+                if let Some(at) = bytes.iter().position(|&b| b == 0) {
+                    return Err(doc
+                        .error(
+                            source.span(),
+                            format!(
+                                "kernel source {} contains a NUL byte (at byte {at})",
+                                shown.display()
+                            ),
+                        )
+                        .help(
+                            "NVRTC takes the source as a C string, so it cannot hold NUL bytes: \
+                             is this a text file?",
+                        ));
+                }
+                let text = String::from_utf8(bytes).map_err(|e| {
+                    doc.error(
                         source.span(),
                         format!(
-                            "kernel source {} contains a NUL byte (at byte {at})",
-                            shown.display()
+                            "kernel source {} is not UTF-8 (at byte {})",
+                            shown.display(),
+                            e.utf8_error().valid_up_to()
                         ),
                     )
-                    .help(
-                        "NVRTC takes the source as a C string, so it cannot hold NUL bytes: \
-                         is this a text file?",
-                    ));
+                    .help("save the source as UTF-8")
+                })?;
+                slot.insert(kernels::scan(&text))
             }
-            let text = String::from_utf8(bytes).map_err(|e| {
-                doc.error(
-                    source.span(),
-                    format!(
-                        "kernel source {} is not UTF-8 (at byte {})",
-                        shown.display(),
-                        e.utf8_error().valid_up_to()
-                    ),
-                )
-                .help("save the source as UTF-8")
-            })?;
-            kernels.insert(path.clone(), kernels::scan(&text));
-        }
-        let found = &kernels[&path];
+        };
         let name = entry.get_ref();
         if found.extern_c.contains(name) {
             return Ok(path);
         }
-        let message = format!(
-            "`{name}` is not an extern \"C\" kernel of {}",
-            shown.display()
+        let found_note = if found.extern_c.is_empty() {
+            format!(
+                "{} defines no extern \"C\" __global__ function",
+                shown.display()
+            )
+        } else {
+            format!(
+                "{} defines the extern \"C\" kernels: {}",
+                shown.display(),
+                found.extern_c.join(", ")
+            )
+        };
+        let error = doc.error(
+            entry.span(),
+            format!(
+                "`{name}` is not an extern \"C\" kernel of {}",
+                shown.display()
+            ),
         );
-        let error = doc.error(entry.span(), message);
         let error = if found.mangled.contains(name) {
             error
                 .note(format!(
                     "`{name}` is declared __global__ but without extern \"C\""
                 ))
+                .note(found_note)
                 .help(format!(
                     "NVRTC looks kernels up by unmangled name, so the kernel must be extern \"C\": \
                      declare it as extern \"C\" __global__ void {name}(...)"
                 ))
         } else {
-            let note = if found.extern_c.is_empty() {
-                format!(
-                    "{} defines no extern \"C\" __global__ function",
-                    shown.display()
-                )
-            } else {
-                format!(
-                    "{} defines the extern \"C\" kernels: {}",
-                    shown.display(),
-                    found.extern_c.join(", ")
-                )
-            };
             let hint = match suggest::closest(name, &found.extern_c) {
                 Some(best) => format!("did you mean `{best}`? "),
                 None => String::new(),
             };
-            error.note(note).help(format!(
+            error.note(found_note).help(format!(
                 "{hint}NVRTC looks kernels up by unmangled name, so the kernel must be \
                  extern \"C\" __global__"
             ))
@@ -1129,6 +1142,15 @@ args = [{ name = "out", buffer = "f32", count = "C", output = true }]"#,
             "size N=64 is listed twice",
             "{ N = 64 }",
         );
+        let e = fails(
+            &with_sizes("sizes = [{ M = 1, N = 2 }, { N = 2, M = 1 }]"),
+            "size N=2, M=1 is listed twice",
+            "{ N = 2, M = 1 }",
+        );
+        assert_eq!(
+            help(&e),
+            "it binds the same symbols as size M=1, N=2: remove one of them"
+        );
         fails(
             &with_sizes("sizes = [64, {}]"),
             "this size binds no symbols",
@@ -1161,11 +1183,7 @@ args = [{ name = "out", buffer = "f32", count = "C", output = true }]"#,
             "\"a.b\"",
         );
         assert!(help(&e).ends_with("e.g. \"a-b\""));
-        fails(
-            &named("name = \"\""),
-            "suite name \"\" may only contain letters, digits, '-' and '_'",
-            "\"\"",
-        );
+        fails(&named("name = \"\""), "the suite name is empty", "\"\"");
         assert_eq!(
             ok(&format!("version = 1\n{}", one_variant("")))
                 .variants

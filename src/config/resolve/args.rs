@@ -14,7 +14,7 @@ use crate::config::plan::{Arg, Buffer, Compare, ElementType, Fill, Scalar, Size}
 use crate::config::raw::{RawArg, RawFill};
 use crate::config::suggest;
 
-pub(super) const ELEMENT_TYPES: [(&str, ElementType); 6] = [
+const ELEMENT_TYPES: [(&str, ElementType); 6] = [
     ("f32", ElementType::F32),
     ("f64", ElementType::F64),
     ("i32", ElementType::I32),
@@ -65,7 +65,7 @@ impl ArgSpec<'_> {
 }
 
 impl Context<'_> {
-    pub(super) fn element(&self, value: &Spanned<String>) -> Result<ElementType, ConfigError> {
+    fn element(&self, value: &Spanned<String>) -> Result<ElementType, ConfigError> {
         let name = value.get_ref();
         if let Some((_, element)) = ELEMENT_TYPES.iter().find(|(n, _)| n == name) {
             return Ok(*element);
@@ -140,7 +140,7 @@ impl Context<'_> {
         }
     }
 
-    pub(super) fn buffer<'a>(
+    fn buffer<'a>(
         &self,
         spanned: &'a Spanned<RawArg>,
         buffer: &Spanned<String>,
@@ -215,7 +215,7 @@ impl Context<'_> {
         }))
     }
 
-    pub(super) fn fill(
+    fn fill(
         &self,
         spanned: &Spanned<RawArg>,
         element: ElementType,

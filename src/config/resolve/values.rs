@@ -14,9 +14,9 @@ use crate::config::plan::{ElementType, Size};
 use crate::config::raw::ExprSource;
 
 /// CUDA's limit on threads per block.
-pub(super) const MAX_BLOCK_THREADS: u64 = 1024;
+const MAX_BLOCK_THREADS: u64 = 1024;
 
-pub(super) const ROUND_HELP: &str = "division is exact (N/64 at N=100 is 1.5625), so round explicitly: \
+const ROUND_HELP: &str = "division is exact (N/64 at N=100 is 1.5625), so round explicitly: \
                           ceil(a/b) or cdiv(a, b) rounds up, floor(a/b) rounds down";
 
 /// A number-or-expression value, parsed, with what it is for messages.
@@ -27,7 +27,7 @@ pub(super) struct Compiled<'a> {
 }
 
 impl Compiled<'_> {
-    pub(super) fn depends_on_size(&self) -> bool {
+    fn depends_on_size(&self) -> bool {
         self.expr.as_ref().is_some_and(|(e, _)| e.uses_symbols())
     }
 
@@ -130,7 +130,7 @@ pub(super) fn grid_bounds(axis: usize) -> Bounds {
     }
 }
 
-pub(super) fn block_bounds(axis: usize) -> Bounds {
+fn block_bounds(axis: usize) -> Bounds {
     let (max, name) = match axis {
         0 => (1024, "x"),
         1 => (1024, "y"),
@@ -198,7 +198,7 @@ impl Context<'_> {
         Ok(Compiled { what, source, expr })
     }
 
-    pub(super) fn expression_error(
+    fn expression_error(
         &self,
         source: &Spanned<ExprSource>,
         text: &str,
@@ -220,7 +220,7 @@ impl Context<'_> {
 
     /// Whether an evaluation error may not happen at every size (an unknown
     /// symbol that no size binds is unknown everywhere).
-    pub(super) fn differs_between_sizes(&self, kind: &ExprErrorKind) -> bool {
+    fn differs_between_sizes(&self, kind: &ExprErrorKind) -> bool {
         match kind {
             ExprErrorKind::Syntax { .. } => false,
             ExprErrorKind::UnknownSymbol { name, .. } => {
