@@ -1,10 +1,12 @@
 //! variants.toml → [`Plan`]: the raw serde mirror of the file (`raw`), the
 //! expression language of its geometry and sizes (`expr`), the scan of kernel
 //! sources for `extern "C"` entry points (`kernels`), and the resolution step
-//! (`resolve`) that checks everything (paths, entry points, names,
-//! expressions at every size) and reports the first problem as a
-//! [`ConfigError`] with file, line, column and a hint (`error`, `suggest`).
-//! [`load`] and [`parse`] are the entry points.
+//! (`resolve`, with `resolve::values` for expressions evaluated at each size
+//! and `resolve::args` for kernel arguments) that checks everything (paths,
+//! entry points, names, expressions at every size) and reports the first
+//! problem as a [`ConfigError`] with file, line, column and a hint (`error`,
+//! `suggest`). [`load`] and [`parse`] are the entry points; `plan` and
+//! `change` are the contract with the rest of the program.
 
 pub mod change;
 mod error;
@@ -14,6 +16,8 @@ pub mod plan;
 mod raw;
 mod resolve;
 mod suggest;
+#[cfg(test)]
+mod tests;
 
 use std::fs;
 use std::path::Path;

@@ -11,6 +11,7 @@ use toml::Spanned;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a variants.toml document")]
 pub(crate) struct RawFile {
     pub(crate) version: Option<Spanned<i64>>,
     pub(crate) suite: Spanned<RawSuite>,
@@ -22,6 +23,7 @@ pub(crate) struct RawFile {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a [suite] table with name, sizes and baseline")]
 pub(crate) struct RawSuite {
     pub(crate) name: Spanned<String>,
     pub(crate) description: Option<String>,
@@ -35,6 +37,7 @@ pub(crate) struct RawSuite {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a [profile] table")]
 pub(crate) struct RawProfile {
     pub(crate) clock_control: Option<Spanned<String>>,
 }
@@ -44,6 +47,7 @@ pub(crate) struct RawProfile {
 /// may come from `[defaults]`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a table of variant keys")]
 pub(crate) struct RawVariant {
     pub(crate) name: Option<Spanned<String>>,
     pub(crate) source: Option<Spanned<String>>,
@@ -64,6 +68,7 @@ pub(crate) struct RawVariant {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a table such as { rel = 1e-5, abs = 1e-6 }")]
 pub(crate) struct RawTolerance {
     pub(crate) rel: Option<Spanned<f64>>,
     pub(crate) abs: Option<Spanned<f64>>,
@@ -73,6 +78,9 @@ pub(crate) struct RawTolerance {
 /// go with it, is checked in `resolve`).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(
+    expecting = "an argument table such as { name = \"in\", buffer = \"f32\", count = \"N\", fill = \"random\" }"
+)]
 pub(crate) struct RawArg {
     pub(crate) name: Spanned<String>,
     pub(crate) buffer: Option<Spanned<String>>,
@@ -311,6 +319,22 @@ mod tests {
         assert_eq!(
             arg("\"ones\"").unwrap_err().message(),
             "invalid value: string \"ones\", expected \"random\", \"zeros\" or a number"
+        );
+    }
+
+    #[test]
+    fn tables_of_the_wrong_type_say_what_is_expected_in_words() {
+        let e = toml::from_str::<RawFile>("suite = 3").unwrap_err();
+        assert_eq!(
+            e.message(),
+            "invalid type: integer `3`, expected a [suite] table with name, sizes and baseline"
+        );
+        let e = toml::from_str::<RawVariant>("args = [\"in\"]").unwrap_err();
+        assert!(e.message().ends_with("expected an argument table such as { name = \"in\", buffer = \"f32\", count = \"N\", fill = \"random\" }"), "{}", e.message());
+        let e = toml::from_str::<RawVariant>("tolerance = 0.1").unwrap_err();
+        assert!(
+            e.message()
+                .ends_with("expected a table such as { rel = 1e-5, abs = 1e-6 }")
         );
     }
 

@@ -1,10 +1,13 @@
 //! Raw file → [`Plan`]: `[defaults]` merged into each variant (a key the
 //! variant sets replaces the default wholesale), source paths resolved
 //! against the toml's folder and canonicalized, entry points looked up in the
-//! sources, sizes and constants bound, every expression evaluated at every
-//! size, and every rule of docs/variants-toml.md checked. The first problem
+//! sources, sizes and constants bound, names, roles, changes, verification
+//! targets and tolerances checked, and the checks across variants (cycles of
+//! `verify`, outputs that match their reference's). Number-or-expression
+//! values live in `values`, kernel arguments in `args`. The first problem
 //! found is returned as a [`ConfigError`] pointing at the value responsible.
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::ops::Range;
@@ -12,15 +15,20 @@ use std::path::{Path, PathBuf};
 
 use toml::Spanned;
 
+mod args;
+mod values;
+
+use args::ArgSpec;
+use values::{grid_bounds, shared_bytes_bounds};
+
 use super::change::Change;
 use super::error::ConfigError;
-use super::expr::{self, Expr, ExprError, ExprErrorKind};
 use super::kernels::{self, Kernels};
 use super::plan::{
-    Arg, Buffer, ClockControl, Compare, ElementType, Fill, Instance, Plan, ProfileSettings, Role,
-    Scalar, Size, Suite, Timing, Tolerance, Variant, Verify,
+    Arg, ClockControl, Compare, Instance, Plan, ProfileSettings, Role, Size, Suite, Timing,
+    Tolerance, Variant, Verify,
 };
-use super::raw::{ExprSource, RawArg, RawFile, RawFill, RawSize, RawSuite, RawVariant};
+use super::raw::{RawFile, RawSize, RawSuite, RawVariant};
 use super::suggest;
 
 const DEFAULT_WARMUP: u32 = 3;
@@ -28,20 +36,6 @@ const DEFAULT_REPETITIONS: u32 = 20;
 const DEFAULT_SEED: u64 = 1234;
 const DEFAULT_REL: f64 = 1e-5;
 const DEFAULT_ABS: f64 = 1e-6;
-/// CUDA's limit on threads per block.
-const MAX_BLOCK_THREADS: u64 = 1024;
-
-const ROUND_HELP: &str = "division is exact (N/64 at N=100 is 1.5625), so round explicitly: \
-                          ceil(a/b) or cdiv(a, b) rounds up, floor(a/b) rounds down";
-
-const ELEMENT_TYPES: [(&str, ElementType); 6] = [
-    ("f32", ElementType::F32),
-    ("f64", ElementType::F64),
-    ("i32", ElementType::I32),
-    ("u32", ElementType::U32),
-    ("i64", ElementType::I64),
-    ("u64", ElementType::U64),
-];
 
 /// The file being resolved: where errors point.
 struct Doc<'a> {
@@ -165,7 +159,12 @@ pub(crate) fn resolve(raw: &RawFile, text: &str, path: &Path) -> Result<Plan, Co
 fn check_suite_name(doc: &Doc, name: &Spanned<String>) -> Result<(), ConfigError> {
     let valid = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
     let text = name.get_ref();
-    if !text.is_empty() && text.chars().all(valid) {
+    if text.is_empty() {
+        return Err(doc.error(name.span(), "the suite name is empty").help(
+            "it names the output folder: use letters, digits, '-' and '_', e.g. \"transpose\"",
+        ));
+    }
+    if text.chars().all(valid) {
         return Ok(());
     }
     let fixed: String = text
@@ -173,18 +172,14 @@ fn check_suite_name(doc: &Doc, name: &Spanned<String>) -> Result<(), ConfigError
         .chars()
         .map(|c| if valid(c) { c } else { '-' })
         .collect();
-    let help = if fixed.is_empty() {
-        "it names the output folder: use letters, digits, '-' and '_', e.g. \"transpose\""
-            .to_string()
-    } else {
-        format!("it names the output folder: use letters, digits, '-' and '_', e.g. \"{fixed}\"")
-    };
     Err(doc
         .error(
             name.span(),
             format!("suite name {text:?} may only contain letters, digits, '-' and '_'"),
         )
-        .help(help))
+        .help(format!(
+            "it names the output folder: use letters, digits, '-' and '_', e.g. \"{fixed}\""
+        )))
 }
 
 fn is_identifier(name: &str) -> bool {
@@ -259,18 +254,23 @@ fn sizes(doc: &Doc, suite: &RawSuite) -> Result<Vec<Size>, ConfigError> {
         }
     }
     let mut sizes: Vec<Size> = Vec::new();
+    let mut seen: Vec<BTreeMap<String, i64>> = Vec::new();
     for (symbols, span) in own {
         let label = symbols
             .iter()
             .map(|(name, value)| format!("{name}={value}"))
             .collect::<Vec<_>>()
             .join(", ");
-        if sizes.iter().any(|s| s.label == label) {
+        let mut bound: BTreeMap<String, i64> = symbols.into_iter().collect();
+        if let Some(first) = seen.iter().position(|s| *s == bound) {
             return Err(doc
                 .error(span, format!("size {label} is listed twice"))
-                .help("remove the repeated size"));
+                .help(format!(
+                    "it binds the same symbols as size {}: remove one of them",
+                    sizes[first].label
+                )));
         }
-        let mut bound: BTreeMap<String, i64> = symbols.into_iter().collect();
+        seen.push(bound.clone());
         for (key, value) in constants {
             bound.insert(key.get_ref().clone(), *value.get_ref());
         }
@@ -414,72 +414,6 @@ fn merged<'a, T>(
         })
 }
 
-/// A number-or-expression value, parsed, with what it is for messages.
-struct Compiled<'a> {
-    what: String,
-    source: &'a Spanned<ExprSource>,
-    expr: Option<(Expr, &'a str)>,
-}
-
-impl Compiled<'_> {
-    fn depends_on_size(&self) -> bool {
-        self.expr.as_ref().is_some_and(|(e, _)| e.uses_symbols())
-    }
-
-    /// " at N=2048" when the value may differ between sizes.
-    fn at(&self, size: &Size) -> String {
-        if self.depends_on_size() {
-            format!(" at {}", size.label)
-        } else {
-            String::new()
-        }
-    }
-}
-
-/// The bounds a whole number must lie in, with words for the error.
-struct Bounds {
-    min: f64,
-    max: f64,
-    describe: String,
-    help: &'static str,
-}
-
-/// The largest f64 below the positive `x`.
-fn below(x: f64) -> f64 {
-    f64::from_bits(x.to_bits() - 1)
-}
-
-fn integer_bounds(element: ElementType) -> (f64, f64) {
-    match element {
-        ElementType::I32 => (f64::from(i32::MIN), f64::from(i32::MAX)),
-        ElementType::U32 => (0.0, f64::from(u32::MAX)),
-        ElementType::I64 => (-(2f64.powi(63)), below(2f64.powi(63))),
-        ElementType::U64 => (0.0, below(2f64.powi(64))),
-        ElementType::F32 => (-f64::from(f32::MAX), f64::from(f32::MAX)),
-        ElementType::F64 => (f64::MIN, f64::MAX),
-    }
-}
-
-/// Whether `value` can be stored in an element of type `element`.
-fn fits(element: ElementType, value: f64) -> bool {
-    let (min, max) = integer_bounds(element);
-    value.is_finite()
-        && (element.is_float() || value.fract() == 0.0)
-        && (min..=max).contains(&value)
-}
-
-fn type_requirement(element: ElementType) -> String {
-    if element.is_float() {
-        format!("a finite number that fits an {}", element.name())
-    } else {
-        let (min, max) = integer_bounds(element);
-        format!(
-            "a whole number from {min} to {max} (the {} range)",
-            element.name()
-        )
-    }
-}
-
 impl Context<'_> {
     fn variant(
         &self,
@@ -590,15 +524,7 @@ impl Context<'_> {
                 grid: self.dims(&grid_exprs, size, grid_bounds)?,
                 block: self.block(&block_exprs, block.value.span(), size)?,
                 shared_bytes: match &shared {
-                    Some(c) => {
-                        let bounds = Bounds {
-                            min: 0.0,
-                            max: f64::from(u32::MAX),
-                            describe: "a whole number of 0 or more that fits 32 bits".into(),
-                            help: "it is the dynamic shared memory per block, in bytes",
-                        };
-                        self.whole(c, size, &bounds)? as u32
-                    }
+                    Some(c) => self.whole(c, size, &shared_bytes_bounds())? as u32,
                     None => 0,
                 },
                 args: arg_specs
@@ -670,72 +596,77 @@ impl Context<'_> {
             ))
         };
         let path = fs::canonicalize(&shown).map_err(unreadable)?;
-        if !kernels.contains_key(&path) {
-            let bytes = fs::read(&path).map_err(unreadable)?;
-            if let Some(at) = bytes.iter().position(|&b| b == 0) {
-                return Err(doc
-                    .error(
+        let found = match kernels.entry(path.clone()) {
+            Entry::Occupied(known) => known.into_mut(),
+            Entry::Vacant(slot) => {
+                let bytes = fs::read(&path).map_err(unreadable)?;
+                if let Some(at) = bytes.iter().position(|&b| b == 0) {
+                    return Err(doc
+                        .error(
+                            source.span(),
+                            format!(
+                                "kernel source {} contains a NUL byte (at byte {at})",
+                                shown.display()
+                            ),
+                        )
+                        .help(
+                            "NVRTC takes the source as a C string, so it cannot hold NUL bytes: \
+                             is this a text file?",
+                        ));
+                }
+                let text = String::from_utf8(bytes).map_err(|e| {
+                    doc.error(
                         source.span(),
                         format!(
-                            "kernel source {} contains a NUL byte (at byte {at})",
-                            shown.display()
+                            "kernel source {} is not UTF-8 (at byte {})",
+                            shown.display(),
+                            e.utf8_error().valid_up_to()
                         ),
                     )
-                    .help(
-                        "NVRTC takes the source as a C string, so it cannot hold NUL bytes: \
-                         is this a text file?",
-                    ));
+                    .help("save the source as UTF-8")
+                })?;
+                slot.insert(kernels::scan(&text))
             }
-            let text = String::from_utf8(bytes).map_err(|e| {
-                doc.error(
-                    source.span(),
-                    format!(
-                        "kernel source {} is not UTF-8 (at byte {})",
-                        shown.display(),
-                        e.utf8_error().valid_up_to()
-                    ),
-                )
-                .help("save the source as UTF-8")
-            })?;
-            kernels.insert(path.clone(), kernels::scan(&text));
-        }
-        let found = &kernels[&path];
+        };
         let name = entry.get_ref();
         if found.extern_c.contains(name) {
             return Ok(path);
         }
-        let message = format!(
-            "`{name}` is not an extern \"C\" kernel of {}",
-            shown.display()
+        let found_note = if found.extern_c.is_empty() {
+            format!(
+                "{} defines no extern \"C\" __global__ function",
+                shown.display()
+            )
+        } else {
+            format!(
+                "{} defines the extern \"C\" kernels: {}",
+                shown.display(),
+                found.extern_c.join(", ")
+            )
+        };
+        let error = doc.error(
+            entry.span(),
+            format!(
+                "`{name}` is not an extern \"C\" kernel of {}",
+                shown.display()
+            ),
         );
-        let error = doc.error(entry.span(), message);
         let error = if found.mangled.contains(name) {
             error
                 .note(format!(
                     "`{name}` is declared __global__ but without extern \"C\""
                 ))
+                .note(found_note)
                 .help(format!(
                     "NVRTC looks kernels up by unmangled name, so the kernel must be extern \"C\": \
                      declare it as extern \"C\" __global__ void {name}(...)"
                 ))
         } else {
-            let note = if found.extern_c.is_empty() {
-                format!(
-                    "{} defines no extern \"C\" __global__ function",
-                    shown.display()
-                )
-            } else {
-                format!(
-                    "{} defines the extern \"C\" kernels: {}",
-                    shown.display(),
-                    found.extern_c.join(", ")
-                )
-            };
             let hint = match suggest::closest(name, &found.extern_c) {
                 Some(best) => format!("did you mean `{best}`? "),
                 None => String::new(),
             };
-            error.note(note).help(format!(
+            error.note(found_note).help(format!(
                 "{hint}NVRTC looks kernels up by unmangled name, so the kernel must be \
                  extern \"C\" __global__"
             ))
@@ -850,490 +781,6 @@ impl Context<'_> {
         })
     }
 
-    fn geometry<'a>(
-        &self,
-        value: &Merged<'a, Spanned<Vec<Spanned<ExprSource>>>>,
-        key: &str,
-        scope: &dyn Fn(&str, bool) -> String,
-    ) -> Result<Vec<Compiled<'a>>, ConfigError> {
-        let entries = value.value.get_ref();
-        if entries.is_empty() || entries.len() > 3 {
-            return Err(self
-                .doc
-                .error(
-                    value.value.span(),
-                    format!("`{key}` takes 1 to 3 entries, not {}", entries.len()),
-                )
-                .help(format!(
-                    "write [x], [x, y] or [x, y, z]; the missing ones are 1, e.g. {key} = [32, 8]"
-                )));
-        }
-        entries
-            .iter()
-            .zip(["x", "y", "z"])
-            .map(|(entry, axis)| {
-                self.compile(entry, scope(&format!("{key} {axis}"), value.inherited))
-            })
-            .collect()
-    }
-
-    fn compile<'a>(
-        &self,
-        source: &'a Spanned<ExprSource>,
-        what: String,
-    ) -> Result<Compiled<'a>, ConfigError> {
-        let expr = match source.get_ref() {
-            ExprSource::Number(_) => None,
-            ExprSource::Text(text) => match expr::parse(text) {
-                Ok(expr) => Some((expr, text.as_str())),
-                Err(e) => return Err(self.expression_error(source, text, &e, &what, None)),
-            },
-        };
-        Ok(Compiled { what, source, expr })
-    }
-
-    fn expression_error(
-        &self,
-        source: &Spanned<ExprSource>,
-        text: &str,
-        error: &ExprError,
-        what: &str,
-        size: Option<&Size>,
-    ) -> ConfigError {
-        let at = match size {
-            Some(size) if self.differs_between_sizes(&error.kind) => format!(" at {}", size.label),
-            _ => String::new(),
-        };
-        let span = self
-            .doc
-            .expression_span(source.span(), text, error.span.clone());
-        self.doc
-            .error(span, format!("{} in {what}{at}", error.message()))
-            .help(error.help())
-    }
-
-    /// Whether an evaluation error may not happen at every size (an unknown
-    /// symbol that no size binds is unknown everywhere).
-    fn differs_between_sizes(&self, kind: &ExprErrorKind) -> bool {
-        match kind {
-            ExprErrorKind::Syntax { .. } => false,
-            ExprErrorKind::UnknownSymbol { name, .. } => {
-                self.sizes.iter().any(|s| s.symbols.contains_key(name))
-            }
-            ExprErrorKind::DivisionByZero { .. }
-            | ExprErrorKind::Domain { .. }
-            | ExprErrorKind::NotFinite { .. } => true,
-        }
-    }
-
-    fn eval(&self, value: &Compiled, size: &Size) -> Result<f64, ConfigError> {
-        match (&value.expr, value.source.get_ref()) {
-            (Some((expr, text)), _) => expr.eval(text, &size.symbols).map_err(|e| {
-                let size = value.depends_on_size().then_some(size);
-                self.expression_error(value.source, text, &e, &value.what, size)
-            }),
-            (None, ExprSource::Number(n)) if n.is_finite() => Ok(*n),
-            (None, _) => Err(self
-                .doc
-                .error(
-                    value.source.span(),
-                    format!("{} is not a finite number", value.what),
-                )
-                .help("write a finite number or an expression")),
-        }
-    }
-
-    fn whole(&self, value: &Compiled, size: &Size, bounds: &Bounds) -> Result<f64, ConfigError> {
-        let v = self.eval(value, size)?;
-        let at = value.at(size);
-        if v.fract() != 0.0 {
-            return Err(self
-                .doc
-                .error(
-                    value.source.span(),
-                    format!("{} must be a whole number, but it is {v}{at}", value.what),
-                )
-                .help(ROUND_HELP));
-        }
-        if v < bounds.min || v > bounds.max {
-            return Err(self
-                .doc
-                .error(
-                    value.source.span(),
-                    format!("{} is {v}{at}, but must be {}", value.what, bounds.describe),
-                )
-                .help(bounds.help));
-        }
-        Ok(v)
-    }
-
-    fn dims(
-        &self,
-        values: &[Compiled],
-        size: &Size,
-        bounds: fn(usize) -> Bounds,
-    ) -> Result<[u32; 3], ConfigError> {
-        let mut dims = [1u32; 3];
-        for (axis, value) in values.iter().enumerate() {
-            dims[axis] = self.whole(value, size, &bounds(axis))? as u32;
-        }
-        Ok(dims)
-    }
-
-    fn block(
-        &self,
-        values: &[Compiled],
-        span: Range<usize>,
-        size: &Size,
-    ) -> Result<[u32; 3], ConfigError> {
-        let dims = self.dims(values, size, block_bounds)?;
-        let threads: u64 = dims.iter().map(|&d| u64::from(d)).product();
-        if threads <= MAX_BLOCK_THREADS {
-            return Ok(dims);
-        }
-        let at = if values.iter().any(Compiled::depends_on_size) {
-            format!(" at {}", size.label)
-        } else {
-            String::new()
-        };
-        Err(self
-            .doc
-            .error(
-                span,
-                format!(
-                    "a block of {} x {} x {} = {threads} threads{at} is more than CUDA's limit of \
-                     {MAX_BLOCK_THREADS}",
-                    dims[0], dims[1], dims[2]
-                ),
-            )
-            .help("make the block smaller (and the grid larger to cover the same work)"))
-    }
-
-    fn amount(&self, value: Option<&Compiled>, size: &Size) -> Result<Option<f64>, ConfigError> {
-        let Some(value) = value else {
-            return Ok(None);
-        };
-        let v = self.eval(value, size)?;
-        if v < 0.0 {
-            return Err(self
-                .doc
-                .error(
-                    value.source.span(),
-                    format!(
-                        "{} is {v}{}, but cannot be negative",
-                        value.what,
-                        value.at(size)
-                    ),
-                )
-                .help("it counts the problem's minimum DRAM bytes or floating-point operations"));
-        }
-        Ok(Some(v))
-    }
-
-    fn element(&self, value: &Spanned<String>) -> Result<ElementType, ConfigError> {
-        let name = value.get_ref();
-        if let Some((_, element)) = ELEMENT_TYPES.iter().find(|(n, _)| n == name) {
-            return Ok(*element);
-        }
-        let names: Vec<&str> = ELEMENT_TYPES.iter().map(|(n, _)| *n).collect();
-        let mut help = format!("write one of {}", names.join(", "));
-        if let Some(best) = suggest::closest(name, &names) {
-            help.push_str(&format!(" (did you mean {best:?}?)"));
-        }
-        Err(self
-            .doc
-            .error(value.span(), format!("unknown element type {name:?}"))
-            .help(help))
-    }
-
-    fn arg<'a>(
-        &self,
-        spanned: &'a Spanned<RawArg>,
-        scope: &dyn Fn(&str) -> String,
-    ) -> Result<ArgSpec<'a>, ConfigError> {
-        let doc = self.doc;
-        let arg = spanned.get_ref();
-        let name = arg.name.get_ref();
-        if name.trim().is_empty() {
-            return Err(doc
-                .error(arg.name.span(), "an argument name cannot be empty")
-                .help("name it after the kernel parameter, e.g. name = \"in\""));
-        }
-        match (&arg.buffer, &arg.scalar) {
-            (Some(_), Some(scalar)) => Err(doc
-                .error(
-                    scalar.span(),
-                    format!("argument `{name}` is both a buffer and a scalar"),
-                )
-                .help("keep one of buffer = TYPE (with count) or scalar = TYPE (with value)")),
-            (None, None) => Err(doc
-                .error(
-                    spanned.span(),
-                    format!("argument `{name}` is neither a buffer nor a scalar"),
-                )
-                .help("add buffer = \"f32\" (with count) or scalar = \"i32\" (with value)")),
-            (None, Some(scalar)) => {
-                let element = self.element(scalar)?;
-                let extra = [
-                    ("count", arg.count.as_ref().map(Spanned::span)),
-                    ("fill", arg.fill.as_ref().map(Spanned::span)),
-                    ("range", arg.range.as_ref().map(Spanned::span)),
-                    ("output", arg.output.as_ref().map(Spanned::span)),
-                    ("compare", arg.compare.as_ref().map(Spanned::span)),
-                    ("symbol", arg.symbol.as_ref().map(Spanned::span)),
-                ];
-                if let Some((key, Some(span))) = extra.into_iter().find(|(_, s)| s.is_some()) {
-                    return Err(doc
-                        .error(span, format!("scalar `{name}` cannot have `{key}`"))
-                        .help(
-                            "count, fill, range, output, compare and symbol belong to buffers: \
-                             remove it, or make the argument a buffer",
-                        ));
-                }
-                let value = arg.value.as_ref().ok_or_else(|| {
-                    doc.error(spanned.span(), format!("scalar `{name}` has no `value`"))
-                        .help("add value = \"N\" (a number or an expression)")
-                })?;
-                Ok(ArgSpec::Scalar(ScalarSpec {
-                    name: name.clone(),
-                    name_span: arg.name.span(),
-                    element,
-                    value: self.compile(value, scope(&format!("the value of scalar `{name}`")))?,
-                }))
-            }
-            (Some(buffer), None) => self.buffer(spanned, buffer, scope),
-        }
-    }
-
-    fn buffer<'a>(
-        &self,
-        spanned: &'a Spanned<RawArg>,
-        buffer: &Spanned<String>,
-        scope: &dyn Fn(&str) -> String,
-    ) -> Result<ArgSpec<'a>, ConfigError> {
-        let doc = self.doc;
-        let arg = spanned.get_ref();
-        let name = arg.name.get_ref();
-        let element = self.element(buffer)?;
-        if let Some(value) = &arg.value {
-            return Err(doc
-                .error(value.span(), format!("buffer `{name}` cannot have `value`"))
-                .help("a buffer takes count (in elements) and fill; value belongs to scalars"));
-        }
-        let count = arg.count.as_ref().ok_or_else(|| {
-            doc.error(spanned.span(), format!("buffer `{name}` has no `count`"))
-                .help("add count = \"N*N\" (the number of elements, an expression over the sizes)")
-        })?;
-        let output = arg.output.as_ref().is_some_and(|o| *o.get_ref());
-        let fill = self.fill(spanned, element, output)?;
-        let compare = match &arg.compare {
-            None => Compare::Elementwise,
-            Some(c) => match c.get_ref().as_str() {
-                "elementwise" => Compare::Elementwise,
-                "sum" if output => Compare::Sum,
-                "sum" => {
-                    return Err(doc
-                        .error(
-                            c.span(),
-                            format!("compare = \"sum\" on `{name}`, which is not an output"),
-                        )
-                        .help(format!(
-                            "only outputs are compared: set output = true if the kernel writes \
-                             `{name}`, or remove compare"
-                        )));
-                }
-                other => {
-                    return Err(doc
-                        .error(c.span(), format!("unknown compare {other:?}"))
-                        .help(
-                            "write \"elementwise\" (the default) or \"sum\" (only the sums must \
-                             agree, for per-block partial results)",
-                        ));
-                }
-            },
-        };
-        let symbol = match &arg.symbol {
-            None => None,
-            Some(s) if is_identifier(s.get_ref()) => Some(s.get_ref().clone()),
-            Some(s) => {
-                return Err(doc
-                    .error(
-                        s.span(),
-                        format!("symbol {:?} is not a C identifier", s.get_ref()),
-                    )
-                    .help(
-                        "name the module's __constant__ or __device__ variable, e.g. \
-                         symbol = \"c_filter\"",
-                    ));
-            }
-        };
-        Ok(ArgSpec::Buffer(BufferSpec {
-            name: name.clone(),
-            name_span: arg.name.span(),
-            element,
-            element_span: buffer.span(),
-            count: self.compile(count, scope(&format!("the count of buffer `{name}`")))?,
-            fill,
-            output,
-            compare,
-            symbol,
-        }))
-    }
-
-    fn fill(
-        &self,
-        spanned: &Spanned<RawArg>,
-        element: ElementType,
-        output: bool,
-    ) -> Result<Fill, ConfigError> {
-        let doc = self.doc;
-        let arg = spanned.get_ref();
-        let name = arg.name.get_ref();
-        let range_only_random = |span: Range<usize>| {
-            doc.error(span, format!("`range` of buffer `{name}` needs fill = \"random\""))
-                .help("range = [low, high] sets the bounds of random contents: add fill = \"random\" or remove range")
-        };
-        let Some(fill) = &arg.fill else {
-            if let Some(range) = &arg.range {
-                return Err(range_only_random(range.span()));
-            }
-            if output {
-                return Ok(Fill::Poison);
-            }
-            return Err(doc
-                .error(
-                    spanned.span(),
-                    format!("input buffer `{name}` has no `fill`"),
-                )
-                .help(
-                    "give one: fill = \"random\" (uniform in [-1, 1) for floats, [0, 100) for \
-                     integers), fill = \"zeros\" or fill = <number>; or set output = true if \
-                     the kernel writes it",
-                ));
-        };
-        match fill.get_ref() {
-            RawFill::Random => {
-                let Some(range) = &arg.range else {
-                    return Ok(if element.is_float() {
-                        Fill::Random {
-                            low: -1.0,
-                            high: 1.0,
-                        }
-                    } else {
-                        Fill::Random {
-                            low: 0.0,
-                            high: 100.0,
-                        }
-                    });
-                };
-                let bad = |message: String| {
-                    doc.error(range.span(), message).help(format!(
-                        "write range = [low, high] with low < high, both {}",
-                        type_requirement(element)
-                    ))
-                };
-                let &[low, high] = range.get_ref().as_slice() else {
-                    return Err(bad(format!(
-                        "`range` takes two numbers, not {}",
-                        range.get_ref().len()
-                    )));
-                };
-                // Integer contents are [low, high) rounded down, so `high` may
-                // be one past the largest value.
-                let upper = if element.is_float() { high } else { high - 1.0 };
-                if !(fits(element, low.floor()) && fits(element, upper.floor())) {
-                    return Err(bad(format!(
-                        "range [{low}, {high}] does not fit buffer `{name}` of type {}",
-                        element.name()
-                    )));
-                }
-                if low >= high {
-                    return Err(bad(format!(
-                        "range [{low}, {high}] is empty: low must be below high"
-                    )));
-                }
-                Ok(Fill::Random { low, high })
-            }
-            RawFill::Zeros => match &arg.range {
-                Some(range) => Err(range_only_random(range.span())),
-                None => Ok(Fill::Constant { value: 0.0 }),
-            },
-            RawFill::Number(value) => {
-                if let Some(range) = &arg.range {
-                    return Err(range_only_random(range.span()));
-                }
-                if !fits(element, *value) {
-                    return Err(doc
-                        .error(
-                            fill.span(),
-                            format!(
-                                "fill {value} does not fit buffer `{name}` of type {}",
-                                element.name()
-                            ),
-                        )
-                        .help(format!("write {}", type_requirement(element))));
-                }
-                Ok(Fill::Constant { value: *value })
-            }
-        }
-    }
-
-    fn instantiate(&self, spec: &ArgSpec, size: &Size) -> Result<Arg, ConfigError> {
-        match spec {
-            ArgSpec::Buffer(b) => {
-                let bounds = Bounds {
-                    min: 1.0,
-                    max: below(2f64.powi(64)),
-                    describe: "a whole number of 1 or more that fits 64 bits".into(),
-                    help: "a buffer's count is its number of elements",
-                };
-                Ok(Arg::Buffer(Buffer {
-                    name: b.name.clone(),
-                    element: b.element,
-                    count: self.whole(&b.count, size, &bounds)? as u64,
-                    fill: b.fill,
-                    output: b.output,
-                    compare: b.compare,
-                    symbol: b.symbol.clone(),
-                }))
-            }
-            ArgSpec::Scalar(s) => {
-                let value = if s.element.is_float() {
-                    let v = self.eval(&s.value, size)?;
-                    if !fits(s.element, v) {
-                        return Err(self
-                            .doc
-                            .error(
-                                s.value.source.span(),
-                                format!(
-                                    "{} is {v}{}, too large for an {}",
-                                    s.value.what,
-                                    s.value.at(size),
-                                    s.element.name()
-                                ),
-                            )
-                            .help(format!("write {}", type_requirement(s.element))));
-                    }
-                    v
-                } else {
-                    let (min, max) = integer_bounds(s.element);
-                    let bounds = Bounds {
-                        min,
-                        max,
-                        describe: type_requirement(s.element),
-                        help: "choose a wider type (scalar = \"i64\") or a smaller value",
-                    };
-                    self.whole(&s.value, size, &bounds)?
-                };
-                Ok(Arg::Scalar(Scalar {
-                    name: s.name.clone(),
-                    element: s.element,
-                    value,
-                }))
-            }
-        }
-    }
-
     /// Checks that `resolved`'s outputs can be compared with its reference's.
     fn check_outputs(&self, resolved: &Resolved, all: &[Resolved]) -> Result<(), ConfigError> {
         let Verify::Against(reference_name) = &resolved.variant.verify else {
@@ -1424,7 +871,7 @@ impl Context<'_> {
                             output.count_span.clone(),
                             format!(
                                 "output `{}` has {} elements in `{name}` but {} in \
-                                 `{reference_name}` at {}",
+                                 `{reference_name}` (its reference) at {}",
                                 output.name, mine.count, other.count, size.label
                             ),
                         )
@@ -1439,79 +886,10 @@ impl Context<'_> {
     }
 }
 
-fn grid_bounds(axis: usize) -> Bounds {
-    let (max, limit) = if axis == 0 {
-        (f64::from(i32::MAX), "2147483647")
-    } else {
-        (65535.0, "65535")
-    };
-    Bounds {
-        min: 1.0,
-        max,
-        describe: format!("from 1 to {limit} (CUDA's limit for this grid dimension)"),
-        help: "the grid counts blocks: every dimension needs at least one",
-    }
-}
-
-fn block_bounds(axis: usize) -> Bounds {
-    let (max, limit) = if axis == 2 {
-        (64.0, "64")
-    } else {
-        (1024.0, "1024")
-    };
-    Bounds {
-        min: 1.0,
-        max,
-        describe: format!("from 1 to {limit} (CUDA's limit for this block dimension)"),
-        help: "the block counts threads: every dimension needs at least one",
-    }
-}
-
 fn arg_name(arg: &Arg) -> &str {
     match arg {
         Arg::Buffer(b) => &b.name,
         Arg::Scalar(s) => &s.name,
-    }
-}
-
-/// An argument checked and parsed, ready to evaluate at each size.
-enum ArgSpec<'a> {
-    Buffer(BufferSpec<'a>),
-    Scalar(ScalarSpec<'a>),
-}
-
-struct BufferSpec<'a> {
-    name: String,
-    name_span: Range<usize>,
-    element: ElementType,
-    element_span: Range<usize>,
-    count: Compiled<'a>,
-    fill: Fill,
-    output: bool,
-    compare: Compare,
-    symbol: Option<String>,
-}
-
-struct ScalarSpec<'a> {
-    name: String,
-    name_span: Range<usize>,
-    element: ElementType,
-    value: Compiled<'a>,
-}
-
-impl ArgSpec<'_> {
-    fn name(&self) -> &str {
-        match self {
-            ArgSpec::Buffer(b) => &b.name,
-            ArgSpec::Scalar(s) => &s.name,
-        }
-    }
-
-    fn name_span(&self) -> Range<usize> {
-        match self {
-            ArgSpec::Buffer(b) => b.name_span.clone(),
-            ArgSpec::Scalar(s) => s.name_span.clone(),
-        }
     }
 }
 
@@ -1560,4 +938,716 @@ fn check_verify_cycles(doc: &Doc, resolved: &[Resolved]) -> Result<(), ConfigErr
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    //! Helpers shared by the tests of `resolve`, `values` and `args`, and the
+    //! tests of the suite-level and cross-variant rules.
+
+    use super::*;
+    use crate::config::parse;
+
+    /// Files "next to" the unit-test suites: their sources live in
+    /// tests/configs/errors/kernels/.
+    pub(crate) const PATH: &str = "tests/configs/errors/unit.toml";
+
+    pub(crate) const GEOMETRY: &str = "grid = [\"cdiv(N, 256)\"]\nblock = [256]";
+
+    pub(crate) const ARGS: &str = r#"args = [
+  { name = "in",  buffer = "f32", count = "N", fill = "random" },
+  { name = "out", buffer = "f32", count = "N", output = true },
+  { name = "n",   scalar = "i32", value = "N" },
+]"#;
+
+    /// A suite at sizes 1024 and 4096 with baseline "plain": `suite` is added
+    /// to [suite], `defaults` to [defaults] (which runs the `scale` kernel),
+    /// and `variants` follows.
+    pub(crate) fn suite(suite: &str, defaults: &str, variants: &str) -> String {
+        format!(
+            "[suite]\nname = \"unit\"\nsizes = [1024, 4096]\nbaseline = \"plain\"\n{suite}\n\n\
+             [defaults]\nsource = \"kernels/scale.cu\"\nentry = \"scale\"\n{defaults}\n\n\
+             {variants}\n"
+        )
+    }
+
+    /// The standard suite with variant "plain" given `keys`.
+    pub(crate) fn one_variant(keys: &str) -> String {
+        suite(
+            "",
+            &format!("{GEOMETRY}\n{ARGS}"),
+            &format!("[[variant]]\nname = \"plain\"\n{keys}"),
+        )
+    }
+
+    /// The standard suite with variant "plain" taking `args` (lines of inline tables).
+    pub(crate) fn with_args(args: &str) -> String {
+        one_variant(&format!("args = [\n{args}\n]"))
+    }
+
+    pub(crate) fn ok(text: &str) -> Plan {
+        match parse(text, Path::new(PATH)) {
+            Ok(plan) => plan,
+            Err(e) => panic!("{e}\n--- in\n{text}"),
+        }
+    }
+
+    pub(crate) fn err(text: &str) -> ConfigError {
+        match parse(text, Path::new(PATH)) {
+            Ok(plan) => panic!("resolved to {plan:?}\n--- from\n{text}"),
+            Err(e) => e,
+        }
+    }
+
+    /// Asserts that `text` fails with `message`, pointing at the first
+    /// occurrence of `needle`, or where `»` stands in it.
+    #[track_caller]
+    pub(crate) fn fails(text: &str, message: &str, needle: &str) -> ConfigError {
+        let e = err(text);
+        assert_eq!(e.message(), message, "\n{e}");
+        let (before, _) = needle.split_once('»').unwrap_or(("", needle));
+        let offset = text
+            .find(&needle.replace('»', ""))
+            .unwrap_or_else(|| panic!("{needle:?} not in\n{text}"))
+            + before.len();
+        let line = text[..offset].matches('\n').count() + 1;
+        let column = text[..offset]
+            .rsplit('\n')
+            .next()
+            .unwrap_or("")
+            .chars()
+            .count()
+            + 1;
+        assert_eq!((e.line(), e.column()), (Some(line), Some(column)), "\n{e}");
+        e
+    }
+
+    fn help(e: &ConfigError) -> String {
+        e.to_string()
+            .lines()
+            .find_map(|l| l.trim_start().strip_prefix("= help: ").map(str::to_string))
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn suite_defaults() {
+        let plan = ok(&one_variant(""));
+        assert_eq!(plan.suite.description, "");
+        assert_eq!(plan.suite.seed, 1234);
+        assert_eq!(
+            plan.timing,
+            Timing {
+                warmup: 3,
+                repetitions: 20
+            }
+        );
+        assert_eq!(plan.profile.clock_control, ClockControl::None);
+        assert!(plan.suite.config_path.is_absolute());
+        assert!(plan.suite.config_path.ends_with(PATH));
+    }
+
+    #[test]
+    fn defaults_fill_in_keys_and_a_variant_key_replaces_the_default_wholesale() {
+        let defaults = format!(
+            "{GEOMETRY}\n{ARGS}\ntolerance = {{ rel = 1e-3, abs = 1e-4 }}\nnotes = \"shared\"\n\
+             compile_options = [\"-lineinfo\"]"
+        );
+        let variants = r#"[[variant]]
+name = "plain"
+
+[[variant]]
+name = "other"
+tolerance = { abs = 0.5 }
+compile_options = []
+block = [128]
+args = [{ name = "out", buffer = "f32", count = "N", output = true }]
+"#;
+        let plan = ok(&suite("", &defaults, variants));
+        let plain = plan.variant("plain").unwrap();
+        assert_eq!(plain.notes, "shared");
+        assert_eq!(plain.compile_options, ["-lineinfo"]);
+        assert_eq!(
+            plain.tolerance,
+            Tolerance {
+                rel: 1e-3,
+                abs: 1e-4
+            }
+        );
+        assert_eq!(plain.instances[0].args.len(), 3);
+        assert_eq!(plain.instances[0].block, [256, 1, 1]);
+        let other = plan.variant("other").unwrap();
+        assert_eq!(other.notes, "shared");
+        assert!(other.compile_options.is_empty());
+        assert_eq!(
+            other.tolerance,
+            Tolerance {
+                rel: 1e-5,
+                abs: 0.5
+            },
+            "tolerance is replaced, not merged with the default"
+        );
+        assert_eq!(other.instances[0].args.len(), 1, "args are not merged");
+        assert_eq!(other.instances[0].block, [128, 1, 1]);
+        assert_eq!(
+            other.instances[1].grid,
+            [16, 1, 1],
+            "grid still from [defaults]"
+        );
+    }
+
+    #[test]
+    fn defaults_cannot_name_a_variant() {
+        let text = suite(
+            "",
+            &format!("name = \"x\"\n{GEOMETRY}\n{ARGS}"),
+            "[[variant]]\nname = \"plain\"",
+        );
+        fails(&text, "[defaults] cannot set `name`", "\"x\"");
+    }
+
+    #[test]
+    fn size_labels_bind_n_or_the_table_keys_in_file_order() {
+        let text = one_variant(
+            r#"grid = [1]
+args = [{ name = "out", buffer = "f32", count = "C", output = true }]"#,
+        )
+        .replace(
+            "sizes = [1024, 4096]",
+            "sizes = [64, { K = 2, M = 3 }, { M = 1, K = 9 }]\nconstants = { C = 5, A = 1 }",
+        );
+        let plan = ok(&text);
+        let labels: Vec<&str> = plan.suite.sizes.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["N=64", "K=2, M=3", "M=1, K=9"]);
+        let first: Vec<(&str, i64)> = plan.suite.sizes[0]
+            .symbols
+            .iter()
+            .map(|(k, v)| (k.as_str(), *v))
+            .collect();
+        assert_eq!(first, [("A", 1), ("C", 5), ("N", 64)]);
+        assert_eq!(plan.suite.sizes[2].symbols["K"], 9);
+        let sizes: Vec<&str> = plan.variants[0]
+            .instances
+            .iter()
+            .map(|i| i.size.as_str())
+            .collect();
+        assert_eq!(sizes, labels);
+    }
+
+    #[test]
+    fn size_rules() {
+        let with_sizes = |sizes: &str| one_variant("").replace("sizes = [1024, 4096]", sizes);
+        fails(&with_sizes("sizes = []"), "the suite has no sizes", "[]");
+        fails(
+            &with_sizes("sizes = [64, { N = 64 }]"),
+            "size N=64 is listed twice",
+            "{ N = 64 }",
+        );
+        let e = fails(
+            &with_sizes("sizes = [{ M = 1, N = 2 }, { N = 2, M = 1 }]"),
+            "size N=2, M=1 is listed twice",
+            "{ N = 2, M = 1 }",
+        );
+        assert_eq!(
+            help(&e),
+            "it binds the same symbols as size M=1, N=2: remove one of them"
+        );
+        fails(
+            &with_sizes("sizes = [64, {}]"),
+            "this size binds no symbols",
+            "{}",
+        );
+        fails(
+            &with_sizes("sizes = [{ tile-size = 4 }]"),
+            "size symbol `tile-size` is not a name expressions can use",
+            "tile-size",
+        );
+        fails(
+            &with_sizes("sizes = [64]\nconstants = { TILE = 4, N = 2 }"),
+            "constant `N` has the same name as a size symbol",
+            "N = 2",
+        );
+        fails(
+            &with_sizes("sizes = [64]\nconstants = { \"2x\" = 4 }"),
+            "constant `2x` is not a name expressions can use",
+            "\"2x\"",
+        );
+    }
+
+    #[test]
+    fn suite_rules() {
+        let named = |name: &str| one_variant("").replace("name = \"unit\"", name);
+        assert_eq!(ok(&named("name = \"My_suite-2\"")).suite.name, "My_suite-2");
+        let e = fails(
+            &named("name = \"a.b\""),
+            "suite name \"a.b\" may only contain letters, digits, '-' and '_'",
+            "\"a.b\"",
+        );
+        assert!(help(&e).ends_with("e.g. \"a-b\""));
+        fails(&named("name = \"\""), "the suite name is empty", "\"\"");
+        assert_eq!(
+            ok(&format!("version = 1\n{}", one_variant("")))
+                .variants
+                .len(),
+            1
+        );
+        fails(
+            &format!("version = 2\n{}", one_variant("")),
+            "unknown version 2",
+            "version = »2",
+        );
+        let with = |line: &str| {
+            one_variant("").replace(
+                "baseline = \"plain\"",
+                &format!("baseline = \"plain\"\n{line}"),
+            )
+        };
+        fails(
+            &with("repetitions = 0"),
+            "repetitions must be at least 1",
+            "repetitions = »0",
+        );
+        let plan = ok(&with(
+            "repetitions = 1\nwarmup = 0\nseed = 99\ndescription = \"d\"",
+        ));
+        assert_eq!(
+            (plan.timing.repetitions, plan.timing.warmup, plan.suite.seed),
+            (1, 0, 99)
+        );
+        assert_eq!(plan.suite.description, "d");
+        let profile =
+            |value: &str| format!("[profile]\nclock_control = {value}\n\n{}", one_variant(""));
+        assert_eq!(
+            ok(&profile("\"base\"")).profile.clock_control,
+            ClockControl::Base
+        );
+        assert_eq!(
+            ok(&profile("\"none\"")).profile.clock_control,
+            ClockControl::None
+        );
+        fails(
+            &profile("\"locked\""),
+            "unknown clock_control \"locked\"",
+            "\"locked\"",
+        );
+    }
+
+    #[test]
+    fn variant_name_rules() {
+        let text = suite("", &format!("{GEOMETRY}\n{ARGS}"), "");
+        fails(&text, "the suite has no variants", "[suite]");
+        let text = suite(
+            "",
+            &format!("{GEOMETRY}\n{ARGS}"),
+            "[[variant]]\nnotes = \"x\"",
+        );
+        fails(&text, "this [[variant]] has no name", "[[variant]]");
+        let text = suite(
+            "",
+            &format!("{GEOMETRY}\n{ARGS}"),
+            "[[variant]]\nname = \" \"",
+        );
+        fails(&text, "a variant name cannot be empty", "\" \"");
+        let text = suite(
+            "",
+            &format!("{GEOMETRY}\n{ARGS}"),
+            "[[variant]]\nname = \"plain\"\n\n[[variant]]\nname = \"Plain\"\n\n[[variant]]\nname = \"plain\" # again",
+        );
+        let e = fails(
+            &text,
+            "variant name \"plain\" is used twice",
+            "\"plain\" # again",
+        );
+        let first = text[..text.find("name = \"plain\"").unwrap()]
+            .matches('\n')
+            .count()
+            + 1;
+        assert!(
+            help(&e).ends_with(&format!("the one on line {first}")),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_baseline_must_be_a_variant_and_the_help_lists_the_nearest_first() {
+        let text = suite(
+            "",
+            &format!("{GEOMETRY}\n{ARGS}"),
+            "[[variant]]\nname = \"copy\"\n\n[[variant]]\nname = \"plan\"\n\n[[variant]]\nname = \"tiled\"",
+        );
+        let e = fails(&text, "baseline \"plain\" is not a variant", "\"plain\"");
+        assert_eq!(
+            help(&e),
+            "the variants are: plan, copy, tiled (did you mean \"plan\"?)"
+        );
+    }
+
+    #[test]
+    fn required_variant_keys() {
+        for key in ["source", "entry", "grid", "block", "args"] {
+            let defaults = format!("{GEOMETRY}\n{ARGS}")
+                .lines()
+                .filter(|l| !l.starts_with(key))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let defaults = if key == "args" {
+                defaults
+                    .lines()
+                    .filter(|l| !l.starts_with("  {") && *l != "]")
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            } else {
+                defaults
+            };
+            let text = suite("", &defaults, "[[variant]]\nname = \"plain\"")
+                .replace(&format!("{key} = \"kernels/scale.cu\"\n"), "")
+                .replace(&format!("{key} = \"scale\"\n"), "");
+            fails(
+                &text,
+                &format!("variant `plain` has no `{key}`"),
+                "[[variant]]",
+            );
+        }
+    }
+
+    #[test]
+    fn sources_resolve_against_the_toml_folder_and_are_canonical() {
+        let plan = ok(&one_variant("source = \"./kernels/../kernels/scale.cu\""));
+        assert_eq!(
+            plan.variants[0].source,
+            fs::canonicalize("tests/configs/errors/kernels/scale.cu").unwrap()
+        );
+        let e = fails(
+            &one_variant("source = \"kernels/none.cu\""),
+            "cannot read kernel source tests/configs/errors/kernels/none.cu: No such file or \
+             directory (os error 2)",
+            "\"kernels/none.cu\"",
+        );
+        assert_eq!(
+            help(&e),
+            "`source` is relative to the folder of the variants.toml (tests/configs/errors)"
+        );
+        let e = err(&one_variant("source = \"kernels\""));
+        assert!(
+            e.message()
+                .starts_with("cannot read kernel source tests/configs/errors/kernels:")
+        );
+        fails(
+            &one_variant("source = \"kernels/binary.cu\""),
+            "kernel source tests/configs/errors/kernels/binary.cu contains a NUL byte (at byte 68)",
+            "\"kernels/binary.cu\"",
+        );
+    }
+
+    #[test]
+    fn a_source_that_is_not_utf8_is_an_error() {
+        let folder = tempfile::tempdir().unwrap();
+        fs::write(
+            folder.path().join("k.cu"),
+            b"extern \"C\" __global__ void k() {} \xff",
+        )
+        .unwrap();
+        let text = one_variant("source = \"k.cu\"\nentry = \"k\"");
+        let e = parse(&text, &folder.path().join("variants.toml")).unwrap_err();
+        assert!(
+            e.message().ends_with("k.cu is not UTF-8 (at byte 34)"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn entry_points_must_be_extern_c_kernels_of_the_source() {
+        let e = fails(
+            &one_variant("entry = \"scale_mangled\""),
+            "`scale_mangled` is not an extern \"C\" kernel of tests/configs/errors/kernels/scale.cu",
+            "\"scale_mangled\"",
+        );
+        let text = e.to_string();
+        assert!(
+            text.contains(
+                "= note: `scale_mangled` is declared __global__ but without extern \"C\""
+            )
+        );
+        assert!(help(&e).contains("NVRTC looks kernels up by unmangled name"));
+        let e = err(&one_variant("entry = \"scal\""));
+        assert!(
+            e.to_string()
+                .contains("defines the extern \"C\" kernels: scale\n"),
+            "{e}"
+        );
+        assert!(
+            help(&e).starts_with("did you mean `scale`? NVRTC looks kernels up by unmangled name")
+        );
+        let e = err(&one_variant(
+            "source = \"kernels/helpers.cu\"\nentry = \"twice\"",
+        ));
+        assert!(
+            e.to_string()
+                .contains("= note: tests/configs/errors/kernels/helpers.cu defines no extern \"C\" __global__ function"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn roles() {
+        assert_eq!(ok(&one_variant("")).variants[0].role, Role::Step);
+        assert_eq!(
+            ok(&one_variant("role = \"step\"")).variants[0].role,
+            Role::Step
+        );
+        assert_eq!(
+            ok(&one_variant("role = \"ceiling\"")).variants[0].role,
+            Role::Ceiling
+        );
+        fails(
+            &one_variant("role = \"Ceiling\""),
+            "unknown role \"Ceiling\"",
+            "\"Ceiling\"",
+        );
+    }
+
+    #[test]
+    fn changes_map_to_the_vocabulary_in_order() {
+        let plan = ok(&one_variant(
+            "changes = [\"work-per-thread\", \"alignment\", \"coalescing\"]",
+        ));
+        assert_eq!(
+            plan.variants[0].changes,
+            [Change::WorkPerThread, Change::Alignment, Change::Coalescing]
+        );
+        assert!(ok(&one_variant("")).variants[0].changes.is_empty());
+        let e = fails(
+            &one_variant("changes = [\"coalesing\"]"),
+            "unknown change \"coalesing\"",
+            "\"coalesing\"",
+        );
+        assert!(
+            help(&e).starts_with("did you mean \"coalescing\"? the vocabulary is: coalescing, ")
+        );
+        assert!(help(&e).ends_with("work-per-thread, alignment"));
+        let e = err(&one_variant("changes = [\"unrolling\"]"));
+        assert!(
+            help(&e).starts_with("did you mean \"loop-unrolling\"?"),
+            "{e}"
+        );
+        fails(
+            &one_variant("changes = [\"padding\", \"padding\"]"),
+            "change \"padding\" is listed twice",
+            "\"padding\"]",
+        );
+    }
+
+    fn two(plain: &str, other: &str) -> String {
+        suite(
+            "",
+            &format!("{GEOMETRY}\n{ARGS}"),
+            &format!(
+                "[[variant]]\nname = \"plain\"\n{plain}\n\n[[variant]]\nname = \"other\"\n{other}"
+            ),
+        )
+    }
+
+    #[test]
+    fn verify_targets() {
+        let plan = ok(&two("", ""));
+        assert_eq!(plan.variants[0].verify, Verify::Skip, "the baseline itself");
+        assert_eq!(plan.variants[1].verify, Verify::Against("plain".into()));
+        let plan = ok(&two("verify = \"baseline\"", "verify = \"baseline\""));
+        assert_eq!(plan.variants[0].verify, Verify::Skip);
+        assert_eq!(plan.variants[1].verify, Verify::Against("plain".into()));
+        let plan = ok(&two("verify = \"other\"", "verify = \"none\""));
+        assert_eq!(plan.variants[0].verify, Verify::Against("other".into()));
+        assert_eq!(plan.variants[1].verify, Verify::Skip);
+        let e = fails(
+            &two("", "verify = \"plian\""),
+            "verify names \"plian\", which is not a variant",
+            "\"plian\"",
+        );
+        assert!(help(&e).ends_with("the variants are: plain, other (did you mean \"plain\"?)"));
+        fails(
+            &two("", "verify = \"other\""),
+            "variant `other` verifies against itself",
+            "verify = »\"other\"",
+        );
+    }
+
+    #[test]
+    fn verifying_against_itself_through_defaults_says_where_the_value_comes_from() {
+        let text = suite(
+            "",
+            &format!("{GEOMETRY}\n{ARGS}\nverify = \"plain\""),
+            "[[variant]]\nname = \"plain\"",
+        );
+        let e = fails(
+            &text,
+            "variant `plain` verifies against itself",
+            "verify = »\"plain\"",
+        );
+        assert!(help(&e).ends_with("(the value comes from [defaults]: override it here)"));
+    }
+
+    #[test]
+    fn verification_cycles_are_refused() {
+        let text = suite(
+            "",
+            &format!("{GEOMETRY}\n{ARGS}"),
+            "[[variant]]\nname = \"plain\"\nverify = \"b\"\n\n[[variant]]\nname = \"a\"\n\n\
+             [[variant]]\nname = \"b\"\nverify = \"c\"\n\n[[variant]]\nname = \"c\"\nverify = \"plain\"",
+        );
+        fails(
+            &text,
+            "verification goes round in a circle: plain → b → c → plain",
+            "\"b\"",
+        );
+    }
+
+    #[test]
+    fn tolerances() {
+        let t = |keys: &str| ok(&one_variant(keys)).variants[0].tolerance;
+        assert_eq!(
+            t(""),
+            Tolerance {
+                rel: 1e-5,
+                abs: 1e-6
+            }
+        );
+        assert_eq!(
+            t("tolerance = { rel = 0.01 }"),
+            Tolerance {
+                rel: 0.01,
+                abs: 1e-6
+            }
+        );
+        assert_eq!(
+            t("tolerance = { abs = 0 }"),
+            Tolerance {
+                rel: 1e-5,
+                abs: 0.0
+            }
+        );
+        fails(
+            &one_variant("tolerance = { rel = -1e-3 }"),
+            "tolerance rel must be a finite number of 0 or more",
+            "-1e-3",
+        );
+        fails(
+            &one_variant("tolerance = { abs = nan }"),
+            "tolerance abs must be a finite number of 0 or more",
+            "nan",
+        );
+    }
+
+    fn reference_and(other_args: &str) -> String {
+        two("", &format!("args = [\n{other_args}\n]"))
+    }
+
+    #[test]
+    fn elementwise_outputs_must_match_the_reference_at_every_size() {
+        let e = fails(
+            &reference_and(
+                r#"  { name = "in",  buffer = "f32", count = "N", fill = "random" },
+  { name = "out", buffer = "f32", count = "min(N, 1024)", output = true },"#,
+            ),
+            "output `out` has 1024 elements in `other` but 4096 in `plain` (its reference) at N=4096",
+            "\"min(N, 1024)\"",
+        );
+        assert!(help(&e).contains("compare = \"sum\""));
+        fails(
+            &reference_and(r#"  { name = "out", buffer = "u32", count = "N", output = true },"#),
+            "output `out` is u32 in `other` but f32 in `plain`, which it verifies against",
+            "\"u32\"",
+        );
+        let e = fails(
+            &reference_and(r#"  { name = "result", buffer = "f32", count = "N", output = true },"#),
+            "output `result` of `other` has no counterpart in `plain`, which it verifies against",
+            "\"result\"",
+        );
+        assert!(
+            e.to_string()
+                .contains("= note: the outputs of `plain` are: out")
+        );
+        fails(
+            &reference_and(r#"  { name = "in", buffer = "f32", count = "N", output = true },"#),
+            "output `in` of `other` has no counterpart in `plain`, which it verifies against",
+            "name = »\"in\", buffer = \"f32\", count = \"N\", output",
+        );
+        fails(
+            &reference_and(r#"  { name = "in", buffer = "f32", count = "N", fill = 1 },"#),
+            "variant `other` verifies against `plain` but has no outputs",
+            "[[variant]]\nname = \"other\"",
+        );
+    }
+
+    #[test]
+    fn sum_compared_outputs_only_need_the_same_name_and_type() {
+        let sum = |element: &str| {
+            two(
+                "args = [{ name = \"out\", buffer = \"f32\", count = \"N\", output = true, compare = \"sum\" }]",
+                &format!(
+                    "args = [{{ name = \"out\", buffer = \"{element}\", count = \"N / 4\", output = true, compare = \"sum\" }}]"
+                ),
+            )
+        };
+        let plan = ok(&sum("f32"));
+        let Arg::Buffer(out) = &plan.variants[1].instances[0].args[0] else {
+            panic!("not a buffer");
+        };
+        assert_eq!((out.count, out.compare), (256, Compare::Sum));
+        fails(
+            &sum("f64"),
+            "output `out` is f64 in `other` but f32 in `plain`, which it verifies against",
+            "\"f64\"",
+        );
+    }
+
+    #[test]
+    fn unverified_variants_need_no_matching_outputs() {
+        let plan = ok(&two(
+            "",
+            "verify = \"none\"\nargs = [{ name = \"x\", buffer = \"f64\", count = 1, fill = 0 }]",
+        ));
+        assert_eq!(plan.variants[1].verify, Verify::Skip);
+    }
+
+    #[test]
+    fn expression_errors_point_inside_the_string() {
+        fails(
+            &one_variant("grid = [\"N +* 2\"]"),
+            "unexpected `*` in grid x of variant `plain`",
+            "* 2",
+        );
+        fails(
+            &one_variant("grid = ['N +* 2']"),
+            "unexpected `*` in grid x of variant `plain`",
+            "* 2",
+        );
+        fails(
+            &one_variant("grid = [\"\"\"N +* 2\"\"\"]"),
+            "unexpected `*` in grid x of variant `plain`",
+            "* 2",
+        );
+        // With an escape the string's text differs from the file's: the
+        // whole value is underlined instead.
+        fails(
+            &one_variant("grid = [\"N \\u002B* 2\"]"),
+            "unexpected `*` in grid x of variant `plain`",
+            "\"N \\u",
+        );
+    }
+
+    #[test]
+    fn unknown_symbols_say_the_size_only_when_another_size_binds_them() {
+        let text = one_variant("grid = [\"M\"]\nargs = []")
+            .replace("sizes = [1024, 4096]", "sizes = [{ M = 4, N = 8 }, 16]");
+        let e = fails(
+            &text,
+            "unknown symbol `M` in grid x of variant `plain` at N=16",
+            "M\"]",
+        );
+        assert_eq!(help(&e), "the symbols are: N");
+        fails(
+            &one_variant("grid = [\"Q\"]"),
+            "unknown symbol `Q` in grid x of variant `plain`",
+            "Q\"]",
+        );
+    }
 }

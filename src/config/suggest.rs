@@ -30,11 +30,12 @@ pub(crate) fn distance(a: &str, b: &str) -> usize {
 }
 
 /// The candidate nearest to `word`, if it is near enough to be a likely
-/// misspelling (at most a third of the longer name, and at least 1 edit).
+/// misspelling: at most a third of the longer name is edited (at least one
+/// edit allowed), and not all of it.
 pub(crate) fn closest<'a, S: AsRef<str>>(word: &str, candidates: &'a [S]) -> Option<&'a str> {
     let (best, d) = nearest(word, candidates)?;
     let longest = word.chars().count().max(best.chars().count());
-    (d <= (longest / 3).max(1)).then_some(best)
+    (d <= (longest / 3).max(1) && d < longest).then_some(best)
 }
 
 /// The candidate nearest to `word` however far it is, preferring one that
@@ -90,6 +91,12 @@ mod tests {
         assert_eq!(closest("tield", &names), Some("tiled"));
         assert_eq!(closest("zzzzzzzz", &names), None);
         assert_eq!(closest("x", &[] as &[&str]), None);
+        assert_eq!(
+            closest("M", &["N"]),
+            None,
+            "a whole word replaced is no misspelling"
+        );
+        assert_eq!(closest("TILES", &["TILE", "N"]), Some("TILE"));
     }
 
     #[test]

@@ -1,0 +1,332 @@
+//! End-to-end tests of [`load`] over the suites in tests/configs/: the valid
+//! suites resolve to the expected plans, and every `.toml` in
+//! tests/configs/errors/ fails with exactly the diagnostic in its sibling
+//! `.expected`. `GPUPROF_BLESS=1 cargo test` rewrites the `.expected` files
+//! from the current output (read every changed one before committing).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::plan::{
+    Arg, Buffer, ClockControl, Compare, ElementType, Fill, Instance, Role, Scalar, Tolerance,
+    Verify,
+};
+use super::{Change, Plan, load, parse};
+
+fn plan(path: &str) -> Plan {
+    match load(Path::new(path)) {
+        Ok(plan) => plan,
+        Err(e) => panic!("{path} should load:\n{e}"),
+    }
+}
+
+fn canonical(path: &str) -> PathBuf {
+    fs::canonicalize(path).unwrap()
+}
+
+fn buffer(arg: &Arg) -> &Buffer {
+    match arg {
+        Arg::Buffer(b) => b,
+        Arg::Scalar(s) => panic!("{} is a scalar", s.name),
+    }
+}
+
+fn scalar(arg: &Arg) -> &Scalar {
+    match arg {
+        Arg::Scalar(s) => s,
+        Arg::Buffer(b) => panic!("{} is a buffer", b.name),
+    }
+}
+
+#[test]
+fn the_transpose_suite_resolves_to_the_expected_plan() {
+    let plan = plan("tests/configs/valid/variants.toml");
+    let suite = &plan.suite;
+    assert_eq!(suite.name, "transpose");
+    assert_eq!(
+        suite.description,
+        "float32 matrix transpose, 32x8 threads per 32x32 tile"
+    );
+    assert_eq!(
+        suite.config_path,
+        canonical("tests/configs/valid/variants.toml")
+    );
+    assert_eq!(suite.baseline, "naive");
+    assert_eq!(suite.seed, 7);
+    assert_eq!((plan.timing.warmup, plan.timing.repetitions), (3, 5));
+    assert_eq!(plan.profile.clock_control, ClockControl::Base);
+
+    let labels: Vec<&str> = suite.sizes.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["N=1000", "N=2048"]);
+    let symbols: Vec<(&str, i64)> = suite.sizes[1]
+        .symbols
+        .iter()
+        .map(|(k, v)| (k.as_str(), *v))
+        .collect();
+    assert_eq!(symbols, [("N", 2048), ("ROWS", 8), ("TILE", 32)]);
+
+    let names: Vec<&str> = plan.variants.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names, ["naive", "tiled", "padded", "copy"]);
+
+    let naive = plan.variant("naive").unwrap();
+    assert_eq!(naive.role, Role::Step);
+    assert_eq!(
+        naive.source,
+        canonical("tests/configs/valid/kernels/naive.cu")
+    );
+    assert!(naive.source.is_absolute());
+    assert_eq!(naive.entry, "transpose_naive");
+    assert!(naive.changes.is_empty());
+    assert!(naive.compile_options.is_empty());
+    assert_eq!(naive.notes, "one thread per element");
+    assert_eq!(
+        naive.verify,
+        Verify::Skip,
+        "the baseline verifies against nothing"
+    );
+    assert_eq!(
+        naive.tolerance,
+        Tolerance {
+            rel: 1e-5,
+            abs: 1e-6
+        }
+    );
+    let small = &naive.instances[0];
+    assert_eq!(small.size, "N=1000");
+    assert_eq!(small.grid, [32, 32, 1], "cdiv(1000, 32) and ceil(1000/32)");
+    assert_eq!(small.block, [32, 8, 1]);
+    assert_eq!(small.shared_bytes, 0);
+    assert_eq!(small.bytes, Some(8e6));
+    assert_eq!(small.flops, Some(0.0));
+    assert_eq!(small.args.len(), 4);
+    assert_eq!(
+        buffer(&small.args[0]),
+        &Buffer {
+            name: "in".into(),
+            element: ElementType::F32,
+            count: 1_000_000,
+            fill: Fill::Random {
+                low: -1.0,
+                high: 1.0
+            },
+            output: false,
+            compare: Compare::Elementwise,
+            symbol: None,
+        }
+    );
+    let out = buffer(&small.args[1]);
+    assert_eq!((out.fill, out.output), (Fill::Poison, true));
+    assert_eq!(
+        scalar(&small.args[3]),
+        &Scalar {
+            name: "height".into(),
+            element: ElementType::I32,
+            value: 1000.0
+        }
+    );
+    let large = &naive.instances[1];
+    assert_eq!(large.size, "N=2048");
+    assert_eq!(large.grid, [64, 64, 1]);
+    assert_eq!(buffer(&large.args[1]).count, 2048 * 2048);
+    assert_eq!(large.bytes, Some(2.0 * 2048.0 * 2048.0 * 4.0));
+
+    let tiled = plan.variant("tiled").unwrap();
+    assert_eq!(
+        tiled.changes,
+        [Change::Coalescing, Change::SharedMemoryTiling]
+    );
+    assert_eq!(tiled.verify, Verify::Against("naive".into()));
+    assert_eq!(tiled.instances[0].shared_bytes, 4096);
+    assert_eq!(
+        tiled.tolerance,
+        Tolerance {
+            rel: 0.0,
+            abs: 1e-6
+        },
+        "a partial tolerance keeps the other default"
+    );
+
+    let padded = plan.variant("padded").unwrap();
+    assert_eq!(padded.verify, Verify::Against("tiled".into()));
+    assert_eq!(padded.changes, [Change::Padding]);
+    assert_eq!(padded.compile_options, ["--use_fast_math"]);
+    assert_eq!(padded.source, tiled.source);
+    assert_eq!(padded.entry, "transpose_padded");
+    assert_eq!(padded.instances[1].shared_bytes, 0);
+
+    let copy = plan.variant("copy").unwrap();
+    assert_eq!(copy.role, Role::Ceiling);
+    assert_eq!(copy.verify, Verify::Skip);
+    let grids: Vec<[u32; 3]> = copy.instances.iter().map(|i| i.grid).collect();
+    assert_eq!(grids, [[3907, 1, 1], [16384, 1, 1]]);
+    assert_eq!(copy.instances[0].block, [256, 1, 1]);
+    let args = &copy.instances[0].args;
+    assert_eq!(
+        args.len(),
+        3,
+        "a variant's args replace the defaults wholesale"
+    );
+    assert_eq!(buffer(&args[0]).fill, Fill::Constant { value: 1.5 });
+    assert_eq!(buffer(&args[1]).fill, Fill::Constant { value: 0.0 });
+    assert_eq!(
+        (scalar(&args[2]).element, scalar(&args[2]).value),
+        (ElementType::U64, 1e6)
+    );
+    assert_eq!(
+        copy.instances[0].bytes,
+        Some(8e6),
+        "inherited from [defaults]"
+    );
+}
+
+#[test]
+fn the_row_sums_suite_resolves_to_the_expected_plan() {
+    let plan = plan("tests/configs/valid/rows.toml");
+    assert_eq!(plan.suite.name, "row_sums");
+    assert_eq!(plan.suite.description, "");
+    assert_eq!(plan.suite.seed, 1234);
+    assert_eq!((plan.timing.warmup, plan.timing.repetitions), (0, 20));
+    assert_eq!(plan.profile.clock_control, ClockControl::None);
+    let labels: Vec<&str> = plan.suite.sizes.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        ["M=1024, N=512", "N=100, M=3"],
+        "keys in file order"
+    );
+    assert!(plan.suite.sizes.iter().all(|s| s.symbols["BLOCK"] == 128));
+
+    let rows = plan.variant("rows").unwrap();
+    assert_eq!(rows.verify, Verify::Skip);
+    assert_eq!(
+        rows.tolerance,
+        Tolerance {
+            rel: 1e-9,
+            abs: 0.0
+        }
+    );
+    let Instance {
+        grid,
+        block,
+        shared_bytes,
+        args,
+        bytes,
+        flops,
+        ..
+    } = &rows.instances[0];
+    assert_eq!(
+        (*grid, *block, *shared_bytes),
+        ([1024, 1, 1], [128, 1, 1], 1024)
+    );
+    assert_eq!((*bytes, *flops), (None, Some(524288.0)));
+    let matrix = buffer(&args[0]);
+    assert_eq!((matrix.element, matrix.count), (ElementType::F64, 524288));
+    assert_eq!(
+        matrix.fill,
+        Fill::Random {
+            low: 0.0,
+            high: 10.0
+        }
+    );
+    let partials = buffer(&args[2]);
+    assert_eq!((partials.count, partials.compare), (4096, Compare::Sum));
+    assert_eq!(
+        (scalar(&args[4]).element, scalar(&args[4]).value),
+        (ElementType::F32, 0.5)
+    );
+    assert_eq!(rows.instances[1].grid, [3, 1, 1]);
+    assert_eq!(buffer(&rows.instances[1].args[2]).count, 3);
+
+    let shuffle = plan.variant("shuffle").unwrap();
+    assert_eq!(shuffle.verify, Verify::Against("rows".into()));
+    assert_eq!(
+        shuffle.changes,
+        [Change::WarpShuffle, Change::ConstantMemory]
+    );
+    let args = &shuffle.instances[0].args;
+    assert_eq!(args.len(), 6);
+    assert_eq!(
+        buffer(&args[2]).count,
+        1024,
+        "sum-compared counts may differ"
+    );
+    let weights = buffer(&args[3]);
+    assert_eq!(weights.symbol.as_deref(), Some("c_weights"));
+    assert_eq!(
+        (weights.element, weights.fill),
+        (ElementType::I32, Fill::Constant { value: 1.0 })
+    );
+    assert_eq!(scalar(&args[5]).value, 0.5);
+    assert_eq!(shuffle.instances[1].grid, [3, 1, 1]);
+}
+
+#[test]
+fn parse_resolves_sources_against_the_folder_of_the_given_path() {
+    let path = "tests/configs/valid/variants.toml";
+    let text = fs::read_to_string(path).unwrap();
+    assert_eq!(parse(&text, Path::new(path)), load(Path::new(path)));
+    let error = parse(&text, Path::new("elsewhere/variants.toml")).unwrap_err();
+    assert_eq!(
+        error.message(),
+        "cannot read kernel source elsewhere/kernels/naive.cu: No such file or directory (os error 2)"
+    );
+}
+
+#[test]
+fn a_file_that_cannot_be_read_says_so_and_what_to_do() {
+    let error = load(Path::new("tests/configs/missing.toml")).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "error: cannot read tests/configs/missing.toml: No such file or directory (os error 2)\n  \
+         = help: give the path of an existing, readable variants.toml (see docs/variants-toml.md)"
+    );
+}
+
+#[test]
+fn the_plan_survives_a_json_round_trip() {
+    let plan = plan("tests/configs/valid/rows.toml");
+    let json = serde_json::to_string(&plan).unwrap();
+    assert_eq!(serde_json::from_str::<Plan>(&json).unwrap(), plan);
+}
+
+#[test]
+fn every_error_file_fails_with_its_expected_diagnostic() {
+    let folder = Path::new("tests/configs/errors");
+    let mut cases: Vec<PathBuf> = fs::read_dir(folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 15, "only {} error files", cases.len());
+    let bless = std::env::var_os("GPUPROF_BLESS").is_some();
+    let mut failures = Vec::new();
+    for case in &cases {
+        let expected_path = case.with_extension("expected");
+        let actual = match load(case) {
+            Ok(_) => format!("{} loaded without an error", case.display()),
+            Err(e) => format!("{e}\n"),
+        };
+        if bless {
+            fs::write(&expected_path, &actual).unwrap();
+            continue;
+        }
+        let expected = fs::read_to_string(&expected_path).unwrap_or_default();
+        if actual != expected {
+            failures.push(format!(
+                "{}\n--- expected\n{expected}--- actual\n{actual}",
+                case.display()
+            ));
+        }
+    }
+    for entry in fs::read_dir(folder).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "expected") {
+            assert!(
+                path.with_extension("toml").exists(),
+                "{} has no .toml",
+                path.display()
+            );
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
