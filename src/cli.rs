@@ -21,7 +21,9 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a suite on the GPU (build, verify, time, profile with ncu) and write report.html, report.md and results.json
-    #[command(after_help = "Example:\n  gpuprof report examples/transpose/variants.toml -o out/transpose")]
+    #[command(
+        after_help = "Example:\n  gpuprof report examples/transpose/variants.toml -o out/transpose"
+    )]
     Report {
         /// The suite's variants.toml
         config: PathBuf,
@@ -39,7 +41,9 @@ pub enum Command {
         timeout: u64,
     },
     /// Rebuild report.html and report.md from a saved results.json (no GPU, no ncu)
-    #[command(after_help = "Example:\n  gpuprof render examples/transpose/results.json -o /tmp/transpose")]
+    #[command(
+        after_help = "Example:\n  gpuprof render examples/transpose/results.json -o /tmp/transpose"
+    )]
     Render {
         /// A results.json written by `gpuprof report`
         results: PathBuf,

@@ -10,7 +10,7 @@ pub mod cli;
 pub mod config;
 pub mod harness;
 pub mod model;
-pub mod pipeline;
 pub mod ncu;
+pub mod pipeline;
 pub mod process;
 pub mod render;

@@ -16,7 +16,13 @@ use gpuprof::{analysis, harness, render};
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Report { config, output, ncu, no_profile, timeout } => {
+        Command::Report {
+            config,
+            output,
+            ncu,
+            no_profile,
+            timeout,
+        } => {
             let request = ReportRequest {
                 config,
                 out_dir: output,
@@ -27,11 +33,18 @@ fn main() -> ExitCode {
             };
             finish(pipeline::report(&request))
         }
-        Command::Render { results, output, dump_view } => {
+        Command::Render {
+            results,
+            output,
+            dump_view,
+        } => {
             if dump_view {
                 return dump(&results);
             }
-            finish(pipeline::render_saved(&RenderRequest { results, out_dir: output }))
+            finish(pipeline::render_saved(&RenderRequest {
+                results,
+                out_dir: output,
+            }))
         }
         Command::Harness { job } => run_harness(&job),
     }
@@ -60,7 +73,11 @@ fn finish(outcome: Result<Outcome, PipelineError>) -> ExitCode {
                 .iter()
                 .flat_map(|v| &v.runs)
                 .any(|run| !run.status.is_trusted());
-            if failed { ExitCode::from(3) } else { ExitCode::SUCCESS }
+            if failed {
+                ExitCode::from(3)
+            } else {
+                ExitCode::SUCCESS
+            }
         }
         Err(error) => {
             anstream::eprintln!("error: {error}");
@@ -84,7 +101,10 @@ fn dump(path: &std::path::Path) -> ExitCode {
     match gpuprof::model::read_results(&text) {
         Ok(results) => {
             let view = render::view(&results, &analysis::analyze(&results));
-            println!("{}", serde_json::to_string_pretty(&view).expect("the view serializes"));
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&view).expect("the view serializes")
+            );
             ExitCode::SUCCESS
         }
         Err(error) => {
@@ -103,7 +123,10 @@ fn run_harness(job: &std::path::Path) -> ExitCode {
     {
         Ok(job) => job,
         Err(error) => {
-            eprintln!("error: cannot read the harness job {}: {error}", job.display());
+            eprintln!(
+                "error: cannot read the harness job {}: {error}",
+                job.display()
+            );
             return ExitCode::from(2);
         }
     };

@@ -19,7 +19,8 @@ use crate::harness::{self, Event, Item, Job, Mode};
 use crate::model::device::{Device, parse_nvidia_smi};
 use crate::model::ingest;
 use crate::model::results::{
-    BuildRecord, Failure, ProfilerRun, Results, RunResult, SCHEMA_VERSION, SuiteRecord, VariantResult,
+    BuildRecord, Failure, ProfilerRun, Results, RunResult, SCHEMA_VERSION, SuiteRecord,
+    VariantResult,
 };
 use crate::model::{read_results, write_results};
 use crate::ncu::{raw, run as ncu_run, source};
@@ -72,8 +73,12 @@ pub enum PipelineError {
 impl std::fmt::Display for PipelineError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            PipelineError::Input(message) | PipelineError::Environment(message) => f.write_str(message),
-            PipelineError::Output { path, reason } => write!(f, "cannot write {}: {reason}", path.display()),
+            PipelineError::Input(message) | PipelineError::Environment(message) => {
+                f.write_str(message)
+            }
+            PipelineError::Output { path, reason } => {
+                write!(f, "cannot write {}: {reason}", path.display())
+            }
         }
     }
 }
@@ -112,12 +117,27 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, PipelineError> {
     save(&results_path, &results)?;
 
     let items = ordered_items(&plan, &cubins);
-    let time_job = Job { mode: Mode::Time, plan: plan.clone(), cubins: cubins.clone(), items };
-    run_harness(&harness, &time_job, &work_dir, request.idle_timeout, &mut results, &results_path)?;
+    let time_job = Job {
+        mode: Mode::Time,
+        plan: plan.clone(),
+        cubins: cubins.clone(),
+        items,
+    };
+    run_harness(
+        &harness,
+        &time_job,
+        &work_dir,
+        request.idle_timeout,
+        &mut results,
+        &results_path,
+    )?;
     save(&results_path, &results)?;
 
     if request.skip_profile {
-        results.notices.push("profiling was skipped (--no-profile): the report has timings and verification only".into());
+        results.notices.push(
+            "profiling was skipped (--no-profile): the report has timings and verification only"
+                .into(),
+        );
     } else {
         profile(&harness, &plan, &cubins, request, &out_dir, &mut results)?;
     }
@@ -127,10 +147,11 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, PipelineError> {
 
 /// Re-renders the reports from a saved results.json.
 pub fn render_saved(request: &RenderRequest) -> Result<Outcome, PipelineError> {
-    let text = std::fs::read_to_string(&request.results)
-        .map_err(|e| PipelineError::Input(format!("cannot read {}: {e}", request.results.display())))?;
-    let results =
-        read_results(&text).map_err(|e| PipelineError::Input(format!("{}:{e}", request.results.display())))?;
+    let text = std::fs::read_to_string(&request.results).map_err(|e| {
+        PipelineError::Input(format!("cannot read {}: {e}", request.results.display()))
+    })?;
+    let results = read_results(&text)
+        .map_err(|e| PipelineError::Input(format!("{}:{e}", request.results.display())))?;
     let out_dir = request
         .out_dir
         .clone()
@@ -142,12 +163,22 @@ pub fn render_saved(request: &RenderRequest) -> Result<Outcome, PipelineError> {
 
 fn write_reports(out_dir: &Path, results: Results) -> Result<Outcome, PipelineError> {
     let analysis = analysis::analyze(&results);
-    let html = render::html(&results, &analysis)
-        .map_err(|e| PipelineError::Output { path: out_dir.join(REPORT_FILE), reason: e.to_string() })?;
+    let html = render::html(&results, &analysis).map_err(|e| PipelineError::Output {
+        path: out_dir.join(REPORT_FILE),
+        reason: e.to_string(),
+    })?;
     let report = out_dir.join(REPORT_FILE);
     write_atomic(&report, html.as_bytes())?;
-    write_atomic(&out_dir.join(MARKDOWN_FILE), render::markdown(&results, &analysis).as_bytes())?;
-    Ok(Outcome { out_dir: out_dir.to_path_buf(), results, analysis, report })
+    write_atomic(
+        &out_dir.join(MARKDOWN_FILE),
+        render::markdown(&results, &analysis).as_bytes(),
+    )?;
+    Ok(Outcome {
+        out_dir: out_dir.to_path_buf(),
+        results,
+        analysis,
+        report,
+    })
 }
 
 /// The program that runs harness jobs: `gpuprof harness`, or the program
@@ -157,8 +188,9 @@ fn harness_program() -> Result<Invocation, PipelineError> {
     if let Some(stand_in) = std::env::var_os("GPUPROF_HARNESS") {
         return Ok(Invocation::new(stand_in));
     }
-    let exe = std::env::current_exe()
-        .map_err(|e| PipelineError::Environment(format!("cannot find the gpuprof executable: {e}")))?;
+    let exe = std::env::current_exe().map_err(|e| {
+        PipelineError::Environment(format!("cannot find the gpuprof executable: {e}"))
+    })?;
     Ok(Invocation::new(exe).arg("harness"))
 }
 
@@ -168,18 +200,34 @@ fn harness_job(harness: &Invocation, job_path: &Path) -> Invocation {
 
 /// Asks a harness process for the device's facts (so that this process
 /// never creates a CUDA context of its own).
-fn probe_device(harness: &Invocation, plan: &Plan, work_dir: &Path) -> Result<harness::DriverFacts, PipelineError> {
+fn probe_device(
+    harness: &Invocation,
+    plan: &Plan,
+    work_dir: &Path,
+) -> Result<harness::DriverFacts, PipelineError> {
     let job_path = work_dir.join("device-job.json");
-    write_json(&job_path, &Job { mode: Mode::Device, plan: plan.clone(), cubins: BTreeMap::new(), items: Vec::new() })?;
+    write_json(
+        &job_path,
+        &Job {
+            mode: Mode::Device,
+            plan: plan.clone(),
+            cubins: BTreeMap::new(),
+            items: Vec::new(),
+        },
+    )?;
     let mut facts = None;
     let mut events_log = String::new();
-    let outcome = process::run_streaming(&harness_job(harness, &job_path), Some(Duration::from_secs(120)), |line| {
-        if let Some(Ok(Event::Device(device))) = Event::from_line(line) {
-            facts = Some(device);
-            events_log.push_str(line);
-            events_log.push('\n');
-        }
-    });
+    let outcome = process::run_streaming(
+        &harness_job(harness, &job_path),
+        Some(Duration::from_secs(120)),
+        |line| {
+            if let Some(Ok(Event::Device(device))) = Event::from_line(line) {
+                facts = Some(device);
+                events_log.push_str(line);
+                events_log.push('\n');
+            }
+        },
+    );
     write_atomic(&work_dir.join("device-events.jsonl"), events_log.as_bytes())?;
     match (facts, outcome) {
         (Some(facts), Ok(_)) => Ok(facts),
@@ -187,7 +235,9 @@ fn probe_device(harness: &Invocation, plan: &Plan, work_dir: &Path) -> Result<ha
             "no usable CUDA device: {}\n(`gpuprof render` works without a GPU on a saved results.json)",
             error.output_tail(6).trim_start_matches("error: ")
         ))),
-        (None, Ok(_)) => Err(PipelineError::Environment("the harness reported no device".into())),
+        (None, Ok(_)) => Err(PipelineError::Environment(
+            "the harness reported no device".into(),
+        )),
     }
 }
 
@@ -211,7 +261,13 @@ fn new_results(plan: &Plan, request: &ReportRequest) -> Results {
                 Verify::Skip => None,
             },
             source_text: std::fs::read_to_string(&variant.source).unwrap_or_default(),
-            build: BuildRecord { error: None, options: Vec::new(), log: String::new(), seconds: 0.0, resources: None },
+            build: BuildRecord {
+                error: None,
+                options: Vec::new(),
+                log: String::new(),
+                seconds: 0.0,
+                resources: None,
+            },
             runs: variant
                 .instances
                 .iter()
@@ -272,7 +328,9 @@ fn build_all(
     results: &mut Results,
 ) -> Result<BTreeMap<String, PathBuf>, PipelineError> {
     if !build::nvrtc_available() {
-        return Err(PipelineError::Environment(build::BuildError::NvrtcMissing.to_string()));
+        return Err(PipelineError::Environment(
+            build::BuildError::NvrtcMissing.to_string(),
+        ));
     }
     let cache = Cache::default_location();
     let bar = progress(plan.variants.len() as u64, "compile");
@@ -294,7 +352,10 @@ fn build_all(
                 let message = error.to_string();
                 record.build.error = Some(message.clone());
                 for run in &mut record.runs {
-                    run.failure = Some(Failure { stage: "compile".into(), message: message.clone() });
+                    run.failure = Some(Failure {
+                        stage: "compile".into(),
+                        message: message.clone(),
+                    });
                 }
             }
         }
@@ -308,7 +369,12 @@ fn build_all(
 /// each reference before the variants verified against it.
 fn ordered_items(plan: &Plan, cubins: &BTreeMap<String, PathBuf>) -> Vec<Item> {
     let mut order: Vec<&str> = Vec::new();
-    fn visit<'a>(plan: &'a Plan, name: &'a str, order: &mut Vec<&'a str>, seen: &mut BTreeSet<&'a str>) {
+    fn visit<'a>(
+        plan: &'a Plan,
+        name: &'a str,
+        order: &mut Vec<&'a str>,
+        seen: &mut BTreeSet<&'a str>,
+    ) {
         if !seen.insert(name) {
             return;
         }
@@ -330,7 +396,10 @@ fn ordered_items(plan: &Plan, cubins: &BTreeMap<String, PathBuf>) -> Vec<Item> {
             order
                 .iter()
                 .filter(|name| cubins.contains_key(**name))
-                .map(|name| Item { variant: name.to_string(), size: size.label.clone() })
+                .map(|name| Item {
+                    variant: name.to_string(),
+                    size: size.label.clone(),
+                })
         })
         .collect()
 }
@@ -360,7 +429,10 @@ fn run_harness(
     let bar = progress(remaining.len() as u64, "time");
     while !remaining.is_empty() {
         let job_path = work_dir.join("time-job.json");
-        let attempt = Job { items: remaining.clone(), ..job.clone() };
+        let attempt = Job {
+            items: remaining.clone(),
+            ..job.clone()
+        };
         write_json(&job_path, &attempt)?;
         let invocation = harness_job(harness, &job_path);
         let mut finished: BTreeSet<Item> = BTreeSet::new();
@@ -377,7 +449,9 @@ fn run_harness(
                         if let Some(run) = run_of(results, &item) {
                             run.failure = Some(Failure {
                                 stage: "harness".into(),
-                                message: format!("gpuprof could not read the harness's report ({error}): {line}"),
+                                message: format!(
+                                    "gpuprof could not read the harness's report ({error}): {line}"
+                                ),
                             });
                         }
                         finished.insert(item);
@@ -399,7 +473,11 @@ fn run_harness(
                     bar.set_message(format!("{} {}", item.variant, item.size));
                     in_flight = Some(item);
                 }
-                Event::Measured { item, samples_ms, check } => {
+                Event::Measured {
+                    item,
+                    samples_ms,
+                    check,
+                } => {
                     if let Some(run) = run_of(results, &item) {
                         run.samples_ms = samples_ms;
                         run.check = Some(check);
@@ -411,7 +489,12 @@ fn run_harness(
                         save_error = Some(error);
                     }
                 }
-                Event::Failed { item, stage, message, .. } => {
+                Event::Failed {
+                    item,
+                    stage,
+                    message,
+                    ..
+                } => {
                     if let Some(run) = run_of(results, &item) {
                         run.failure = Some(Failure { stage, message });
                     }
@@ -436,8 +519,10 @@ fn run_harness(
             };
             for item in blamed {
                 if let Some(run) = run_of(results, &item) {
-                    run.failure
-                        .get_or_insert(Failure { stage: "run".into(), message: harness_failure(&error, idle_timeout) });
+                    run.failure.get_or_insert(Failure {
+                        stage: "run".into(),
+                        message: harness_failure(&error, idle_timeout),
+                    });
                 }
                 finished.insert(item);
                 bar.inc(1);
@@ -458,7 +543,10 @@ fn harness_failure(error: &ToolError, idle_timeout: Duration) -> String {
             "the kernel did not finish within {} s and was stopped (raise the limit with --timeout)",
             idle_timeout.as_secs()
         ),
-        _ => format!("the harness process ended abnormally: {}", error.output_tail(8)),
+        _ => format!(
+            "the harness process ended abnormally: {}",
+            error.output_tail(8)
+        ),
     }
 }
 
@@ -474,7 +562,9 @@ fn profile(
     let ncu = match ncu_run::locate(request.ncu.as_deref()) {
         Ok(ncu) => ncu,
         Err(reason) => {
-            results.notices.push(format!("profiling was skipped: {reason}"));
+            results
+                .notices
+                .push(format!("profiling was skipped: {reason}"));
             return Ok(());
         }
     };
@@ -493,11 +583,21 @@ fn profile(
         })
         .collect();
     if items.is_empty() {
-        results.notices.push("profiling was skipped: no variant ran cleanly".into());
+        results
+            .notices
+            .push("profiling was skipped: no variant ran cleanly".into());
         return Ok(());
     }
     let job_path = work_dir.join("profile-job.json");
-    write_json(&job_path, &Job { mode: Mode::Profile, plan: plan.clone(), cubins: cubins.clone(), items })?;
+    write_json(
+        &job_path,
+        &Job {
+            mode: Mode::Profile,
+            plan: plan.clone(),
+            cubins: cubins.clone(),
+            items,
+        },
+    )?;
     let ncu_request = ncu_run::ProfileRequest {
         clock_control: plan.profile.clock_control.as_ncu_value().to_string(),
         report_base: out_dir.join(PROFILE_BASE),
@@ -514,14 +614,22 @@ fn profile(
             events_log.push_str(line);
             events_log.push('\n');
         }
-        if let Some(Ok(Event::Profiled { item, sequence, kernel })) = Event::from_line(line) {
+        if let Some(Ok(Event::Profiled {
+            item,
+            sequence,
+            kernel,
+        })) = Event::from_line(line)
+        {
             bar.set_message(format!("{} {}", item.variant, item.size));
             profiled.push((sequence, item, kernel));
         }
     });
     bar.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
-    write_atomic(&work_dir.join("profile-events.jsonl"), events_log.as_bytes())?;
+    write_atomic(
+        &work_dir.join("profile-events.jsonl"),
+        events_log.as_bytes(),
+    )?;
     let log = std::fs::read_to_string(&ncu_request.log_file).unwrap_or_default();
     if let Err(error) = &outcome {
         let advice = ncu_run::diagnose(&log).or_else(|| ncu_run::diagnose(&error.stderr));
@@ -543,7 +651,9 @@ fn profile(
         if outcome.is_ok() {
             results.notices.push(format!(
                 "ncu wrote no report{}",
-                ncu_run::diagnose(&log).map(|a| format!(": {a}")).unwrap_or_default()
+                ncu_run::diagnose(&log)
+                    .map(|a| format!(": {a}"))
+                    .unwrap_or_default()
             ));
         }
         return Ok(());
@@ -562,7 +672,9 @@ fn ingest_report(
     let raw_text = match process::run(&ncu_run::export_raw_invocation(ncu, report_file)) {
         Ok(output) => output.stdout,
         Err(error) => {
-            results.notices.push(format!("exporting the ncu report failed: {error}"));
+            results
+                .notices
+                .push(format!("exporting the ncu report failed: {error}"));
             return Ok(());
         }
     };
@@ -570,22 +682,31 @@ fn ingest_report(
     let launches = match raw::parse_raw_page(&raw_text) {
         Ok(launches) => launches,
         Err(error) => {
-            results.notices.push(format!("ncu's raw export could not be read: {error}"));
+            results
+                .notices
+                .push(format!("ncu's raw export could not be read: {error}"));
             return Ok(());
         }
     };
     profiled.sort_by_key(|(sequence, _, _)| *sequence);
-    let expected: Vec<String> = profiled.iter().map(|(_, _, kernel)| kernel.clone()).collect();
+    let expected: Vec<String> = profiled
+        .iter()
+        .map(|(_, _, kernel)| kernel.clone())
+        .collect();
     if let Err(reason) = ingest::check_order(&launches, &expected) {
         results.notices.push(reason);
         return Ok(());
     }
     let sources = export_sources(ncu, report_file, work_dir, launches.len())?;
     if let Some(profiler) = &mut results.profiler {
-        profiler.passes_per_launch = launches.first().and_then(|l| l.number(crate::ncu::metrics::REPLAY_PASSES));
+        profiler.passes_per_launch = launches
+            .first()
+            .and_then(|l| l.number(crate::ncu::metrics::REPLAY_PASSES));
     }
     for ((launch, (_, item, _)), source) in launches.iter().zip(profiled.iter()).zip(sources) {
-        let Some(variant) = plan.variant(&item.variant) else { continue };
+        let Some(variant) = plan.variant(&item.variant) else {
+            continue;
+        };
         let profile = ingest::profile_from_launch(launch, source, &variant.source);
         if let Some(run) = run_of(results, item) {
             run.profile = Some(profile);
@@ -618,7 +739,10 @@ fn export_sources(
                 .collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err("the export thread panicked".into())))
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err("the export thread panicked".into()))
+                })
                 .collect()
         });
         texts.extend(outputs);
@@ -627,7 +751,10 @@ fn export_sources(
     for (index, text) in texts.into_iter().enumerate() {
         parsed.push(match text {
             Ok(text) => {
-                write_atomic(&work_dir.join(format!("source-{index}.csv")), text.as_bytes())?;
+                write_atomic(
+                    &work_dir.join(format!("source-{index}.csv")),
+                    text.as_bytes(),
+                )?;
                 source::parse_source_page(&text).map_err(|e| e.to_string())
             }
             Err(reason) => Err(reason),
@@ -648,7 +775,9 @@ fn progress(length: u64, stage: &'static str) -> ProgressBar {
     } else {
         "{prefix:>8} [{bar:30}] {pos}/{len} {elapsed} {msg}"
     };
-    bar.set_style(ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()));
+    bar.set_style(
+        ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
     bar.set_prefix(stage);
     if length == 0 {
         bar.enable_steady_tick(Duration::from_millis(120));
@@ -657,7 +786,10 @@ fn progress(length: u64, stage: &'static str) -> ProgressBar {
 }
 
 fn create_dir(path: &Path) -> Result<(), PipelineError> {
-    std::fs::create_dir_all(path).map_err(|e| PipelineError::Output { path: path.to_path_buf(), reason: e.to_string() })
+    std::fs::create_dir_all(path).map_err(|e| PipelineError::Output {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })
 }
 
 fn save(path: &Path, results: &Results) -> Result<(), PipelineError> {
@@ -676,13 +808,21 @@ fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Pipelin
 /// that readers see the old file or the new one, never half of either.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PipelineError> {
     use std::io::Write;
-    let failed = |e: std::io::Error| PipelineError::Output { path: path.to_path_buf(), reason: e.to_string() };
+    let failed = |e: std::io::Error| PipelineError::Output {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    };
     use std::os::unix::fs::PermissionsExt;
-    let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let mut file = tempfile::NamedTempFile::new_in(folder).map_err(failed)?;
     file.write_all(bytes).map_err(failed)?;
     // Temporary files are private (0600); outputs are ordinary files.
-    file.as_file().set_permissions(std::fs::Permissions::from_mode(0o644)).map_err(failed)?;
+    file.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(0o644))
+        .map_err(failed)?;
     file.as_file().sync_all().map_err(failed)?;
     file.persist(path).map_err(|e| failed(e.error))?;
     Ok(())

@@ -139,14 +139,16 @@ pub fn hot_lines(profile: &Profile, source_text: &str) -> Vec<HotLine> {
     };
     let mut by_samples: Vec<&SourceLine> = lines
         .iter()
-        .filter(|l| l.warp_stall_samples.unwrap_or(0.0) > 0.0)
+        .filter(|l| {
+            total_samples > 0.0 && l.warp_stall_samples.unwrap_or(0.0) / total_samples >= HOT_SHARE
+        })
         .collect();
     by_samples.sort_by(|a, b| {
         b.warp_stall_samples
             .unwrap_or(0.0)
             .total_cmp(&a.warp_stall_samples.unwrap_or(0.0))
     });
-    let mut chosen: Vec<&SourceLine> = by_samples.into_iter().take(5).collect();
+    let mut chosen: Vec<&SourceLine> = by_samples.into_iter().take(3).collect();
     for line in lines {
         let excessive = line.shared_wavefronts_excessive.unwrap_or(0.0) > 0.0
             || line.global_sectors_excessive.unwrap_or(0.0) > 0.0;
@@ -228,7 +230,7 @@ pub fn findings(
             lines: Vec::new(),
         });
     }
-    found.sort_by(|a, b| b.severity.cmp(&a.severity));
+    found.sort_by_key(|f| std::cmp::Reverse(f.severity));
     found
 }
 
@@ -393,9 +395,7 @@ fn occupancy(derived: &Derived, profile: &Profile, found: &mut Vec<Finding>) {
             .map(format::count)
             .unwrap_or_else(|| "?".into()),
     );
-    let severity = if theoretical < 50.0 {
-        Severity::Warning
-    } else if achieved < 0.8 * theoretical {
+    let severity = if theoretical < 50.0 || achieved < 0.8 * theoretical {
         Severity::Warning
     } else {
         Severity::Info

@@ -92,7 +92,9 @@ mod non_finite {
                 "NaN" => Ok(f64::NAN),
                 "inf" => Ok(f64::INFINITY),
                 "-inf" => Ok(f64::NEG_INFINITY),
-                other => Err(serde::de::Error::custom(format!("`{other}` is not a number"))),
+                other => Err(serde::de::Error::custom(format!(
+                    "`{other}` is not a number"
+                ))),
             },
         }
     }
@@ -217,7 +219,10 @@ mod tests {
     #[test]
     fn a_poisoned_element_survives_the_trip() {
         let event = Event::Measured {
-            item: Item { variant: "partial".into(), size: "N=4".into() },
+            item: Item {
+                variant: "partial".into(),
+                size: "N=4".into(),
+            },
             samples_ms: vec![0.5],
             check: Check::Failed {
                 against: "good".into(),
@@ -232,9 +237,21 @@ mod tests {
             },
         };
         let line = event.to_line();
-        assert!(line.contains("\"got\":\"NaN\"") && line.contains("\"max_abs_error\":\"inf\""), "{line}");
+        assert!(
+            line.contains("\"got\":\"NaN\"") && line.contains("\"max_abs_error\":\"inf\""),
+            "{line}"
+        );
         match Event::from_line(&line).unwrap().unwrap() {
-            Event::Measured { check: Check::Failed { got, max_abs_error, want, .. }, .. } => {
+            Event::Measured {
+                check:
+                    Check::Failed {
+                        got,
+                        max_abs_error,
+                        want,
+                        ..
+                    },
+                ..
+            } => {
                 assert!(got.is_nan());
                 assert_eq!(max_abs_error, f64::INFINITY);
                 assert_eq!(want, 0.25);

@@ -48,12 +48,19 @@ pub struct SourceLine {
 #[derive(Debug, Clone, PartialEq)]
 pub enum SourcePageError {
     Empty,
-    NotSourcePage { found: String },
-    NoHeader { path: String },
+    NotSourcePage {
+        found: String,
+    },
+    NoHeader {
+        path: String,
+    },
     /// The header has no counter column at all (a `--print-source cuda`
     /// export, or ncu ran without the SourceCounters section).
     NoCounters,
-    BadLineNumber { row: usize, found: String },
+    BadLineNumber {
+        row: usize,
+        found: String,
+    },
     Csv(String),
 }
 
@@ -112,7 +119,10 @@ impl Columns {
         }
         // Columns depend on the kernel: one without shared memory has no
         // shared-wavefront columns. Any counter column will do.
-        if ![SAMPLES, INSTRUCTIONS, WAVEFRONTS, SECTORS].iter().any(|c| by_name.contains_key(*c)) {
+        if ![SAMPLES, INSTRUCTIONS, WAVEFRONTS, SECTORS]
+            .iter()
+            .any(|c| by_name.contains_key(*c))
+        {
             return Err(SourcePageError::NoCounters);
         }
         let stalls = header
@@ -239,7 +249,11 @@ pub fn parse_source_page(text: &str) -> Result<Vec<SourceFile>, SourcePageError>
         });
     }
     if files.iter().all(|f| f.lines.is_empty()) {
-        return Err(if columns.is_none() && !files.is_empty() { SourcePageError::NoCounters } else { SourcePageError::Empty });
+        return Err(if columns.is_none() && !files.is_empty() {
+            SourcePageError::NoCounters
+        } else {
+            SourcePageError::Empty
+        });
     }
     Ok(files)
 }

@@ -5,6 +5,7 @@
 //! but its two inputs.
 
 pub mod charts;
+mod figures;
 pub mod terminal;
 pub mod view;
 
@@ -53,9 +54,12 @@ fn markdown_escape(text: String) -> String {
     escaped
 }
 
-/// The view-model for these results.
+/// The view-model for these results, charts included.
 pub fn view(results: &Results, analysis: &Analysis) -> view::ReportView {
-    view::build(results, analysis)
+    view::ReportView {
+        charts: figures::figures(results, analysis),
+        ..view::build(results, analysis)
+    }
 }
 
 pub fn html(results: &Results, analysis: &Analysis) -> Result<String, minijinja::Error> {
@@ -93,9 +97,10 @@ mod tests {
     fn the_report_is_self_contained() {
         let results = probe_results();
         let page = html(&results, &analyze(&results)).unwrap();
-        for forbidden in [
-            "http://", "https://", "<script", "<link", "@import", "src=\"",
-        ] {
+        assert!(page.contains("<svg"), "the charts are inline");
+        // The SVG namespace names a URI; it is never fetched.
+        let page = page.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+        for forbidden in ["http://", "https://", "<script", "<link", "@import", "src=\"", "url("] {
             assert!(!page.contains(forbidden), "the page contains {forbidden}");
         }
         assert!(page.contains("default-src 'none'"));

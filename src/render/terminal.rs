@@ -8,14 +8,25 @@ use comfy_table::{ContentArrangement, Table, presets};
 use super::view::ReportView;
 
 pub fn summary(view: &ReportView) -> String {
-    let Some(size) = view.sizes.iter().find(|s| s.label == view.focus_size).or(view.sizes.last()) else {
+    let Some(size) = view
+        .sizes
+        .iter()
+        .find(|s| s.label == view.focus_size)
+        .or(view.sizes.last())
+    else {
         return "no sizes were run\n".into();
     };
     let mut table = Table::new();
     table
         .load_style(presets::UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_header(vec!["variant", "median", "vs baseline", "correct", "top finding"]);
+        .set_header(vec![
+            "variant",
+            "median",
+            "vs baseline",
+            "correct",
+            "top finding",
+        ]);
     for row in &size.rows {
         let top = view
             .variants
@@ -25,8 +36,18 @@ pub fn summary(view: &ReportView) -> String {
             .and_then(|r| r.findings.first())
             .map(|f| f.title.clone())
             .unwrap_or_default();
-        let name = if row.ceiling { format!("{} (ceiling)", row.variant) } else { row.variant.clone() };
-        table.add_row(vec![name, row.median.clone(), row.vs_baseline.text.clone(), row.correctness.clone(), top]);
+        let name = if row.ceiling {
+            format!("{} (ceiling)", row.variant)
+        } else {
+            row.variant.clone()
+        };
+        table.add_row(vec![
+            name,
+            row.median.clone(),
+            row.vs_baseline.text.clone(),
+            row.correctness.clone(),
+            top,
+        ]);
     }
     format!("{} at {}\n{table}\n", view.header.suite, size.label)
 }
@@ -45,6 +66,9 @@ mod tests {
         assert!(text.starts_with("transpose-probe at N=2048\n"));
         assert!(text.contains("copy (ceiling)"));
         assert!(text.contains("32-way shared-memory bank conflicts on loads"));
-        assert_eq!(text.lines().filter(|l| l.contains("not checked")).count(), 4);
+        assert_eq!(
+            text.lines().filter(|l| l.contains("not checked")).count(),
+            4
+        );
     }
 }

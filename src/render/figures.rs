@@ -1,0 +1,359 @@
+//! Which charts the report shows and what goes into each: speedup and time
+//! per variant (with the spread of the timing samples), one grouped bar
+//! chart per key counter across variants, scaling over problem size when
+//! there are several sizes, and the roofline when the kernels do
+//! floating-point work. Turns Results + Analysis into chart inputs; the
+//! drawing is `charts`.
+
+use super::charts::{
+    self, BarChart, BarSeries, LineChart, LineSeries, Mark, Roofline, RooflinePoint,
+};
+use super::view::ChartView;
+use crate::analysis::derived::Key;
+use crate::analysis::{Analysis, RunAnalysis, Status, VariantAnalysis, format};
+use crate::config::plan::Role;
+use crate::model::Results;
+
+/// Counters drawn as grouped bars, when any variant has a non-zero value.
+const KEY_METRICS: [(Key, &str); 6] = [
+    (
+        Key::GlobalStoreSectorsPerRequest,
+        "4 is ideal for 4-byte accesses",
+    ),
+    (
+        Key::GlobalLoadSectorsPerRequest,
+        "4 is ideal for 4-byte accesses",
+    ),
+    (
+        Key::SharedLoadWavefrontsPerInstruction,
+        "1 is conflict-free for 4-byte accesses",
+    ),
+    (
+        Key::AchievedOccupancy,
+        "share of the SM's warp slots in use",
+    ),
+    (
+        Key::DramThroughput,
+        "share of the DRAM peak during the kernel (ncu)",
+    ),
+    (
+        Key::SharedLoadsPerFma,
+        "fewer is better: each shared value feeds more FMAs",
+    ),
+];
+
+fn run_at<'a>(variant: &'a VariantAnalysis, size: &str) -> Option<&'a RunAnalysis> {
+    variant.runs.iter().find(|r| r.size == size)
+}
+
+fn mark(variant: &VariantAnalysis, size: Option<&str>) -> Mark {
+    let wrong = variant
+        .runs
+        .iter()
+        .filter(|r| size.is_none_or(|s| r.size == s))
+        .any(|r| matches!(r.status, Status::Wrong { .. }));
+    match (variant.role, wrong) {
+        (_, true) => Mark::Wrong,
+        (Role::Ceiling, false) => Mark::Ceiling,
+        (Role::Step, false) => Mark::Normal,
+    }
+}
+
+pub fn figures(results: &Results, analysis: &Analysis) -> Vec<ChartView> {
+    let sizes: Vec<String> = results
+        .suite
+        .sizes
+        .iter()
+        .map(|s| s.label.clone())
+        .collect();
+    let names: Vec<String> = analysis.variants.iter().map(|v| v.name.clone()).collect();
+    let marks: Vec<Mark> = analysis.variants.iter().map(|v| mark(v, None)).collect();
+    let mut figures = Vec::new();
+
+    let speedups: Vec<BarSeries> = sizes
+        .iter()
+        .map(|size| {
+            let baseline = analysis
+                .variants
+                .iter()
+                .find(|v| v.name == results.suite.baseline)
+                .and_then(|v| run_at(v, size))
+                .and_then(|r| r.timing);
+            BarSeries {
+                name: size.clone(),
+                values: analysis
+                    .variants
+                    .iter()
+                    .map(|v| {
+                        run_at(v, size)
+                            .and_then(|r| r.vs_baseline.map(|s| s.ratio))
+                            .or_else(|| {
+                                (v.name == results.suite.baseline && baseline.is_some())
+                                    .then_some(1.0)
+                            })
+                    })
+                    .collect(),
+                whiskers: analysis
+                    .variants
+                    .iter()
+                    .map(|v| {
+                        let timing = run_at(v, size)?.timing?;
+                        let base = baseline?.median_ms;
+                        Some((base / timing.max_ms, base / timing.min_ms))
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    figures.push(ChartView {
+        title: "Speedup over the baseline".into(),
+        caption: format!(
+            "Median time of `{}` over each variant's median, per size; whiskers span the slowest to the fastest launch. Bars marked \"wrong\" failed verification and are not speedups.",
+            results.suite.baseline
+        ),
+        svg: charts::bar_chart(&BarChart {
+            title: "Speedup over the baseline",
+            y_label: "speedup (×)",
+            categories: &names,
+            marks: &marks,
+            series: &speedups,
+            log_y: true,
+            reference_line: Some((1.0, "baseline")),
+            format: &|v| format::speedup(v),
+        }),
+    });
+
+    if let Some(focus) = &analysis.focus_size {
+        let focus_marks: Vec<Mark> = analysis
+            .variants
+            .iter()
+            .map(|v| mark(v, Some(focus)))
+            .collect();
+        let times = [BarSeries {
+            name: focus.clone(),
+            values: analysis
+                .variants
+                .iter()
+                .map(|v| run_at(v, focus).and_then(|r| r.timing).map(|t| t.median_ms))
+                .collect(),
+            whiskers: analysis
+                .variants
+                .iter()
+                .map(|v| {
+                    run_at(v, focus)
+                        .and_then(|r| r.timing)
+                        .map(|t| (t.min_ms, t.max_ms))
+                })
+                .collect(),
+        }];
+        let title = format!("Time at {focus}");
+        figures.push(ChartView {
+            caption:
+                "Median of the timed launches; whiskers span the fastest to the slowest launch."
+                    .into(),
+            svg: charts::bar_chart(&BarChart {
+                title: &title,
+                y_label: "time",
+                categories: &names,
+                marks: &focus_marks,
+                series: &times,
+                log_y: false,
+                reference_line: None,
+                format: &|v| format::milliseconds(v),
+            }),
+            title,
+        });
+    }
+
+    for (key, note) in KEY_METRICS {
+        let series: Vec<BarSeries> = sizes
+            .iter()
+            .map(|size| BarSeries {
+                name: size.clone(),
+                values: analysis
+                    .variants
+                    .iter()
+                    .map(|v| run_at(v, size).and_then(|r| r.derived.get(key)))
+                    .collect(),
+                whiskers: Vec::new(),
+            })
+            .collect();
+        let informative = series
+            .iter()
+            .flat_map(|s| &s.values)
+            .any(|v| v.is_some_and(|v| v > 0.0));
+        if !informative {
+            continue;
+        }
+        let label = key.info().label;
+        figures.push(ChartView {
+            title: label.to_string(),
+            caption: format!("{} per variant and size (ncu): {note}.", capitalize(label)),
+            svg: charts::bar_chart(&BarChart {
+                title: label,
+                y_label: label,
+                categories: &names,
+                marks: &marks,
+                series: &series,
+                log_y: false,
+                reference_line: None,
+                format: &|v| key.format(v),
+            }),
+        });
+    }
+
+    if sizes.len() > 1 {
+        figures.push(scaling(results, analysis, &sizes));
+    }
+    if let Some(roofline) = roofline(results, analysis) {
+        figures.push(roofline);
+    }
+    figures
+}
+
+fn capitalize(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// Bandwidth (or time, without declared bytes) over problem size.
+fn scaling(results: &Results, analysis: &Analysis, sizes: &[String]) -> ChartView {
+    let x_values: Vec<f64> = results
+        .suite
+        .sizes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            s.symbols
+                .values()
+                .next()
+                .map(|v| *v as f64)
+                .unwrap_or(i as f64 + 1.0)
+        })
+        .collect();
+    let symbol = results
+        .suite
+        .sizes
+        .first()
+        .and_then(|s| s.symbols.keys().next().cloned())
+        .unwrap_or_default();
+    let with_bytes = analysis
+        .variants
+        .iter()
+        .flat_map(|v| &v.runs)
+        .any(|r| r.bytes_per_second.is_some());
+    let series: Vec<LineSeries> = analysis
+        .variants
+        .iter()
+        .map(|v| LineSeries {
+            name: v.name.clone(),
+            points: sizes
+                .iter()
+                .map(|size| {
+                    let run = run_at(v, size)?;
+                    if with_bytes {
+                        run.bytes_per_second
+                    } else {
+                        run.timing.map(|t| t.median_ms)
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    let (title, y_label, caption): (&str, &str, &str) = if with_bytes {
+        (
+            "Bandwidth over problem size",
+            "achieved bandwidth",
+            "Declared bytes over the median time at each size. Sizes whose data fits in L2 can exceed the DRAM peak.",
+        )
+    } else {
+        (
+            "Time over problem size",
+            "median time",
+            "Median time at each size.",
+        )
+    };
+    let format: &dyn Fn(f64) -> String = if with_bytes {
+        &|v| format::bytes_per_second(v)
+    } else {
+        &|v| format::milliseconds(v)
+    };
+    ChartView {
+        title: title.into(),
+        caption: caption.into(),
+        svg: charts::line_chart(&LineChart {
+            title,
+            x_label: &symbol,
+            y_label,
+            x_values: &x_values,
+            x_tick_labels: sizes,
+            series: &series,
+            log_x: true,
+            log_y: true,
+            format,
+        }),
+    }
+}
+
+/// Counted FLOPs over DRAM bytes against counted FLOPs per second of
+/// kernel time, at the focus size, with an arrow for every step.
+fn roofline(results: &Results, analysis: &Analysis) -> Option<ChartView> {
+    let focus = analysis.focus_size.as_ref()?;
+    let device = results.device.as_ref()?;
+    let peak_flops = device.peak_fp32_flops_per_second?;
+    let mut points = Vec::new();
+    let mut index_of = std::collections::BTreeMap::new();
+    for variant in &analysis.variants {
+        let Some(run) = run_at(variant, focus) else {
+            continue;
+        };
+        let (Some(flops), Some(intensity), Some(duration)) = (
+            run.derived.get(Key::CountedFlops),
+            run.derived.get(Key::ArithmeticIntensity),
+            run.derived.get(Key::KernelDuration),
+        ) else {
+            continue;
+        };
+        index_of.insert(variant.name.clone(), points.len());
+        points.push(RooflinePoint {
+            label: variant.name.clone(),
+            intensity,
+            performance: flops / (duration * 1e-9),
+            ceiling: variant.role == Role::Ceiling,
+        });
+    }
+    if !points
+        .iter()
+        .any(|p| p.intensity > 0.0 && p.performance > 0.0)
+    {
+        return None;
+    }
+    let arrows: Vec<(usize, usize)> = analysis
+        .steps
+        .windows(2)
+        .filter_map(|pair| Some((*index_of.get(&pair[0])?, *index_of.get(&pair[1])?)))
+        .collect();
+    let measured_bandwidth = analysis
+        .variants
+        .iter()
+        .filter(|v| v.role == Role::Ceiling)
+        .filter_map(|v| run_at(v, focus)?.bytes_per_second)
+        .reduce(f64::max);
+    let title = format!("Roofline at {focus}");
+    let drawn = charts::roofline(&Roofline {
+        title: &title,
+        points: &points,
+        peak_flops,
+        peak_bandwidth: device.peak_dram_bytes_per_second,
+        measured_bandwidth,
+        arrows: &arrows,
+    });
+    Some(ChartView {
+        title,
+        caption: "FP32 operations counted by ncu over DRAM bytes (x) and over kernel time (y); roofs from the clocks' peaks and, dashed, the copy ceiling's measured bandwidth. Arrows follow the chain of steps.".into(),
+        svg: drawn.svg,
+    })
+}
