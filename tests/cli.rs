@@ -29,7 +29,10 @@ fn render_reproduces_the_committed_example_report() {
         .stdout(predicate::str::contains("transpose at N=8192"));
     let rendered = std::fs::read_to_string(out.path().join("report.html")).unwrap();
     let committed = std::fs::read_to_string(root().join("examples/transpose/report.html")).unwrap();
-    assert!(rendered == committed, "gpuprof render gives a different report.html than the committed one");
+    assert!(
+        rendered == committed,
+        "gpuprof render gives a different report.html than the committed one"
+    );
     assert!(out.path().join("report.md").is_file());
 }
 
@@ -47,7 +50,10 @@ fn nvrtc_present() -> bool {
     if gpuprof::build::nvrtc_available() {
         return true;
     }
-    assert!(std::env::var_os("GPUPROF_REQUIRE_NVRTC").is_none(), "GPUPROF_REQUIRE_NVRTC is set but NVRTC is missing");
+    assert!(
+        std::env::var_os("GPUPROF_REQUIRE_NVRTC").is_none(),
+        "GPUPROF_REQUIRE_NVRTC is set but NVRTC is missing"
+    );
     eprintln!("NVRTC not found: skipping (set GPUPROF_REQUIRE_NVRTC=1 to make this an error)");
     false
 }
@@ -57,10 +63,19 @@ fn nvrtc_present() -> bool {
 fn replayed_report(out: &Path, ncu_mode: &str) -> assert_cmd::assert::Assert {
     gpuprof()
         .env("GPUPROF_HARNESS", root().join("tests/standin/harness"))
-        .env("GPUPROF_REPLAY", root().join("tests/fixtures/h200-transpose"))
+        .env(
+            "GPUPROF_REPLAY",
+            root().join("tests/fixtures/h200-transpose"),
+        )
         .env("STANDIN_NCU", ncu_mode)
         .env("XDG_CACHE_HOME", out.join("cache"))
-        .args(["report", "examples/transpose/variants.toml", "--timeout", "5", "--ncu"])
+        .args([
+            "report",
+            "examples/transpose/variants.toml",
+            "--timeout",
+            "5",
+            "--ncu",
+        ])
         .arg(root().join("tests/standin/ncu"))
         .arg("-o")
         .arg(out.join("report"))
@@ -77,23 +92,42 @@ fn report_through_the_stand_ins_gives_the_recorded_results() {
         return;
     }
     let out = tempfile::tempdir().unwrap();
-    replayed_report(out.path(), "").success().stdout(predicate::str::contains("32-way shared-memory bank conflicts"));
+    replayed_report(out.path(), "")
+        .success()
+        .stdout(predicate::str::contains(
+            "32-way shared-memory bank conflicts",
+        ));
     let produced = read_results(&out.path().join("report/results.json"));
     let recorded = read_results(&root().join("examples/transpose/results.json"));
     assert_eq!(produced.variants.len(), recorded.variants.len());
     for (mine, theirs) in produced.variants.iter().zip(&recorded.variants) {
-        assert_eq!(mine.build.resources, theirs.build.resources, "{}", mine.name);
+        assert_eq!(
+            mine.build.resources, theirs.build.resources,
+            "{}",
+            mine.name
+        );
         for (a, b) in mine.runs.iter().zip(&theirs.runs) {
             assert_eq!(a.samples_ms, b.samples_ms, "{} {}", mine.name, a.size);
             assert_eq!(a.check, b.check, "{} {}", mine.name, a.size);
             assert_eq!(a.profile, b.profile, "{} {}", mine.name, a.size);
         }
     }
-    assert_eq!(produced.device, recorded.device.map(|d| gpuprof::model::Device { nvidia_smi: None, driver_version: None, ..d }));
+    assert_eq!(
+        produced.device,
+        recorded.device.map(|d| gpuprof::model::Device {
+            nvidia_smi: None,
+            driver_version: None,
+            ..d
+        })
+    );
     let profiler = produced.profiler.unwrap();
     assert_eq!(profiler.ncu_version, "2025.3.1.0");
     assert_eq!(profiler.passes_per_launch, Some(15.0));
-    assert!(profiler.command.contains("--clock-control none --profile-from-start off"));
+    assert!(
+        profiler
+            .command
+            .contains("--clock-control none --profile-from-start off")
+    );
     assert!(out.path().join("report/report.html").is_file());
 }
 
@@ -103,11 +137,17 @@ fn refused_counter_access_keeps_the_timings_and_names_the_fix() {
         return;
     }
     let out = tempfile::tempdir().unwrap();
-    replayed_report(out.path(), "permission")
-        .success()
-        .stderr(predicate::str::contains("ERR_NVGPUCTRPERM").and(predicate::str::contains("NVreg_RestrictProfilingToAdminUsers=0")));
+    replayed_report(out.path(), "permission").success().stderr(
+        predicate::str::contains("ERR_NVGPUCTRPERM").and(predicate::str::contains(
+            "NVreg_RestrictProfilingToAdminUsers=0",
+        )),
+    );
     let results = read_results(&out.path().join("report/results.json"));
-    assert!(results.variants.iter().all(|v| v.runs.iter().all(|r| r.samples_ms.len() == 30 && r.profile.is_none())));
+    assert!(results.variants.iter().all(|v| {
+        v.runs
+            .iter()
+            .all(|r| r.samples_ms.len() == 30 && r.profile.is_none())
+    }));
     let page = std::fs::read_to_string(out.path().join("report/report.html")).unwrap();
     assert!(page.contains("NVreg_RestrictProfilingToAdminUsers=0"));
 }
@@ -120,10 +160,18 @@ fn a_harness_that_dies_loses_only_the_variant_it_was_running() {
     let out = tempfile::tempdir().unwrap();
     gpuprof()
         .env("GPUPROF_HARNESS", root().join("tests/standin/harness"))
-        .env("GPUPROF_REPLAY", root().join("tests/fixtures/h200-transpose"))
+        .env(
+            "GPUPROF_REPLAY",
+            root().join("tests/fixtures/h200-transpose"),
+        )
         .env("STANDIN_HARNESS", "crash:tiled")
         .env("XDG_CACHE_HOME", out.path().join("cache"))
-        .args(["report", "examples/transpose/variants.toml", "--no-profile", "-o"])
+        .args([
+            "report",
+            "examples/transpose/variants.toml",
+            "--no-profile",
+            "-o",
+        ])
         .arg(out.path().join("report"))
         .assert()
         .code(3);
@@ -132,9 +180,19 @@ fn a_harness_that_dies_loses_only_the_variant_it_was_running() {
         for run in &variant.runs {
             if variant.name == "tiled" {
                 let failure = run.failure.as_ref().expect("tiled failed");
-                assert!(failure.message.contains("ended abnormally"), "{}", failure.message);
+                assert!(
+                    failure.message.contains("ended abnormally"),
+                    "{}",
+                    failure.message
+                );
             } else {
-                assert_eq!(run.samples_ms.len(), 30, "{} {} kept its timings", variant.name, run.size);
+                assert_eq!(
+                    run.samples_ms.len(),
+                    30,
+                    "{} {} kept its timings",
+                    variant.name,
+                    run.size
+                );
             }
         }
     }
@@ -146,7 +204,9 @@ fn config_errors_name_file_line_and_column() {
         .args(["report", "tests/configs/errors/baseline-not-variant.toml"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("--> tests/configs/errors/baseline-not-variant.toml:"))
+        .stderr(predicate::str::contains(
+            "--> tests/configs/errors/baseline-not-variant.toml:",
+        ))
         .stderr(predicate::str::contains("= help:"));
 }
 
@@ -164,25 +224,34 @@ fn a_missing_config_is_a_clear_error() {
 fn broken_results_json_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let cases = [
-        ("cut.json", "{\"schema_version\": 1, \"gpuprof_version\": ", "results.json is written by `gpuprof report`"),
+        (
+            "cut.json",
+            "{\"schema_version\": 1, \"gpuprof_version\": ",
+            "results.json is written by `gpuprof report`",
+        ),
         ("other.json", "{\"hello\": 1}", "not a gpuprof results.json"),
-        ("future.json", "{\"schema_version\": 99}", "schema version 99"),
+        (
+            "future.json",
+            "{\"schema_version\": 99}",
+            "schema version 99",
+        ),
     ];
     for (name, text, expected) in cases {
         let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
-        gpuprof()
-            .arg("render")
-            .arg(&path)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(expected).and(predicate::str::contains("panicked").not()));
+        gpuprof().arg("render").arg(&path).assert().code(2).stderr(
+            predicate::str::contains(expected).and(predicate::str::contains("panicked").not()),
+        );
     }
 }
 
 #[test]
 fn every_subcommand_has_help_with_an_example() {
     for command in ["report", "render"] {
-        gpuprof().args([command, "--help"]).assert().success().stdout(predicate::str::contains("Example:"));
+        gpuprof()
+            .args([command, "--help"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("Example:"));
     }
 }

@@ -51,9 +51,18 @@ fn every_bundled_kernel_compiles_for_sm_90() {
         match build::compile(source, &options, &cache) {
             Ok(compiled) => {
                 let binary = std::fs::read(&compiled.cubin).unwrap();
-                assert_eq!(&binary[..4], b"\x7fELF", "{} did not give a CUBIN", source.display());
+                assert_eq!(
+                    &binary[..4],
+                    b"\x7fELF",
+                    "{} did not give a CUBIN",
+                    source.display()
+                );
                 if !compiled.log.is_empty() {
-                    failures.push(format!("{} compiled with warnings:\n{}", source.display(), compiled.log));
+                    failures.push(format!(
+                        "{} compiled with warnings:\n{}",
+                        source.display(),
+                        compiled.log
+                    ));
                 }
             }
             Err(error) => failures.push(error.to_string()),
@@ -72,7 +81,10 @@ fn a_compile_error_carries_nvrtc_log() {
     match build::compile(&broken, &build::options_for((9, 0), &[]), &cache) {
         Err(BuildError::Compile { log, .. }) => {
             assert!(log.contains("identifier \"j\" is undefined"), "{log}");
-            assert!(log.contains("broken.cu"), "the log names the real path: {log}");
+            assert!(
+                log.contains("broken.cu"),
+                "the log names the real path: {log}"
+            );
         }
         other => panic!("expected a compile error, got {other:?}"),
     }

@@ -1,13 +1,14 @@
-// Stride 8: the x dimension of the grid walks elements 0, 8, 2*8, ... and
-// blockIdx.y (0..7) adds the offset, so thread t = blockIdx.y*(n/8) + r
-// copies element r*8 + blockIdx.y: still every element exactly once (the
-// output equals the stride-1 copy), but neighbouring threads are 8 elements
-// apart, for loads and stores alike. Here
-// a warp's 32 floats span 1 KB: 32 sectors per request (one per thread),
-// 4 useful bytes in each 32-byte sector.
-// The rest of each sector is used only by a later pass (another blockIdx.y),
-// so DRAM or L2 must deliver it again. Expect sectors per request, L2 traffic
-// and DRAM bytes to grow with the stride, and the time with them.
+// Stride 8: blockIdx.y (0..7) picks an offset and the x dimension of the
+// grid walks every 8th element from it, so thread r of pass blockIdx.y
+// copies element r*8 + blockIdx.y: every element is still copied exactly once
+// (the output equals the stride-1 copy), but neighbouring threads load and
+// store elements 8 apart.
+// A warp's 32 floats then span 1 KB: 32 sectors per request (one per
+// thread), 4 useful bytes in each 32-byte sector.
+// The rest of each sector is used only by a later pass, so it is fetched
+// again, and a store that fills part of a sector makes L2 read the rest from
+// DRAM. Expect sectors per request, L2 traffic and DRAM bytes (reads and
+// writes) to grow with the stride, and the time with them.
 // n must be a multiple of 8; launch 256 threads, grid (cdiv(n, 256*8), 8).
 #define STRIDE 8
 

@@ -3,7 +3,7 @@
 // arithmetic vanish, the 9 shared loads use constant offsets from one base
 // address, and the weights are fetched once per warp into uniform registers
 // (ULDC) instead of by one indexed LDC per tap. Expect warp instructions per
-// output to drop by about half; memory counters stay as in step 3.
+// output to drop by about 40%; memory counters stay as in step 3.
 // Launch with 32x8 threads, grid (cdiv(n, 32), cdiv(n, 8)).
 #define TW 32   // tile width = blockDim.x
 #define TH 8    // tile height = blockDim.y

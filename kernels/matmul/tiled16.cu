@@ -2,7 +2,7 @@
 // and of B in shared memory, then every thread reads its 16 products from
 // there. Each element fetched from global memory is now used by 16 threads
 // instead of 1, so expect global load requests to drop about 16x and shared
-// load instructions to appear in their place (2 per multiply-add).
+// load instructions to appear in their place.
 // Requires n to be a multiple of 16; launch with 16x16 threads.
 #define TILE 16
 

@@ -1,12 +1,12 @@
 // Step 7, more work per thread: instead of one block per 512 floats, a fixed
-// grid of 8 blocks per SM (132 SMs x 8 = 1056 blocks, every thread slot of
-// the H200 filled once) walks the whole array with a grid-stride loop, each
-// thread summing ~60 (n = 2^24) to ~250 (n = 2^26) floats in a register
-// (four independent loads in flight per iteration) before the shuffle
-// reduction of step 6 runs once. The per-block overhead
-// (shuffles, barrier, partial-sum store, block launch) is paid by 1056 blocks
-// instead of n/512. Expect warp instructions per element to drop several
-// times and DRAM throughput to approach the copy reference.
+// grid of 8 blocks per SM (132 SMs x 8 = 1056 blocks: every thread slot of the
+// H200 filled once) walks the whole array with a grid-stride loop. Each
+// thread sums ~60 (n = 2^24) to ~250 (n = 2^26) floats in a register, with
+// four independent loads in flight per iteration, and only then runs the
+// shuffle reduction of step 6. The per-block overhead (shuffles, barrier,
+// partial-sum store, block launch) is paid by 1056 blocks instead of n/512.
+// Expect warp instructions per element to drop several times and DRAM
+// throughput to approach the copy reference.
 // Writes one partial sum per block; launch 256 threads, any grid.
 #define BLOCK 256
 

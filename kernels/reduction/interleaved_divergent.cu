@@ -3,8 +3,8 @@
 // them in a tree, thread tid adding its neighbour s away when tid is a
 // multiple of 2*s. Half the threads of every warp idle at the first level,
 // and the `%` branch splits warps at every level, so most issued warp
-// instructions do no useful work. Expect low "threads active per warp"
-// (branch divergence) and many warp instructions per element.
+// instructions do no useful work. Expect the most warp instructions per
+// element of the suite, with high issue activity but low bandwidth.
 // Writes one partial sum per block; launch 256 threads, grid n/256.
 #define BLOCK 256
 
