@@ -13,7 +13,7 @@ use super::derived::{Derived, Key, Limiter};
 use super::format;
 use crate::model::Device;
 use crate::model::results::Profile;
-use crate::ncu::source::SourceLine;
+use crate::ncu::source::{Count, SourceLine, Split};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -62,6 +62,28 @@ pub struct HotLine {
     pub global_excess_sectors: Option<f64>,
     /// The stall reason with the most samples on this line, in words.
     pub top_stall: Option<String>,
+    /// What the line does to memory, as ncu says (`Load(4),Store(4)`).
+    pub access: String,
+    /// The line's counters by direction, from its SASS instructions.
+    pub split: Split,
+}
+
+impl HotLine {
+    /// The global direction with the most excess sectors, and its factor.
+    pub fn worst_global(&self) -> Option<(&'static str, f64)> {
+        worst_direction(self.split.global_load_sectors, self.split.global_store_sectors)
+    }
+
+    /// The shared direction with the most excess wavefronts, and its factor.
+    pub fn worst_shared(&self) -> Option<(&'static str, f64)> {
+        worst_direction(self.split.shared_load_wavefronts, self.split.shared_store_wavefronts)
+    }
+}
+
+fn worst_direction(load: Count, store: Count) -> Option<(&'static str, f64)> {
+    let excess = |c: Count| c.actual - c.ideal;
+    let (kind, count) = if excess(store) > excess(load) { ("store", store) } else { ("load", load) };
+    count.factor().map(|f| (kind, f))
 }
 
 /// Above this many wavefronts (or sectors) per ideal one, a line or kernel
@@ -136,6 +158,8 @@ pub fn hot_lines(profile: &Profile, source_text: &str) -> Vec<HotLine> {
             .filter(|(name, _)| !matches!(name.as_str(), "selected" | "not_selected"))
             .max_by(|a, b| a.1.total_cmp(b.1))
             .map(|(name, _)| stall_reason(name)),
+        access: l.access_operation.clone(),
+        split: l.by_instruction,
     };
     let mut by_samples: Vec<&SourceLine> = lines
         .iter()
@@ -230,8 +254,23 @@ pub fn findings(
             lines: Vec::new(),
         });
     }
-    found.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    // Most severe first; among equals, what bounds the kernel before the rest.
+    found.sort_by_key(|f| (std::cmp::Reverse(f.severity), f.kind != FindingKind::Bound));
     found
+}
+
+/// Which direction a line's access operation names: `Load(4)` → load,
+/// `Store(16)` → store, both or neither → `None`.
+fn line_direction(access_operation: &str) -> Option<&'static str> {
+    match (access_operation.contains("Load"), access_operation.contains("Store")) {
+        (true, false) => Some("load"),
+        (false, true) => Some("store"),
+        _ => None,
+    }
+}
+
+fn severity_of(factor: f64) -> Severity {
+    if factor >= 2.0 { Severity::Problem } else { Severity::Warning }
 }
 
 fn uncoalesced(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
@@ -244,24 +283,45 @@ fn uncoalesced(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
         ("store", derived.get(Key::GlobalStoreSectorsPerRequest)),
         ("load", derived.get(Key::GlobalLoadSectorsPerRequest)),
     ];
-    // Without source counters, fall back on sectors per request above what
-    // even 16-byte vector accesses need (16).
-    let flagged_by_requests: Vec<(&str, f64)> = per_request
+    let largest = per_request
         .iter()
         .filter_map(|(kind, v)| v.map(|v| (*kind, v)))
-        .filter(|(_, v)| *v > 16.0)
-        .collect();
-    let flagged = kernel_excess.is_some_and(|e| e > EXCESS_FACTOR)
-        || !worst.is_empty()
-        || (kernel_excess.is_none() && !flagged_by_requests.is_empty());
-    if !flagged {
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    // With source counters ncu's ideal decides; without, only sectors per
+    // request above what even 16-byte vector accesses need (16) count.
+    let factor = match (kernel_excess, worst.first()) {
+        (_, Some(line)) => line.global_excess_factor.unwrap_or(1.0).max(kernel_excess.unwrap_or(1.0)),
+        (Some(excess), None) => excess,
+        (None, None) => match largest {
+            Some((_, v)) if v > 16.0 => v / 4.0,
+            _ => return,
+        },
+    };
+    if factor <= EXCESS_FACTOR {
         return;
     }
+    // The worst line's own operation names the direction; a line that both
+    // loads and stores is attributed only when one direction's sectors per
+    // request are more than twice the other's.
+    let dominant = match (per_request[0].1, per_request[1].1) {
+        (Some(store), Some(load)) if store > 2.0 * load => Some("store"),
+        (Some(store), Some(load)) if load > 2.0 * store => Some("load"),
+        (Some(_), None) => Some("store"),
+        (None, Some(_)) => Some("load"),
+        _ => None,
+    };
+    let direction = match worst.first() {
+        Some(line) => line
+            .worst_global()
+            .map(|(kind, _)| kind)
+            .or_else(|| line_direction(&line.access))
+            .or(dominant),
+        None => largest.map(|(kind, _)| kind),
+    }
+    .unwrap_or("access");
     let directions: Vec<String> = per_request
         .iter()
-        .filter_map(|(kind, v)| {
-            v.map(|v| format!("{} sectors per {kind} request", format::ratio(v)))
-        })
+        .filter_map(|(kind, v)| v.map(|v| format!("{} sectors per {kind} request", format::ratio(v))))
         .collect();
     let mut detail = format!(
         "The kernel's global accesses touch {} (a warp of 4-byte accesses needs 4, of 16-byte accesses 16).",
@@ -282,87 +342,126 @@ fn uncoalesced(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
             format::count(line.global_excess_sectors.unwrap_or(0.0))
         ));
     }
-    let worst_direction = per_request
-        .iter()
-        .filter_map(|(kind, v)| v.map(|v| (*kind, v)))
-        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let per_request_of_direction = per_request.iter().find(|(kind, _)| *kind == direction).and_then(|(_, v)| *v);
+    // The line's factor for the direction named, when its SASS split it.
+    let line_factor = |line: &HotLine| match line.worst_global() {
+        Some((kind, factor)) if kind == direction => factor,
+        _ => line.global_excess_factor.unwrap_or(1.0),
+    };
+    let title = match (per_request_of_direction, worst.first()) {
+        (Some(v), Some(line)) => format!(
+            "uncoalesced global {direction}s: {} sectors per request ({} the ideal on line {})",
+            format::ratio(v),
+            format::speedup(line_factor(line)),
+            line.line
+        ),
+        (Some(v), None) => format!("uncoalesced global {direction}s: {} sectors per request", format::ratio(v)),
+        (None, Some(line)) => format!(
+            "uncoalesced global access: {} the ideal sectors on line {}",
+            format::speedup(line.global_excess_factor.unwrap_or(1.0)),
+            line.line
+        ),
+        (None, None) => format!("uncoalesced global access: {} the ideal sectors", format::speedup(factor)),
+    };
     found.push(Finding {
         kind: FindingKind::Uncoalesced,
-        severity: Severity::Problem,
-        title: match worst_direction {
-            Some((kind, v)) => format!(
-                "uncoalesced global {kind}s: {} sectors per request",
-                format::ratio(v)
-            ),
-            None => "uncoalesced global access".into(),
-        },
+        severity: severity_of(factor),
+        title,
         detail,
         lines: worst.iter().map(|h| h.line).collect(),
     });
 }
 
 fn bank_conflicts(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
-    let lines: Vec<&HotLine> = hot
+    let lines: Vec<&HotLine> = hot.iter().filter(|h| h.shared_ways.is_some_and(|w| w > EXCESS_FACTOR)).collect();
+    let with_source = derived.get(Key::SharedExcessWavefronts).is_some();
+    let directions = [
+        ("load", derived.get(Key::SharedLoadWavefrontsPerInstruction), derived.get(Key::SharedLoadBankConflicts)),
+        ("store", derived.get(Key::SharedStoreWavefrontsPerInstruction), derived.get(Key::SharedStoreBankConflicts)),
+    ];
+    let per_instruction = |kind: &str| directions.iter().find(|d| d.0 == kind).and_then(|d| d.1);
+    let counter_text =
+        |counter: Option<f64>| counter.map(format::count).unwrap_or_else(|| "not collected".into());
+    let raw_numbers: Vec<String> = directions
         .iter()
-        .filter(|h| h.shared_ways.is_some_and(|w| w > EXCESS_FACTOR))
+        .filter_map(|(kind, ratio, counter)| {
+            ratio.map(|r| {
+                format!(
+                    "{} wavefronts per shared {kind} instruction (raw bank-conflict counter {})",
+                    format::ratio(r),
+                    counter_text(*counter)
+                )
+            })
+        })
         .collect();
-    for (kind, per_instruction, counter) in [
-        (
-            "load",
-            derived.get(Key::SharedLoadWavefrontsPerInstruction),
-            derived.get(Key::SharedLoadBankConflicts),
-        ),
-        (
-            "store",
-            derived.get(Key::SharedStoreWavefrontsPerInstruction),
-            derived.get(Key::SharedStoreBankConflicts),
-        ),
-    ] {
-        let Some(ways) = per_instruction else {
-            continue;
-        };
-        let counter_text = counter
-            .map(format::count)
-            .unwrap_or_else(|| "not collected".into());
-        if ways > EXCESS_FACTOR {
-            let mut detail = format!(
-                "Shared {kind}s take {} wavefronts per instruction where a conflict-free 4-byte access takes 1: each warp's {kind} is replayed about {} times because several threads hit the same bank. (ncu's raw bank-conflict counter for {kind}s: {counter_text}.)",
-                format::ratio(ways),
-                ways.round()
-            );
-            if let Some(line) = lines.first() {
-                detail.push_str(&format!(
-                    " The line is {} (`{}`): {} wavefronts per ideal one, {} extra. Pad the shared array (for example [32][33]) or change the index so a warp's threads fall in different banks.",
-                    line.line,
-                    line.code,
-                    format::ratio(line.shared_ways.unwrap_or(1.0)),
-                    format::count(line.shared_excess_wavefronts.unwrap_or(0.0))
-                ));
-            }
-            found.push(Finding {
-                kind: FindingKind::BankConflicts,
-                severity: Severity::Problem,
-                title: format!(
-                    "{}-way shared-memory bank conflicts on {kind}s",
-                    ways.round()
-                ),
-                detail,
-                lines: lines.iter().map(|h| h.line).collect(),
-            });
-        } else if counter.is_some_and(|c| c > 0.0) {
-            found.push(Finding {
-                kind: FindingKind::BankConflicts,
-                severity: Severity::Info,
-                title: format!("shared {kind}s are conflict-free ({} wavefronts per instruction)", format::ratio(ways)),
-                detail: format!(
-                    "ncu's raw bank-conflict counter shows {counter_text} for {kind}s, but the wavefronts per instruction ({}) are at the conflict-free value. On this GPU the counter also counts wavefronts replayed for reasons other than bank conflicts, so gpuprof judges by wavefronts per instruction and by ncu's ideal wavefronts on the source page.",
-                    format::ratio(ways)
-                ),
-                lines: Vec::new(),
-            });
+    if raw_numbers.is_empty() {
+        return;
+    }
+    // With source counters, ncu's ideal wavefronts (which allow for 8- and
+    // 16-byte accesses) decide; without, one wavefront per instruction.
+    let conflicted: Vec<(&str, f64)> = if with_source {
+        match lines.first() {
+            Some(line) => match line.worst_shared() {
+                Some((kind, ways)) => vec![(kind, ways)],
+                None => {
+                    let kind = line_direction(&line.access).unwrap_or_else(|| {
+                        let (ld, st) = (directions[0].2.unwrap_or(0.0), directions[1].2.unwrap_or(0.0));
+                        if ld >= st { "load" } else { "store" }
+                    });
+                    vec![(kind, line.shared_ways.unwrap_or(1.0))]
+                }
+            },
+            None => Vec::new(),
         }
+    } else {
+        directions
+            .iter()
+            .filter_map(|(kind, ratio, _)| ratio.filter(|r| *r > EXCESS_FACTOR).map(|r| (*kind, r)))
+            .collect()
+    };
+    for (kind, ways) in &conflicted {
+        let mut detail = format!(
+            "Each warp's shared {kind} is replayed about {} times because several of its threads hit the same bank: {}.",
+            ways.round(),
+            raw_numbers.join("; ")
+        );
+        match lines.first() {
+            Some(line) => detail.push_str(&format!(
+                " The line is {} (`{}`): {} wavefronts per ideal one, {} extra. Pad the shared array (for example [32][33]) or change the index so a warp's threads fall in different banks.",
+                line.line,
+                line.code,
+                format::ratio(line.shared_ways.unwrap_or(1.0)),
+                format::count(line.shared_excess_wavefronts.unwrap_or(0.0))
+            )),
+            None => detail.push_str(" (Judged against 1 wavefront per instruction, the ideal for 4-byte accesses; no source counters were collected.)"),
+        }
+        found.push(Finding {
+            kind: FindingKind::BankConflicts,
+            severity: severity_of(*ways),
+            title: format!("{}-way shared-memory bank conflicts on {kind}s", ways.round()),
+            detail,
+            lines: lines.iter().map(|h| h.line).collect(),
+        });
+    }
+    if conflicted.is_empty() && directions.iter().any(|d| d.2.is_some_and(|c| c > 0.0)) {
+        let title = match (with_source, per_instruction("load")) {
+            (false, Some(ld)) => format!("shared loads are conflict-free ({} wavefronts per instruction)", format::ratio(ld)),
+            _ => "shared accesses are conflict-free (ncu's ideal wavefronts)".to_string(),
+        };
+        found.push(Finding {
+            kind: FindingKind::BankConflicts,
+            severity: Severity::Info,
+            title,
+            detail: format!(
+                "{}. The raw counter is not zero, but the wavefronts are at the conflict-free value{}. On this GPU the counter also counts wavefronts replayed for reasons other than bank conflicts, so gpuprof judges by the wavefronts.",
+                format::capitalize(&raw_numbers.join("; ")),
+                if with_source { " ncu computes for these accesses on the source page" } else { " for 4-byte accesses" }
+            ),
+            lines: Vec::new(),
+        });
     }
 }
+
 
 fn occupancy(derived: &Derived, profile: &Profile, found: &mut Vec<Finding>) {
     let (Some(achieved), Some(theoretical)) = (

@@ -532,12 +532,12 @@ fn describe_change(
         match (e.before, e.after) {
             (Some(b), Some(a)) => sentences.push(format!(
                 "{} {verb}: {} → {} ({}).",
-                capitalize(e.label),
+                format::capitalize(e.label),
                 e.metric.format(b),
                 e.metric.format(a),
                 e.why
             )),
-            _ => sentences.push(format!("{} {verb}.", capitalize(e.label))),
+            _ => sentences.push(format!("{} {verb}.", format::capitalize(e.label))),
         }
     }
     if expectations
@@ -566,13 +566,6 @@ fn describe_change(
     sentences.join(" ")
 }
 
-fn capitalize(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
 
 #[cfg(test)]
 mod tests {

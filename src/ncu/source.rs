@@ -4,7 +4,10 @@
 //! against the ideal, warp-stall samples). The page is a sequence of blocks,
 //! one per source file: `"File Path",path`, `"Function Name",name`, a header
 //! row, then CUDA source rows (with a line number) interleaved with SASS
-//! rows (empty line number), which are skipped.
+//! rows (empty line number). The SASS rows under a CUDA line split its
+//! counters by instruction: global loads (LDG) from global stores (STG,
+//! atomics), shared loads (LDS) from shared stores (STS), so a line such as
+//! `out[i] = tile[j]` can say which of its accesses is the bad one.
 //!
 //! ncu 2025.3 does not escape quotes inside the source text, so a line such
 //! as `extern "C" __global__ void f(int a, int b)` splits into extra fields;
@@ -43,6 +46,64 @@ pub struct SourceLine {
     pub address_space: String,
     /// Non-zero warp-stall sample counts by reason (`long_sb`, `mio`…).
     pub stalls: BTreeMap<String, f64>,
+    /// The line's counters split by the SASS instructions under it.
+    #[serde(default)]
+    pub by_instruction: Split,
+}
+
+/// Actual and ideal counts of one kind of access.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Count {
+    pub actual: f64,
+    pub ideal: f64,
+}
+
+impl Count {
+    fn add(&mut self, actual: Option<f64>, ideal: Option<f64>) {
+        self.actual += actual.unwrap_or(0.0);
+        self.ideal += ideal.unwrap_or(0.0);
+    }
+
+    /// Actual over ideal, when there was any access.
+    pub fn factor(&self) -> Option<f64> {
+        (self.ideal > 0.0).then(|| self.actual / self.ideal)
+    }
+}
+
+/// Global sectors and shared wavefronts by direction.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Split {
+    pub global_load_sectors: Count,
+    pub global_store_sectors: Count,
+    pub shared_load_wavefronts: Count,
+    pub shared_store_wavefronts: Count,
+}
+
+/// What a SASS instruction does to memory, from its opcode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    GlobalLoad,
+    GlobalStore,
+    SharedLoad,
+    SharedStore,
+    Other,
+}
+
+/// `@!P1  LDG.E R13, [R4.64]` → GlobalLoad; `STS [R15], R10` → SharedStore.
+fn classify(sass: &str) -> Access {
+    let mut tokens = sass.split_whitespace();
+    let mut opcode = tokens.next().unwrap_or("");
+    if opcode.starts_with('@') {
+        opcode = tokens.next().unwrap_or("");
+    }
+    let base = opcode.split('.').next().unwrap_or("");
+    match base {
+        "LDG" | "LD" => Access::GlobalLoad,
+        "STG" | "ST" | "RED" | "REDG" | "ATOMG" | "ATOM" => Access::GlobalStore,
+        "LDS" | "LDSM" => Access::SharedLoad,
+        "STS" | "ATOMS" => Access::SharedStore,
+        _ => Access::Other,
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -178,6 +239,7 @@ pub fn parse_source_page(text: &str) -> Result<Vec<SourceFile>, SourcePageError>
         .from_reader(body.as_bytes());
     let mut files: Vec<SourceFile> = Vec::new();
     let mut columns: Option<Columns> = None;
+    let mut seen_addresses = std::collections::HashSet::new();
     for (index, record) in reader.records().enumerate() {
         let row = index + 1;
         let record = record.map_err(|e| SourcePageError::Csv(format!("line {row}: {e}")))?;
@@ -214,7 +276,27 @@ pub fn parse_source_page(text: &str) -> Result<Vec<SourceFile>, SourcePageError>
             });
         };
         if first.is_empty() {
-            continue; // a SASS row
+            // A SASS row: add its counters to the CUDA line above it.
+            let fields = columns.realign(&record);
+            // An export filtered by kernel name repeats SASS rows; count
+            // each instruction address once.
+            let address = fields.get(2).cloned().unwrap_or_default();
+            if !seen_addresses.insert(address) {
+                continue;
+            }
+            if let Some(line) = file.lines.last_mut() {
+                let split = &mut line.by_instruction;
+                let sectors = (columns.number(&fields, SECTORS), columns.number(&fields, SECTORS_IDEAL));
+                let wavefronts = (columns.number(&fields, WAVEFRONTS), columns.number(&fields, WAVEFRONTS_IDEAL));
+                match classify(fields.get(3).map(String::as_str).unwrap_or("")) {
+                    Access::GlobalLoad => split.global_load_sectors.add(sectors.0, sectors.1),
+                    Access::GlobalStore => split.global_store_sectors.add(sectors.0, sectors.1),
+                    Access::SharedLoad => split.shared_load_wavefronts.add(wavefronts.0, wavefronts.1),
+                    Access::SharedStore => split.shared_store_wavefronts.add(wavefronts.0, wavefronts.1),
+                    Access::Other => {}
+                }
+            }
+            continue;
         }
         let line = first
             .parse::<u32>()
@@ -246,6 +328,7 @@ pub fn parse_source_page(text: &str) -> Result<Vec<SourceFile>, SourcePageError>
             access_operation: columns.text(record, ACCESS_OPERATION),
             address_space: columns.text(record, ADDRESS_SPACE),
             stalls,
+            by_instruction: Split::default(),
         });
     }
     if files.iter().all(|f| f.lines.is_empty()) {
@@ -315,6 +398,39 @@ mod tests {
         let total: f64 = read.stalls.values().sum();
         assert!(total > 0.0);
         assert!(read.stalls.values().all(|v| *v > 0.0));
+    }
+
+    #[test]
+    fn sass_rows_split_a_line_by_direction() {
+        let files = parse_source_page(TILED).unwrap();
+        let read = &line(&files, 22).by_instruction;
+        assert_eq!(read.shared_load_wavefronts, Count { actual: 4194304.0, ideal: 131072.0 });
+        assert_eq!(read.shared_load_wavefronts.factor(), Some(32.0));
+        assert_eq!(read.global_store_sectors, Count { actual: 524288.0, ideal: 524288.0 });
+        assert_eq!(read.global_load_sectors, Count::default());
+        let fill = &line(&files, 14).by_instruction;
+        assert_eq!(fill.shared_store_wavefronts.factor(), Some(1.0));
+        assert_eq!(fill.global_load_sectors.factor(), Some(1.0));
+    }
+
+    #[test]
+    fn the_naive_transpose_store_is_the_strided_access() {
+        let naive = include_str!("../../tests/fixtures/h200-transpose/source-1.csv");
+        let files = parse_source_page(naive).unwrap();
+        let copy = &files[0].lines.iter().find(|l| l.line == 12).unwrap().by_instruction;
+        assert_eq!(copy.global_store_sectors.factor(), Some(8.0));
+        assert_eq!(copy.global_load_sectors.factor(), Some(1.0));
+    }
+
+    #[test]
+    fn opcodes_are_classified_with_or_without_predicates() {
+        assert_eq!(classify("@!P1  LDG.E R13, desc[UR4][R4.64]"), Access::GlobalLoad);
+        assert_eq!(classify("      STG.E desc[UR4][R2.64+0x60], R5"), Access::GlobalStore);
+        assert_eq!(classify("@P0 LDS.128 R4, [R2]"), Access::SharedLoad);
+        assert_eq!(classify("STS [R15+0x400], R8"), Access::SharedStore);
+        assert_eq!(classify("REDG.E.ADD.F32.FTZ.RN.STRONG.GPU desc[UR4][R2.64], R5"), Access::GlobalStore);
+        assert_eq!(classify("FFMA R1, R2, R3, R4"), Access::Other);
+        assert_eq!(classify(""), Access::Other);
     }
 
     #[test]

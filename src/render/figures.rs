@@ -188,7 +188,7 @@ pub fn figures(results: &Results, analysis: &Analysis) -> Vec<ChartView> {
         let label = key.info().label;
         figures.push(ChartView {
             title: label.to_string(),
-            caption: format!("{} per variant and size (ncu): {note}.", capitalize(label)),
+            caption: format!("{} per variant and size (ncu): {note}.", format::capitalize(label)),
             svg: charts::bar_chart(&BarChart {
                 title: label,
                 y_label: label,
@@ -211,13 +211,6 @@ pub fn figures(results: &Results, analysis: &Analysis) -> Vec<ChartView> {
     figures
 }
 
-fn capitalize(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|c| c.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
-}
 
 /// Bandwidth (or time, without declared bytes) over problem size.
 fn scaling(results: &Results, analysis: &Analysis, sizes: &[String]) -> ChartView {
