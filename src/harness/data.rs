@@ -2,7 +2,7 @@
 //! each element type, and the comparison of a variant's outputs with its
 //! reference's (elementwise with a tolerance, or by sum). Pure: no GPU.
 
-use rand::rngs::StdRng;
+use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use sha2::{Digest, Sha256};
 
@@ -24,7 +24,7 @@ pub fn initial_bytes(buffer: &Buffer, seed: u64) -> Vec<u8> {
                 .collect()
         }
         Fill::Random { low, high } => {
-            let mut rng = StdRng::seed_from_u64(buffer_seed(seed, &buffer.name));
+            let mut rng = SmallRng::seed_from_u64(buffer_seed(seed, &buffer.name));
             let mut bytes = Vec::with_capacity(count * element.size_bytes());
             for _ in 0..count {
                 let value = rng.random_range(low..high);

@@ -10,6 +10,7 @@ mod gpu;
 pub mod protocol;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 use crate::config::plan::{Arg, Buffer, Compare, Instance, Plan, Variant, Verify};
 use gpu::{Gpu, Kernel};
@@ -25,6 +26,7 @@ pub fn run(job: &Job, emit: &mut dyn FnMut(Event)) -> Result<(), GpuError> {
         return Ok(());
     }
     let mut runner = Runner {
+        contents: BTreeMap::new(),
         job,
         gpu,
         kernels: BTreeMap::new(),
@@ -33,6 +35,7 @@ pub fn run(job: &Job, emit: &mut dyn FnMut(Event)) -> Result<(), GpuError> {
     };
     for (size_index, size) in job.plan.suite.sizes.iter().enumerate() {
         runner.outputs.clear();
+        runner.contents.clear();
         let items: Vec<&Item> = job.items.iter().filter(|i| i.size == size.label).collect();
         for item in items {
             emit(Event::Started { item: item.clone() });
@@ -84,6 +87,9 @@ struct Runner<'a> {
     kernels: BTreeMap<String, Kernel>,
     /// Outputs of the variants run at the current size.
     outputs: BTreeMap<String, Outputs>,
+    /// Initial buffer contents at the current size, by everything that
+    /// decides them, so that each is generated once per size.
+    contents: BTreeMap<String, Rc<Vec<u8>>>,
     sequence: u32,
 }
 
@@ -146,8 +152,8 @@ impl Runner<'_> {
             Mode::Device => unreachable!("the device mode runs no items"),
             Mode::Profile => {
                 self.load(&item.variant, emit)?;
+                let contents = self.initial_contents(instance);
                 let (gpu, kernel) = (&self.gpu, &self.kernels[&item.variant]);
-                let contents = initial_contents(instance, self.job.plan.suite.seed);
                 let buffers = gpu
                     .upload(kernel, instance, &borrowed(&contents))
                     .map_err(Failure::fatal("upload"))?;
@@ -165,7 +171,7 @@ impl Runner<'_> {
                 let reference = match &variant.verify {
                     Verify::Skip => None,
                     Verify::Against(name) => {
-                        Some((name, self.reference_outputs(name, size_index, emit)))
+                        Some((name, self.ensure_reference(name, size_index, emit)))
                     }
                 };
                 let (outputs, samples_ms) = self.execute(&variant, size_index, true, emit)?;
@@ -174,11 +180,14 @@ impl Runner<'_> {
                         reason: "verification is off for this variant (verify = \"none\")".into(),
                     },
                     Some((_, Err(reason))) => Check::NotChecked { reason },
-                    Some((against, Ok(want))) => {
-                        verify(&variant, instance, &outputs, &want, against)
+                    Some((against, Ok(()))) => {
+                        verify(&variant, instance, &outputs, &self.outputs[against], against)
                     }
                 };
-                self.outputs.insert(variant.name.clone(), outputs);
+                // Keep the outputs only of variants others are compared with.
+                if self.is_reference(&variant.name) {
+                    self.outputs.insert(variant.name.clone(), outputs);
+                }
                 Ok(Event::Measured {
                     item: item.clone(),
                     samples_ms,
@@ -188,16 +197,45 @@ impl Runner<'_> {
         }
     }
 
-    /// The reference's outputs at this size, running it (untimed) first if
-    /// it has not run yet.
-    fn reference_outputs(
+    /// The initial bytes of every buffer argument (None for scalars),
+    /// generated once per size and shared by the variants that use them.
+    fn initial_contents(&mut self, instance: &Instance) -> Vec<Option<Rc<Vec<u8>>>> {
+        let seed = self.job.plan.suite.seed;
+        instance
+            .args
+            .iter()
+            .map(|arg| match arg {
+                Arg::Buffer(buffer) => {
+                    let key = format!("{}/{:?}/{}/{:?}", buffer.name, buffer.element, buffer.count, buffer.fill);
+                    let bytes = self
+                        .contents
+                        .entry(key)
+                        .or_insert_with(|| Rc::new(data::initial_bytes(buffer, seed)));
+                    Some(Rc::clone(bytes))
+                }
+                Arg::Scalar(_) => None,
+            })
+            .collect()
+    }
+
+    fn is_reference(&self, name: &str) -> bool {
+        self.job
+            .plan
+            .variants
+            .iter()
+            .any(|v| v.verify == Verify::Against(name.to_string()))
+    }
+
+    /// Makes sure the reference's outputs at this size are at hand, running
+    /// it (untimed) first if it has not run yet.
+    fn ensure_reference(
         &mut self,
         reference: &str,
         size_index: usize,
         emit: &mut dyn FnMut(Event),
-    ) -> Result<Outputs, String> {
-        if let Some(outputs) = self.outputs.get(reference) {
-            return Ok(outputs.clone());
+    ) -> Result<(), String> {
+        if self.outputs.contains_key(reference) {
+            return Ok(());
         }
         let variant = self
             .variant(reference)
@@ -205,8 +243,8 @@ impl Runner<'_> {
             .clone();
         match self.execute(&variant, size_index, false, emit) {
             Ok((outputs, _)) => {
-                self.outputs.insert(reference.to_string(), outputs.clone());
-                Ok(outputs)
+                self.outputs.insert(reference.to_string(), outputs);
+                Ok(())
             }
             Err(failure) => Err(format!(
                 "the reference `{reference}` could not run: {}",
@@ -226,10 +264,9 @@ impl Runner<'_> {
     ) -> Result<(Outputs, Vec<f64>), Failure> {
         let instance = &variant.instances[size_index];
         let timing = self.job.plan.timing;
-        let seed = self.job.plan.suite.seed;
         self.load(&variant.name, emit)?;
+        let contents = self.initial_contents(instance);
         let (gpu, kernel) = (&self.gpu, &self.kernels[&variant.name]);
-        let contents = initial_contents(instance, seed);
         let buffers = gpu
             .upload(kernel, instance, &borrowed(&contents))
             .map_err(Failure::fatal("upload"))?;
@@ -264,19 +301,8 @@ impl Runner<'_> {
     }
 }
 
-fn initial_contents(instance: &Instance, seed: u64) -> Vec<Option<Vec<u8>>> {
-    instance
-        .args
-        .iter()
-        .map(|arg| match arg {
-            Arg::Buffer(buffer) => Some(data::initial_bytes(buffer, seed)),
-            Arg::Scalar(_) => None,
-        })
-        .collect()
-}
-
-fn borrowed(contents: &[Option<Vec<u8>>]) -> Vec<Option<&[u8]>> {
-    contents.iter().map(|c| c.as_deref()).collect()
+fn borrowed(contents: &[Option<Rc<Vec<u8>>>]) -> Vec<Option<&[u8]>> {
+    contents.iter().map(|c| c.as_deref().map(Vec::as_slice)).collect()
 }
 
 fn verify(
