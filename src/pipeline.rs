@@ -249,10 +249,14 @@ fn new_results(plan: &Plan, request: &ReportRequest) -> Results {
         .map(|variant| VariantResult {
             name: variant.name.clone(),
             role: variant.role,
-            source: pathdiff::diff_paths(&variant.source, config_dir)
-                .unwrap_or_else(|| variant.source.clone())
-                .to_string_lossy()
-                .into_owned(),
+            source: match variant.library {
+                Some(library) => format!("library: {}", library.word()),
+                None => pathdiff::diff_paths(&variant.source, config_dir)
+                    .unwrap_or_else(|| variant.source.clone())
+                    .to_string_lossy()
+                    .into_owned(),
+            },
+            library: variant.library,
             entry: variant.entry.clone(),
             changes: variant.changes.clone(),
             notes: variant.notes.clone(),
@@ -337,6 +341,10 @@ fn build_all(
     let mut cubins = BTreeMap::new();
     for (variant, record) in plan.variants.iter().zip(results.variants.iter_mut()) {
         bar.set_message(variant.name.clone());
+        if variant.library.is_some() {
+            bar.inc(1);
+            continue;
+        }
         let options = build::options_for(compute_capability, &variant.compile_options);
         record.build.options = options.clone();
         match build::compile(&variant.source, &options, &cache) {
@@ -395,7 +403,10 @@ fn ordered_items(plan: &Plan, cubins: &BTreeMap<String, PathBuf>) -> Vec<Item> {
         .flat_map(|size| {
             order
                 .iter()
-                .filter(|name| cubins.contains_key(**name))
+                .filter(|name| {
+                    cubins.contains_key(**name)
+                        || plan.variant(name).is_some_and(|v| v.library.is_some())
+                })
                 .map(|name| Item {
                     variant: name.to_string(),
                     size: size.label.clone(),
@@ -573,8 +584,11 @@ fn profile(
         .and_then(|o| ncu_run::parse_version(&o.stdout))
         .unwrap_or_else(|| "unknown".into());
     let work_dir = out_dir.join(WORK_FOLDER);
+    // Library calls launch kernels gpuprof does not choose; they are timed
+    // and verified but not profiled.
     let items: Vec<Item> = ordered_items(plan, cubins)
         .into_iter()
+        .filter(|item| plan.variant(&item.variant).is_some_and(|v| v.library.is_none()))
         .filter(|item| {
             results
                 .variant(&item.variant)

@@ -100,8 +100,30 @@ pub struct Variant {
     pub notes: String,
     pub verify: Verify,
     pub tolerance: Tolerance,
+    /// A vendor-library call instead of a kernel (source and entry unused).
+    #[serde(default)]
+    pub library: Option<Library>,
     /// One entry per suite size, in the suite's size order.
     pub instances: Vec<Instance>,
+}
+
+/// A library routine run as a variant, as the ceiling a suite's kernels are
+/// measured against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Library {
+    /// cuBLAS SGEMM, C = A·B with row-major A (m×k), B (k×n), C (m×n):
+    /// the first two f32 input buffers and the first f32 output buffer.
+    /// Run in CUBLAS_PEDANTIC_MATH mode: FP32 arithmetic, no tensor cores.
+    CublasSgemm,
+}
+
+impl Library {
+    pub fn word(self) -> &'static str {
+        match self {
+            Library::CublasSgemm => "cublas-sgemm",
+        }
+    }
 }
 
 /// What a variant's outputs are compared against.
@@ -133,6 +155,9 @@ pub struct Instance {
     pub bytes: Option<f64>,
     /// Arithmetic of the problem in floating-point operations, if declared.
     pub flops: Option<f64>,
+    /// (m, n, k) of a GEMM library call.
+    #[serde(default)]
+    pub gemm: Option<[u32; 3]>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -64,6 +64,18 @@ pub(crate) struct RawVariant {
     pub(crate) args: Option<Vec<Spanned<RawArg>>>,
     pub(crate) bytes: Option<Spanned<ExprSource>>,
     pub(crate) flops: Option<Spanned<ExprSource>>,
+    pub(crate) library: Option<Spanned<RawLibrary>>,
+}
+
+/// `library = { routine = "cublas-sgemm", m = "N", n = "N", k = "N" }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[serde(expecting = "a table such as { routine = \"cublas-sgemm\", m = \"N\", n = \"N\", k = \"N\" }")]
+pub(crate) struct RawLibrary {
+    pub(crate) routine: Spanned<String>,
+    pub(crate) m: Spanned<ExprSource>,
+    pub(crate) n: Spanned<ExprSource>,
+    pub(crate) k: Spanned<ExprSource>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

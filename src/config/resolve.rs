@@ -19,12 +19,13 @@ mod args;
 mod values;
 
 use args::ArgSpec;
-use values::{grid_bounds, shared_bytes_bounds};
+use values::{gemm_bounds, grid_bounds, shared_bytes_bounds};
 
 use super::change::Change;
 use super::error::ConfigError;
 use super::kernels::{self, Kernels};
 use super::plan::{
+    Library,
     Arg, ClockControl, Compare, Instance, Plan, ProfileSettings, Role, Size, Suite, Timing,
     Tolerance, Variant, Verify,
 };
@@ -414,6 +415,48 @@ fn merged<'a, T>(
         })
 }
 
+/// A GEMM call needs two f32 inputs A (m×k) and B (k×n) and an f32
+/// output C (m×n), the first of each in the argument list.
+fn check_gemm_buffers(
+    doc: &Doc<'_>,
+    span: Range<usize>,
+    name: &str,
+    instances: &[Instance],
+) -> Result<(), ConfigError> {
+    for instance in instances {
+        let [m, n, k] = instance.gemm.map(|g| g.map(u64::from)).unwrap_or([0; 3]);
+        let floats: Vec<&crate::config::plan::Buffer> = instance
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Buffer(b) if b.element == crate::config::plan::ElementType::F32 && b.symbol.is_none() => Some(b),
+                _ => None,
+            })
+            .collect();
+        let inputs: Vec<_> = floats.iter().copied().filter(|b| !b.output).collect();
+        let output = floats.iter().copied().find(|b| b.output);
+        let (Some(a), Some(b), Some(c)) = (inputs.first(), inputs.get(1), output) else {
+            return Err(doc
+                .error(span, format!("variant `{name}` calls cublas-sgemm but lacks its buffers"))
+                .help("give it two f32 input buffers (A, B) and one f32 output buffer (C) in `args`"));
+        };
+        for (buffer, want, shape) in [(*a, m * k, "m×k"), (*b, k * n, "k×n"), (c, m * n, "m×n")] {
+            if buffer.count != want {
+                return Err(doc
+                    .error(
+                        span.clone(),
+                        format!(
+                            "buffer `{}` holds {} elements at {}, but cublas-sgemm needs {shape} = {want}",
+                            buffer.name, buffer.count, instance.size
+                        ),
+                    )
+                    .help("A is m×k, B is k×n and C is m×n, row-major: check m, n and k against the buffer counts"));
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Context<'_> {
     fn variant(
         &self,
@@ -431,22 +474,57 @@ impl Context<'_> {
                     "add {example} to this [[variant]] or to [defaults]"
                 ))
         };
-        let source = merged(raw, d, |r| &r.source).ok_or_else(|| {
-            missing(
-                "source",
-                "source = \"kernels/<file>.cu\" (relative to this file's folder)",
-            )
-        })?;
-        let entry = merged(raw, d, |r| &r.entry).ok_or_else(|| {
-            missing(
-                "entry",
-                "entry = \"<kernel>\" (an extern \"C\" __global__ function)",
-            )
-        })?;
-        let grid = merged(raw, d, |r| &r.grid)
-            .ok_or_else(|| missing("grid", "grid = [\"cdiv(N, 256)\"] (blocks per dimension)"))?;
-        let block = merged(raw, d, |r| &r.block)
-            .ok_or_else(|| missing("block", "block = [256] (threads per dimension)"))?;
+        let library = merged(raw, d, |r| &r.library);
+        if let Some(library) = &library {
+            for (key, given) in [("source", raw.source.as_ref().map(|v| v.span())), ("entry", raw.entry.as_ref().map(|v| v.span()))] {
+                if let Some(span) = given {
+                    return Err(doc
+                        .error(span, format!("variant `{name}` calls a library, so it takes no `{key}`"))
+                        .help(format!(
+                            "remove `{key}`, or remove `library` to run a kernel (line {})",
+                            doc.text[..library.value.span().start].matches('\n').count() + 1
+                        )));
+                }
+            }
+        }
+        let (source_path, entry_name, library_kind) = match &library {
+            Some(library) => {
+                let routine = &library.value.get_ref().routine;
+                let kind = match routine.get_ref().as_str() {
+                    "cublas-sgemm" => Library::CublasSgemm,
+                    other => {
+                        return Err(doc
+                            .error(routine.span(), format!("unknown library routine {other:?}"))
+                            .help("the routines gpuprof can call: \"cublas-sgemm\" (cuBLAS SGEMM, FP32, no tensor cores)"));
+                    }
+                };
+                (PathBuf::new(), kind.word().to_string(), Some(kind))
+            }
+            None => {
+            let source = merged(raw, d, |r| &r.source).ok_or_else(|| {
+                missing(
+                    "source",
+                    "source = \"kernels/<file>.cu\" (relative to this file's folder)",
+                )
+            })?;
+            let entry = merged(raw, d, |r| &r.entry).ok_or_else(|| {
+                missing(
+                    "entry",
+                    "entry = \"<kernel>\" (an extern \"C\" __global__ function)",
+                )
+            })?;
+            let source_path = self.source(source.value, kernels, entry.value)?;
+            (source_path, entry.value.get_ref().clone(), None)
+            }
+        };
+        let grid = merged(raw, d, |r| &r.grid);
+        let block = merged(raw, d, |r| &r.block);
+        if library.is_none() {
+            grid.as_ref()
+                .ok_or_else(|| missing("grid", "grid = [\"cdiv(N, 256)\"] (blocks per dimension)"))?;
+            block.as_ref()
+                .ok_or_else(|| missing("block", "block = [256] (threads per dimension)"))?;
+        }
         let args = merged(raw, d, |r| &r.args).ok_or_else(|| {
             missing(
                 "args",
@@ -454,7 +532,7 @@ impl Context<'_> {
             )
         })?;
 
-        let source_path = self.source(source.value, kernels, entry.value)?;
+
         let role = match merged(raw, d, |r| &r.role) {
             None => Role::Step,
             Some(role) => match role.value.get_ref().as_str() {
@@ -482,8 +560,26 @@ impl Context<'_> {
             };
             format!("{key} of variant `{name}`{origin}")
         };
-        let grid_exprs = self.geometry(&grid, "grid", &scope)?;
-        let block_exprs = self.geometry(&block, "block", &scope)?;
+        let grid_exprs = match &grid {
+            Some(grid) if library.is_none() => self.geometry(grid, "grid", &scope)?,
+            _ => Vec::new(),
+        };
+        let block_exprs = match &block {
+            Some(block) if library.is_none() => self.geometry(block, "block", &scope)?,
+            _ => Vec::new(),
+        };
+        let gemm_exprs = match &library {
+            Some(library) => {
+                let call = library.value.get_ref();
+                let what = |key: &str| format!("library `{key}` of variant `{name}`");
+                Some([
+                    self.compile(&call.m, what("m"))?,
+                    self.compile(&call.n, what("n"))?,
+                    self.compile(&call.k, what("k"))?,
+                ])
+            }
+            None => None,
+        };
         let shared = match merged(raw, d, |r| &r.shared_bytes) {
             Some(m) => Some(self.compile(m.value, scope("shared_bytes", m.inherited))?),
             None => None,
@@ -522,7 +618,14 @@ impl Context<'_> {
             instances.push(Instance {
                 size: size.label.clone(),
                 grid: self.dims(&grid_exprs, size, grid_bounds)?,
-                block: self.block(&block_exprs, block.value.span(), size)?,
+                block: match &block {
+                    Some(block) if library.is_none() => self.block(&block_exprs, block.value.span(), size)?,
+                    _ => [1, 1, 1],
+                },
+                gemm: match &gemm_exprs {
+                    Some(exprs) => Some(self.dims(exprs, size, |_| gemm_bounds())?),
+                    None => None,
+                },
                 shared_bytes: match &shared {
                     Some(c) => self.whole(c, size, &shared_bytes_bounds())? as u32,
                     None => 0,
@@ -534,6 +637,9 @@ impl Context<'_> {
                 bytes: self.amount(bytes.as_ref(), size)?,
                 flops: self.amount(flops.as_ref(), size)?,
             });
+        }
+        if let Some(library) = &library {
+            check_gemm_buffers(doc, library.value.span(), name, &instances)?;
         }
         let outputs = arg_specs
             .iter()
@@ -552,7 +658,8 @@ impl Context<'_> {
                 name: name.to_string(),
                 role,
                 source: source_path,
-                entry: entry.value.get_ref().clone(),
+                entry: entry_name,
+                library: library_kind,
                 compile_options: merged(raw, d, |r| &r.compile_options)
                     .map(|m| m.value.clone())
                     .unwrap_or_default(),

@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use cudarc::driver::result::DriverError;
 use cudarc::driver::sys::{self, CUdevice_attribute as Attribute};
-use cudarc::driver::{
+use cudarc::cublas::CudaBlas;
+use cudarc::driver::{DevicePtr, 
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
@@ -58,10 +59,24 @@ pub struct Gpu {
     stream: Arc<CudaStream>,
 }
 
-pub struct Kernel {
-    module: Arc<CudaModule>,
-    function: CudaFunction,
-    pub resources: KernelResources,
+/// What an item launches: a kernel from a loaded module, or a library call.
+pub enum Kernel {
+    Module {
+        module: Arc<CudaModule>,
+        function: CudaFunction,
+        resources: KernelResources,
+    },
+    /// cuBLAS SGEMM on the harness's stream, in pedantic (pure FP32) math.
+    Sgemm { blas: CudaBlas },
+}
+
+impl Kernel {
+    pub fn resources(&self) -> Option<KernelResources> {
+        match self {
+            Kernel::Module { resources, .. } => Some(*resources),
+            Kernel::Sgemm { .. } => None,
+        }
+    }
 }
 
 /// An item's device buffers, in argument order (scalars hold no buffer).
@@ -145,11 +160,35 @@ impl Gpu {
             local_bytes_per_thread: function.local_size_bytes().during(during)? as u32,
             max_threads_per_block: function.max_threads_per_block().during(during)? as u32,
         };
-        Ok(Kernel {
+        Ok(Kernel::Module {
             module,
             function,
             resources,
         })
+    }
+
+    /// A cuBLAS handle on this stream that computes in FP32 only
+    /// (CUBLAS_PEDANTIC_MATH: no TF32 tensor cores).
+    pub fn sgemm(&self) -> Result<Kernel, GpuError> {
+        // SAFETY: only tries to dlopen the library (cudarc panics on first
+        // use when it is missing).
+        if !unsafe { cudarc::cublas::sys::is_culib_present() } {
+            return Err(GpuError {
+                during: "loading cuBLAS".into(),
+                message: "libcublas.so was not found: install the CUDA toolkit's cuBLAS or add its folder to LD_LIBRARY_PATH".into(),
+            });
+        }
+        let blas = CudaBlas::new(self.stream.clone()).map_err(|e| GpuError {
+            during: "creating a cuBLAS handle".into(),
+            message: format!("{e:?}"),
+        })?;
+        // SAFETY: the handle is live for the call.
+        unsafe {
+            cudarc::cublas::sys::cublasSetMathMode(*blas.handle(), cudarc::cublas::sys::cublasMath_t::CUBLAS_PEDANTIC_MATH)
+        }
+        .result()
+        .map_err(|e| GpuError { during: "setting cuBLAS to FP32 math".into(), message: format!("{e:?}") })?;
+        Ok(Kernel::Sgemm { blas })
     }
 
     /// Allocates every buffer of `instance` and uploads its initial
@@ -168,8 +207,13 @@ impl Gpu {
                 continue;
             };
             if let Some(symbol) = &buffer.symbol {
-                let mut view = kernel
-                    .module
+                let Kernel::Module { module, .. } = kernel else {
+                    return Err(GpuError {
+                        during: format!("copying buffer `{}` into `{symbol}`", buffer.name),
+                        message: "a library call has no module variables".into(),
+                    });
+                };
+                let mut view = module
                     .get_global(symbol, &self.stream)
                     .during(format!(
                         "finding the variable `{symbol}` for buffer `{}`",
@@ -227,6 +271,10 @@ impl Gpu {
         instance: &Instance,
         buffers: &Buffers,
     ) -> Result<(), GpuError> {
+        let function = match kernel {
+            Kernel::Module { function, .. } => function,
+            Kernel::Sgemm { blas } => return self.launch_sgemm(blas, instance, buffers),
+        };
         let scalars: Vec<Scalar> = instance
             .args
             .iter()
@@ -235,7 +283,7 @@ impl Gpu {
                 Arg::Buffer(_) => Scalar::None,
             })
             .collect();
-        let mut builder = self.stream.launch_builder(&kernel.function);
+        let mut builder = self.stream.launch_builder(function);
         for (index, arg) in instance.args.iter().enumerate() {
             match (arg, &buffers.slots[index], &scalars[index]) {
                 (Arg::Buffer(b), _, _) if b.symbol.is_some() => {}
@@ -269,8 +317,7 @@ impl Gpu {
             shared_mem_bytes: instance.shared_bytes,
         };
         if instance.shared_bytes > 48 * 1024 {
-            kernel
-                .function
+            function
                 .set_attribute(
                     sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                     instance.shared_bytes as i32,
@@ -282,6 +329,57 @@ impl Gpu {
         // caller synchronizes before dropping them.
         unsafe { builder.launch(config) }.during("launching the kernel")?;
         Ok(())
+    }
+
+    /// Row-major C (m×n) = A (m×k) · B (k×n) as cuBLAS's column-major
+    /// Cᵀ = Bᵀ·Aᵀ: A and B are the first two f32 inputs, C the first f32
+    /// output (config checked their sizes).
+    fn launch_sgemm(&self, blas: &CudaBlas, instance: &Instance, buffers: &Buffers) -> Result<(), GpuError> {
+        let failed = |message: String| GpuError { during: "calling cublasSgemm".into(), message };
+        let [m, n, k] = instance.gemm.ok_or_else(|| failed("the plan gives no m, n, k".into()))?;
+        let mut inputs = Vec::new();
+        let mut output = None;
+        for (index, arg) in instance.args.iter().enumerate() {
+            if let (Arg::Buffer(buffer), Some(slice)) = (arg, &buffers.slots[index])
+                && buffer.element == ElementType::F32
+            {
+                if buffer.output {
+                    output = output.or(Some(slice));
+                } else {
+                    inputs.push(slice);
+                }
+            }
+        }
+        let (Some(a), Some(b), Some(c)) = (inputs.first(), inputs.get(1), output) else {
+            return Err(failed("it needs two f32 inputs and an f32 output".into()));
+        };
+        let (a, _a_sync) = a.device_ptr(&self.stream);
+        let (b, _b_sync) = b.device_ptr(&self.stream);
+        let (c, _c_sync) = c.device_ptr(&self.stream);
+        let (alpha, beta) = (1.0f32, 0.0f32);
+        let int = |v: u32| v as std::ffi::c_int;
+        let none = cudarc::cublas::sys::cublasOperation_t::CUBLAS_OP_N;
+        // SAFETY: the pointers are live device buffers of the sizes the
+        // config checked (A m×k, B k×n, C m×n floats), on the handle's stream.
+        unsafe {
+            cudarc::cublas::result::sgemm(
+                *blas.handle(),
+                none,
+                none,
+                int(n),
+                int(m),
+                int(k),
+                &alpha,
+                b as *const f32,
+                int(n),
+                a as *const f32,
+                int(k),
+                &beta,
+                c as *mut f32,
+                int(n),
+            )
+        }
+        .map_err(|e| failed(format!("{e:?}")))
     }
 
     pub fn synchronize(&self, what: &str) -> Result<(), GpuError> {

@@ -113,6 +113,11 @@ impl Runner<'_> {
     fn load(&mut self, name: &str, emit: &mut dyn FnMut(Event)) -> Result<(), Failure> {
         if !self.kernels.contains_key(name) {
             let variant = self.variant(name)?;
+            if variant.library.is_some() {
+                let kernel = self.gpu.sgemm().map_err(|error| Failure { stage: "load".into(), error, fatal: false })?;
+                self.kernels.insert(name.to_string(), kernel);
+                return Ok(());
+            }
             let Some(cubin) = self.job.cubins.get(name) else {
                 return Err(Failure {
                     stage: "build".into(),
@@ -131,10 +136,9 @@ impl Runner<'_> {
                     error,
                     fatal: false,
                 })?;
-            emit(Event::Loaded {
-                variant: name.to_string(),
-                resources: kernel.resources,
-            });
+            if let Some(resources) = kernel.resources() {
+                emit(Event::Loaded { variant: name.to_string(), resources });
+            }
             self.kernels.insert(name.to_string(), kernel);
         }
         Ok(())

@@ -60,6 +60,7 @@ pub fn probe_results() -> Results {
                 role: *role,
                 source: format!("../../kernels/transpose/{file}"),
                 entry: entry.to_string(),
+                library: None,
                 changes: changes.to_vec(),
                 notes: String::new(),
                 verify_against: None,

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::device::Device;
 use crate::config::Change;
-use crate::config::plan::{Role, Size, Timing};
+use crate::config::plan::{Library, Role, Size, Timing};
 use crate::harness::{Check, KernelResources};
 use crate::ncu::source::SourceLine;
 
@@ -67,6 +67,10 @@ pub struct VariantResult {
     /// Source path relative to the folder of the variants.toml.
     pub source: String,
     pub entry: String,
+    /// A library call run instead of a kernel (timed and verified, not
+    /// profiled).
+    #[serde(default)]
+    pub library: Option<Library>,
     pub changes: Vec<Change>,
     pub notes: String,
     /// The variant outputs are compared against, if any.

@@ -579,10 +579,19 @@ fn variant_view(
             value: format::bytes(f64::from(resources.local_bytes_per_thread)),
         });
     }
-    build_facts.push(Fact {
-        label: "NVRTC options".into(),
-        value: variant.build.options.join(" "),
-    });
+    match variant.library {
+        Some(library) => build_facts.push(Fact {
+            label: "library call".into(),
+            value: format!(
+                "{} in FP32 (CUBLAS_PEDANTIC_MATH: no tensor cores); timed and verified like the kernels, not profiled (its kernels are cuBLAS's choice)",
+                library.word()
+            ),
+        }),
+        None => build_facts.push(Fact {
+            label: "NVRTC options".into(),
+            value: variant.build.options.join(" "),
+        }),
+    }
     VariantView {
         name: variant.name.clone(),
         anchor: anchor(&variant.name),

@@ -146,6 +146,15 @@ fn block_bounds(axis: usize) -> Bounds {
     }
 }
 
+pub(super) fn gemm_bounds() -> Bounds {
+    Bounds {
+        min: 1.0,
+        max: f64::from(i32::MAX),
+        max_text: format!("{} (cuBLAS takes int dimensions)", i32::MAX),
+        help: "m, n and k are the GEMM's dimensions: C is m×n, A is m×k, B is k×n".into(),
+    }
+}
+
 pub(super) fn shared_bytes_bounds() -> Bounds {
     Bounds {
         min: 0.0,
