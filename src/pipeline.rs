@@ -588,7 +588,10 @@ fn profile(
     // and verified but not profiled.
     let items: Vec<Item> = ordered_items(plan, cubins)
         .into_iter()
-        .filter(|item| plan.variant(&item.variant).is_some_and(|v| v.library.is_none()))
+        .filter(|item| {
+            plan.variant(&item.variant)
+                .is_some_and(|v| v.library.is_none())
+        })
         .filter(|item| {
             results
                 .variant(&item.variant)

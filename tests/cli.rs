@@ -42,7 +42,7 @@ fn the_example_report_shows_what_the_issue_asks() {
     assert!(page.contains("uncoalesced global stores: 32.0 sectors per request"));
     assert!(page.contains("32-way shared-memory bank conflicts on loads"));
     assert!(page.contains("out[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];"));
-    assert!(page.contains("shared loads are conflict-free"));
+    assert!(page.contains("shared accesses are conflict-free (1.09 wavefronts per load, 1.03 per store: ncu&#x27;s ideal)"), "the padded tile is about 1-way");
     assert!(page.contains("NVIDIA H200"));
 }
 

@@ -71,18 +71,28 @@ pub struct HotLine {
 impl HotLine {
     /// The global direction with the most excess sectors, and its factor.
     pub fn worst_global(&self) -> Option<(&'static str, f64)> {
-        worst_direction(self.split.global_load_sectors, self.split.global_store_sectors)
+        worst_direction(
+            self.split.global_load_sectors,
+            self.split.global_store_sectors,
+        )
     }
 
     /// The shared direction with the most excess wavefronts, and its factor.
     pub fn worst_shared(&self) -> Option<(&'static str, f64)> {
-        worst_direction(self.split.shared_load_wavefronts, self.split.shared_store_wavefronts)
+        worst_direction(
+            self.split.shared_load_wavefronts,
+            self.split.shared_store_wavefronts,
+        )
     }
 }
 
 fn worst_direction(load: Count, store: Count) -> Option<(&'static str, f64)> {
     let excess = |c: Count| c.actual - c.ideal;
-    let (kind, count) = if excess(store) > excess(load) { ("store", store) } else { ("load", load) };
+    let (kind, count) = if excess(store) > excess(load) {
+        ("store", store)
+    } else {
+        ("load", load)
+    };
     count.factor().map(|f| (kind, f))
 }
 
@@ -262,7 +272,10 @@ pub fn findings(
 /// Which direction a line's access operation names: `Load(4)` → load,
 /// `Store(16)` → store, both or neither → `None`.
 fn line_direction(access_operation: &str) -> Option<&'static str> {
-    match (access_operation.contains("Load"), access_operation.contains("Store")) {
+    match (
+        access_operation.contains("Load"),
+        access_operation.contains("Store"),
+    ) {
         (true, false) => Some("load"),
         (false, true) => Some("store"),
         _ => None,
@@ -270,7 +283,11 @@ fn line_direction(access_operation: &str) -> Option<&'static str> {
 }
 
 fn severity_of(factor: f64) -> Severity {
-    if factor >= 2.0 { Severity::Problem } else { Severity::Warning }
+    if factor >= 2.0 {
+        Severity::Problem
+    } else {
+        Severity::Warning
+    }
 }
 
 fn uncoalesced(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
@@ -290,7 +307,10 @@ fn uncoalesced(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
     // With source counters ncu's ideal decides; without, only sectors per
     // request above what even 16-byte vector accesses need (16) count.
     let factor = match (kernel_excess, worst.first()) {
-        (_, Some(line)) => line.global_excess_factor.unwrap_or(1.0).max(kernel_excess.unwrap_or(1.0)),
+        (_, Some(line)) => line
+            .global_excess_factor
+            .unwrap_or(1.0)
+            .max(kernel_excess.unwrap_or(1.0)),
         (Some(excess), None) => excess,
         (None, None) => match largest {
             Some((_, v)) if v > 16.0 => v / 4.0,
@@ -321,7 +341,9 @@ fn uncoalesced(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
     .unwrap_or("access");
     let directions: Vec<String> = per_request
         .iter()
-        .filter_map(|(kind, v)| v.map(|v| format!("{} sectors per {kind} request", format::ratio(v))))
+        .filter_map(|(kind, v)| {
+            v.map(|v| format!("{} sectors per {kind} request", format::ratio(v)))
+        })
         .collect();
     let mut detail = format!(
         "The kernel's global accesses touch {} (a warp of 4-byte accesses needs 4, of 16-byte accesses 16).",
@@ -342,7 +364,10 @@ fn uncoalesced(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
             format::count(line.global_excess_sectors.unwrap_or(0.0))
         ));
     }
-    let per_request_of_direction = per_request.iter().find(|(kind, _)| *kind == direction).and_then(|(_, v)| *v);
+    let per_request_of_direction = per_request
+        .iter()
+        .find(|(kind, _)| *kind == direction)
+        .and_then(|(_, v)| *v);
     // The line's factor for the direction named, when its SASS split it.
     let line_factor = |line: &HotLine| match line.worst_global() {
         Some((kind, factor)) if kind == direction => factor,
@@ -355,13 +380,19 @@ fn uncoalesced(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
             format::speedup(line_factor(line)),
             line.line
         ),
-        (Some(v), None) => format!("uncoalesced global {direction}s: {} sectors per request", format::ratio(v)),
+        (Some(v), None) => format!(
+            "uncoalesced global {direction}s: {} sectors per request",
+            format::ratio(v)
+        ),
         (None, Some(line)) => format!(
             "uncoalesced global access: {} the ideal sectors on line {}",
             format::speedup(line.global_excess_factor.unwrap_or(1.0)),
             line.line
         ),
-        (None, None) => format!("uncoalesced global access: {} the ideal sectors", format::speedup(factor)),
+        (None, None) => format!(
+            "uncoalesced global access: {} the ideal sectors",
+            format::speedup(factor)
+        ),
     };
     found.push(Finding {
         kind: FindingKind::Uncoalesced,
@@ -373,15 +404,29 @@ fn uncoalesced(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
 }
 
 fn bank_conflicts(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
-    let lines: Vec<&HotLine> = hot.iter().filter(|h| h.shared_ways.is_some_and(|w| w > EXCESS_FACTOR)).collect();
+    let lines: Vec<&HotLine> = hot
+        .iter()
+        .filter(|h| h.shared_ways.is_some_and(|w| w > EXCESS_FACTOR))
+        .collect();
     let with_source = derived.get(Key::SharedExcessWavefronts).is_some();
     let directions = [
-        ("load", derived.get(Key::SharedLoadWavefrontsPerInstruction), derived.get(Key::SharedLoadBankConflicts)),
-        ("store", derived.get(Key::SharedStoreWavefrontsPerInstruction), derived.get(Key::SharedStoreBankConflicts)),
+        (
+            "load",
+            derived.get(Key::SharedLoadWavefrontsPerInstruction),
+            derived.get(Key::SharedLoadBankConflicts),
+        ),
+        (
+            "store",
+            derived.get(Key::SharedStoreWavefrontsPerInstruction),
+            derived.get(Key::SharedStoreBankConflicts),
+        ),
     ];
     let per_instruction = |kind: &str| directions.iter().find(|d| d.0 == kind).and_then(|d| d.1);
-    let counter_text =
-        |counter: Option<f64>| counter.map(format::count).unwrap_or_else(|| "not collected".into());
+    let counter_text = |counter: Option<f64>| {
+        counter
+            .map(format::count)
+            .unwrap_or_else(|| "not collected".into())
+    };
     let raw_numbers: Vec<String> = directions
         .iter()
         .filter_map(|(kind, ratio, counter)| {
@@ -405,7 +450,10 @@ fn bank_conflicts(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) 
                 Some((kind, ways)) => vec![(kind, ways)],
                 None => {
                     let kind = line_direction(&line.access).unwrap_or_else(|| {
-                        let (ld, st) = (directions[0].2.unwrap_or(0.0), directions[1].2.unwrap_or(0.0));
+                        let (ld, st) = (
+                            directions[0].2.unwrap_or(0.0),
+                            directions[1].2.unwrap_or(0.0),
+                        );
                         if ld >= st { "load" } else { "store" }
                     });
                     vec![(kind, line.shared_ways.unwrap_or(1.0))]
@@ -438,15 +486,33 @@ fn bank_conflicts(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) 
         found.push(Finding {
             kind: FindingKind::BankConflicts,
             severity: severity_of(*ways),
-            title: format!("{}-way shared-memory bank conflicts on {kind}s", ways.round()),
+            title: format!(
+                "{}-way shared-memory bank conflicts on {kind}s",
+                ways.round()
+            ),
             detail,
             lines: lines.iter().map(|h| h.line).collect(),
         });
     }
     if conflicted.is_empty() && directions.iter().any(|d| d.2.is_some_and(|c| c > 0.0)) {
+        let ratios: Vec<String> = ["load", "store"]
+            .iter()
+            .filter_map(|kind| per_instruction(kind).map(|r| (kind, r)))
+            .enumerate()
+            .map(|(i, (kind, r))| {
+                let unit = if i == 0 { " wavefronts" } else { "" };
+                format!("{}{unit} per {kind}", format::ratio(r))
+            })
+            .collect();
         let title = match (with_source, per_instruction("load")) {
-            (false, Some(ld)) => format!("shared loads are conflict-free ({} wavefronts per instruction)", format::ratio(ld)),
-            _ => "shared accesses are conflict-free (ncu's ideal wavefronts)".to_string(),
+            (false, Some(ld)) => format!(
+                "shared loads are conflict-free ({} wavefronts per instruction)",
+                format::ratio(ld)
+            ),
+            _ => format!(
+                "shared accesses are conflict-free ({}: ncu's ideal)",
+                ratios.join(", ")
+            ),
         };
         found.push(Finding {
             kind: FindingKind::BankConflicts,
@@ -461,7 +527,6 @@ fn bank_conflicts(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) 
         });
     }
 }
-
 
 fn occupancy(derived: &Derived, profile: &Profile, found: &mut Vec<Finding>) {
     let (Some(achieved), Some(theoretical)) = (

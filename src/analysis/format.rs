@@ -28,7 +28,10 @@ pub fn count(value: f64) -> String {
 /// `text` with its first letter in upper case.
 pub fn capitalize(text: &str) -> String {
     let mut chars = text.chars();
-    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// Three significant digits without exponent: `31.95` → `32.0`, `1.068` → `1.07`.

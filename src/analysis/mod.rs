@@ -566,7 +566,6 @@ fn describe_change(
     sentences.join(" ")
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

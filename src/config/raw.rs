@@ -70,7 +70,9 @@ pub(crate) struct RawVariant {
 /// `library = { routine = "cublas-sgemm", m = "N", n = "N", k = "N" }`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[serde(expecting = "a table such as { routine = \"cublas-sgemm\", m = \"N\", n = \"N\", k = \"N\" }")]
+#[serde(
+    expecting = "a table such as { routine = \"cublas-sgemm\", m = \"N\", n = \"N\", k = \"N\" }"
+)]
 pub(crate) struct RawLibrary {
     pub(crate) routine: Spanned<String>,
     pub(crate) m: Spanned<ExprSource>,

@@ -25,9 +25,8 @@ use super::change::Change;
 use super::error::ConfigError;
 use super::kernels::{self, Kernels};
 use super::plan::{
-    Library,
-    Arg, ClockControl, Compare, Instance, Plan, ProfileSettings, Role, Size, Suite, Timing,
-    Tolerance, Variant, Verify,
+    Arg, ClockControl, Compare, Instance, Library, Plan, ProfileSettings, Role, Size, Suite,
+    Timing, Tolerance, Variant, Verify,
 };
 use super::raw::{RawFile, RawSize, RawSuite, RawVariant};
 use super::suggest;
@@ -429,7 +428,11 @@ fn check_gemm_buffers(
             .args
             .iter()
             .filter_map(|a| match a {
-                Arg::Buffer(b) if b.element == crate::config::plan::ElementType::F32 && b.symbol.is_none() => Some(b),
+                Arg::Buffer(b)
+                    if b.element == crate::config::plan::ElementType::F32 && b.symbol.is_none() =>
+                {
+                    Some(b)
+                }
                 _ => None,
             })
             .collect();
@@ -437,10 +440,16 @@ fn check_gemm_buffers(
         let output = floats.iter().copied().find(|b| b.output);
         let (Some(a), Some(b), Some(c)) = (inputs.first(), inputs.get(1), output) else {
             return Err(doc
-                .error(span, format!("variant `{name}` calls cublas-sgemm but lacks its buffers"))
-                .help("give it two f32 input buffers (A, B) and one f32 output buffer (C) in `args`"));
+                .error(
+                    span,
+                    format!("variant `{name}` calls cublas-sgemm but lacks its buffers"),
+                )
+                .help(
+                    "give it two f32 input buffers (A, B) and one f32 output buffer (C) in `args`",
+                ));
         };
-        for (buffer, want, shape) in [(*a, m * k, "m×k"), (*b, k * n, "k×n"), (c, m * n, "m×n")] {
+        for (buffer, want, shape) in [(*a, m * k, "m×k"), (*b, k * n, "k×n"), (c, m * n, "m×n")]
+        {
             if buffer.count != want {
                 return Err(doc
                     .error(
@@ -476,10 +485,16 @@ impl Context<'_> {
         };
         let library = merged(raw, d, |r| &r.library);
         if let Some(library) = &library {
-            for (key, given) in [("source", raw.source.as_ref().map(|v| v.span())), ("entry", raw.entry.as_ref().map(|v| v.span()))] {
+            for (key, given) in [
+                ("source", raw.source.as_ref().map(|v| v.span())),
+                ("entry", raw.entry.as_ref().map(|v| v.span())),
+            ] {
                 if let Some(span) = given {
                     return Err(doc
-                        .error(span, format!("variant `{name}` calls a library, so it takes no `{key}`"))
+                        .error(
+                            span,
+                            format!("variant `{name}` calls a library, so it takes no `{key}`"),
+                        )
                         .help(format!(
                             "remove `{key}`, or remove `library` to run a kernel (line {})",
                             doc.text[..library.value.span().start].matches('\n').count() + 1
@@ -501,28 +516,30 @@ impl Context<'_> {
                 (PathBuf::new(), kind.word().to_string(), Some(kind))
             }
             None => {
-            let source = merged(raw, d, |r| &r.source).ok_or_else(|| {
-                missing(
-                    "source",
-                    "source = \"kernels/<file>.cu\" (relative to this file's folder)",
-                )
-            })?;
-            let entry = merged(raw, d, |r| &r.entry).ok_or_else(|| {
-                missing(
-                    "entry",
-                    "entry = \"<kernel>\" (an extern \"C\" __global__ function)",
-                )
-            })?;
-            let source_path = self.source(source.value, kernels, entry.value)?;
-            (source_path, entry.value.get_ref().clone(), None)
+                let source = merged(raw, d, |r| &r.source).ok_or_else(|| {
+                    missing(
+                        "source",
+                        "source = \"kernels/<file>.cu\" (relative to this file's folder)",
+                    )
+                })?;
+                let entry = merged(raw, d, |r| &r.entry).ok_or_else(|| {
+                    missing(
+                        "entry",
+                        "entry = \"<kernel>\" (an extern \"C\" __global__ function)",
+                    )
+                })?;
+                let source_path = self.source(source.value, kernels, entry.value)?;
+                (source_path, entry.value.get_ref().clone(), None)
             }
         };
         let grid = merged(raw, d, |r| &r.grid);
         let block = merged(raw, d, |r| &r.block);
         if library.is_none() {
-            grid.as_ref()
-                .ok_or_else(|| missing("grid", "grid = [\"cdiv(N, 256)\"] (blocks per dimension)"))?;
-            block.as_ref()
+            grid.as_ref().ok_or_else(|| {
+                missing("grid", "grid = [\"cdiv(N, 256)\"] (blocks per dimension)")
+            })?;
+            block
+                .as_ref()
                 .ok_or_else(|| missing("block", "block = [256] (threads per dimension)"))?;
         }
         let args = merged(raw, d, |r| &r.args).ok_or_else(|| {
@@ -531,7 +548,6 @@ impl Context<'_> {
                 "args = [...] listing the kernel's parameters in order (args = [] for none)",
             )
         })?;
-
 
         let role = match merged(raw, d, |r| &r.role) {
             None => Role::Step,
@@ -619,7 +635,9 @@ impl Context<'_> {
                 size: size.label.clone(),
                 grid: self.dims(&grid_exprs, size, grid_bounds)?,
                 block: match &block {
-                    Some(block) if library.is_none() => self.block(&block_exprs, block.value.span(), size)?,
+                    Some(block) if library.is_none() => {
+                        self.block(&block_exprs, block.value.span(), size)?
+                    }
                     _ => [1, 1, 1],
                 },
                 gemm: match &gemm_exprs {

@@ -333,11 +333,29 @@ fn every_error_file_fails_with_its_expected_diagnostic() {
 
 #[test]
 fn the_matmul_suite_calls_cublas_as_its_ceiling() {
-    let plan = crate::config::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/matmul/variants.toml"))).unwrap();
+    let plan = crate::config::load(Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/matmul/variants.toml"
+    )))
+    .unwrap();
     let cublas = plan.variant("cublas").unwrap();
-    assert_eq!(cublas.library, Some(crate::config::plan::Library::CublasSgemm));
+    assert_eq!(
+        cublas.library,
+        Some(crate::config::plan::Library::CublasSgemm)
+    );
     assert_eq!(cublas.role, crate::config::plan::Role::Ceiling);
-    assert_eq!(cublas.instances.last().unwrap().gemm, Some([4096, 4096, 4096]));
-    assert_eq!(cublas.verify, crate::config::plan::Verify::Against("naive".into()));
-    assert!(plan.variants.iter().filter(|v| v.name != "cublas").all(|v| v.library.is_none() && v.instances[0].gemm.is_none()));
+    assert_eq!(
+        cublas.instances.last().unwrap().gemm,
+        Some([4096, 4096, 4096])
+    );
+    assert_eq!(
+        cublas.verify,
+        crate::config::plan::Verify::Against("naive".into())
+    );
+    assert!(
+        plan.variants
+            .iter()
+            .filter(|v| v.name != "cublas")
+            .all(|v| v.library.is_none() && v.instances[0].gemm.is_none())
+    );
 }

@@ -6,11 +6,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use cudarc::cublas::CudaBlas;
 use cudarc::driver::result::DriverError;
 use cudarc::driver::sys::{self, CUdevice_attribute as Attribute};
-use cudarc::cublas::CudaBlas;
-use cudarc::driver::{DevicePtr, 
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, LaunchConfig,
+    PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 
@@ -184,10 +185,16 @@ impl Gpu {
         })?;
         // SAFETY: the handle is live for the call.
         unsafe {
-            cudarc::cublas::sys::cublasSetMathMode(*blas.handle(), cudarc::cublas::sys::cublasMath_t::CUBLAS_PEDANTIC_MATH)
+            cudarc::cublas::sys::cublasSetMathMode(
+                *blas.handle(),
+                cudarc::cublas::sys::cublasMath_t::CUBLAS_PEDANTIC_MATH,
+            )
         }
         .result()
-        .map_err(|e| GpuError { during: "setting cuBLAS to FP32 math".into(), message: format!("{e:?}") })?;
+        .map_err(|e| GpuError {
+            during: "setting cuBLAS to FP32 math".into(),
+            message: format!("{e:?}"),
+        })?;
         Ok(Kernel::Sgemm { blas })
     }
 
@@ -213,12 +220,10 @@ impl Gpu {
                         message: "a library call has no module variables".into(),
                     });
                 };
-                let mut view = module
-                    .get_global(symbol, &self.stream)
-                    .during(format!(
-                        "finding the variable `{symbol}` for buffer `{}`",
-                        buffer.name
-                    ))?;
+                let mut view = module.get_global(symbol, &self.stream).during(format!(
+                    "finding the variable `{symbol}` for buffer `{}`",
+                    buffer.name
+                ))?;
                 if view.len() != bytes.len() {
                     return Err(GpuError {
                         during: format!("copying buffer `{}` into `{symbol}`", buffer.name),
@@ -334,9 +339,19 @@ impl Gpu {
     /// Row-major C (m×n) = A (m×k) · B (k×n) as cuBLAS's column-major
     /// Cᵀ = Bᵀ·Aᵀ: A and B are the first two f32 inputs, C the first f32
     /// output (config checked their sizes).
-    fn launch_sgemm(&self, blas: &CudaBlas, instance: &Instance, buffers: &Buffers) -> Result<(), GpuError> {
-        let failed = |message: String| GpuError { during: "calling cublasSgemm".into(), message };
-        let [m, n, k] = instance.gemm.ok_or_else(|| failed("the plan gives no m, n, k".into()))?;
+    fn launch_sgemm(
+        &self,
+        blas: &CudaBlas,
+        instance: &Instance,
+        buffers: &Buffers,
+    ) -> Result<(), GpuError> {
+        let failed = |message: String| GpuError {
+            during: "calling cublasSgemm".into(),
+            message,
+        };
+        let [m, n, k] = instance
+            .gemm
+            .ok_or_else(|| failed("the plan gives no m, n, k".into()))?;
         let mut inputs = Vec::new();
         let mut output = None;
         for (index, arg) in instance.args.iter().enumerate() {

@@ -114,7 +114,11 @@ impl Runner<'_> {
         if !self.kernels.contains_key(name) {
             let variant = self.variant(name)?;
             if variant.library.is_some() {
-                let kernel = self.gpu.sgemm().map_err(|error| Failure { stage: "load".into(), error, fatal: false })?;
+                let kernel = self.gpu.sgemm().map_err(|error| Failure {
+                    stage: "load".into(),
+                    error,
+                    fatal: false,
+                })?;
                 self.kernels.insert(name.to_string(), kernel);
                 return Ok(());
             }
@@ -137,7 +141,10 @@ impl Runner<'_> {
                     fatal: false,
                 })?;
             if let Some(resources) = kernel.resources() {
-                emit(Event::Loaded { variant: name.to_string(), resources });
+                emit(Event::Loaded {
+                    variant: name.to_string(),
+                    resources,
+                });
             }
             self.kernels.insert(name.to_string(), kernel);
         }
@@ -184,9 +191,13 @@ impl Runner<'_> {
                         reason: "verification is off for this variant (verify = \"none\")".into(),
                     },
                     Some((_, Err(reason))) => Check::NotChecked { reason },
-                    Some((against, Ok(()))) => {
-                        verify(&variant, instance, &outputs, &self.outputs[against], against)
-                    }
+                    Some((against, Ok(()))) => verify(
+                        &variant,
+                        instance,
+                        &outputs,
+                        &self.outputs[against],
+                        against,
+                    ),
                 };
                 // Keep the outputs only of variants others are compared with.
                 if self.is_reference(&variant.name) {
@@ -210,7 +221,10 @@ impl Runner<'_> {
             .iter()
             .map(|arg| match arg {
                 Arg::Buffer(buffer) => {
-                    let key = format!("{}/{:?}/{}/{:?}", buffer.name, buffer.element, buffer.count, buffer.fill);
+                    let key = format!(
+                        "{}/{:?}/{}/{:?}",
+                        buffer.name, buffer.element, buffer.count, buffer.fill
+                    );
                     let bytes = self
                         .contents
                         .entry(key)
@@ -306,7 +320,10 @@ impl Runner<'_> {
 }
 
 fn borrowed(contents: &[Option<Rc<Vec<u8>>>]) -> Vec<Option<&[u8]>> {
-    contents.iter().map(|c| c.as_deref().map(Vec::as_slice)).collect()
+    contents
+        .iter()
+        .map(|c| c.as_deref().map(Vec::as_slice))
+        .collect()
 }
 
 fn verify(

@@ -286,13 +286,23 @@ pub fn parse_source_page(text: &str) -> Result<Vec<SourceFile>, SourcePageError>
             }
             if let Some(line) = file.lines.last_mut() {
                 let split = &mut line.by_instruction;
-                let sectors = (columns.number(&fields, SECTORS), columns.number(&fields, SECTORS_IDEAL));
-                let wavefronts = (columns.number(&fields, WAVEFRONTS), columns.number(&fields, WAVEFRONTS_IDEAL));
+                let sectors = (
+                    columns.number(&fields, SECTORS),
+                    columns.number(&fields, SECTORS_IDEAL),
+                );
+                let wavefronts = (
+                    columns.number(&fields, WAVEFRONTS),
+                    columns.number(&fields, WAVEFRONTS_IDEAL),
+                );
                 match classify(fields.get(3).map(String::as_str).unwrap_or("")) {
                     Access::GlobalLoad => split.global_load_sectors.add(sectors.0, sectors.1),
                     Access::GlobalStore => split.global_store_sectors.add(sectors.0, sectors.1),
-                    Access::SharedLoad => split.shared_load_wavefronts.add(wavefronts.0, wavefronts.1),
-                    Access::SharedStore => split.shared_store_wavefronts.add(wavefronts.0, wavefronts.1),
+                    Access::SharedLoad => {
+                        split.shared_load_wavefronts.add(wavefronts.0, wavefronts.1)
+                    }
+                    Access::SharedStore => split
+                        .shared_store_wavefronts
+                        .add(wavefronts.0, wavefronts.1),
                     Access::Other => {}
                 }
             }
@@ -404,9 +414,21 @@ mod tests {
     fn sass_rows_split_a_line_by_direction() {
         let files = parse_source_page(TILED).unwrap();
         let read = &line(&files, 22).by_instruction;
-        assert_eq!(read.shared_load_wavefronts, Count { actual: 4194304.0, ideal: 131072.0 });
+        assert_eq!(
+            read.shared_load_wavefronts,
+            Count {
+                actual: 4194304.0,
+                ideal: 131072.0
+            }
+        );
         assert_eq!(read.shared_load_wavefronts.factor(), Some(32.0));
-        assert_eq!(read.global_store_sectors, Count { actual: 524288.0, ideal: 524288.0 });
+        assert_eq!(
+            read.global_store_sectors,
+            Count {
+                actual: 524288.0,
+                ideal: 524288.0
+            }
+        );
         assert_eq!(read.global_load_sectors, Count::default());
         let fill = &line(&files, 14).by_instruction;
         assert_eq!(fill.shared_store_wavefronts.factor(), Some(1.0));
@@ -417,18 +439,32 @@ mod tests {
     fn the_naive_transpose_store_is_the_strided_access() {
         let naive = include_str!("../../tests/fixtures/h200-transpose/source-1.csv");
         let files = parse_source_page(naive).unwrap();
-        let copy = &files[0].lines.iter().find(|l| l.line == 12).unwrap().by_instruction;
+        let copy = &files[0]
+            .lines
+            .iter()
+            .find(|l| l.line == 12)
+            .unwrap()
+            .by_instruction;
         assert_eq!(copy.global_store_sectors.factor(), Some(8.0));
         assert_eq!(copy.global_load_sectors.factor(), Some(1.0));
     }
 
     #[test]
     fn opcodes_are_classified_with_or_without_predicates() {
-        assert_eq!(classify("@!P1  LDG.E R13, desc[UR4][R4.64]"), Access::GlobalLoad);
-        assert_eq!(classify("      STG.E desc[UR4][R2.64+0x60], R5"), Access::GlobalStore);
+        assert_eq!(
+            classify("@!P1  LDG.E R13, desc[UR4][R4.64]"),
+            Access::GlobalLoad
+        );
+        assert_eq!(
+            classify("      STG.E desc[UR4][R2.64+0x60], R5"),
+            Access::GlobalStore
+        );
         assert_eq!(classify("@P0 LDS.128 R4, [R2]"), Access::SharedLoad);
         assert_eq!(classify("STS [R15+0x400], R8"), Access::SharedStore);
-        assert_eq!(classify("REDG.E.ADD.F32.FTZ.RN.STRONG.GPU desc[UR4][R2.64], R5"), Access::GlobalStore);
+        assert_eq!(
+            classify("REDG.E.ADD.F32.FTZ.RN.STRONG.GPU desc[UR4][R2.64], R5"),
+            Access::GlobalStore
+        );
         assert_eq!(classify("FFMA R1, R2, R3, R4"), Access::Other);
         assert_eq!(classify(""), Access::Other);
     }

@@ -188,7 +188,10 @@ pub fn figures(results: &Results, analysis: &Analysis) -> Vec<ChartView> {
         let label = key.info().label;
         figures.push(ChartView {
             title: label.to_string(),
-            caption: format!("{} per variant and size (ncu): {note}.", format::capitalize(label)),
+            caption: format!(
+                "{} per variant and size (ncu): {note}.",
+                format::capitalize(label)
+            ),
             svg: charts::bar_chart(&BarChart {
                 title: label,
                 y_label: label,
@@ -210,7 +213,6 @@ pub fn figures(results: &Results, analysis: &Analysis) -> Vec<ChartView> {
     }
     figures
 }
-
 
 /// Bandwidth (or time, without declared bytes) over problem size.
 fn scaling(results: &Results, analysis: &Analysis, sizes: &[String]) -> ChartView {

@@ -100,7 +100,9 @@ mod tests {
         assert!(page.contains("<svg"), "the charts are inline");
         // The SVG namespace names a URI; it is never fetched.
         let page = page.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
-        for forbidden in ["http://", "https://", "<script", "<link", "@import", "src=\"", "url("] {
+        for forbidden in [
+            "http://", "https://", "<script", "<link", "@import", "src=\"", "url(",
+        ] {
             assert!(!page.contains(forbidden), "the page contains {forbidden}");
         }
         assert!(page.contains("default-src 'none'"));
