@@ -24,6 +24,10 @@ pub struct Expectation {
     pub metric: Key,
     pub direction: Direction,
     pub why: String,
+    /// The metric's best possible value: when the previous step is already
+    /// within 10% of it, there was nothing for this change to fix.
+    #[serde(default)]
+    pub ideal: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

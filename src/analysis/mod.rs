@@ -107,9 +107,13 @@ pub struct RunAnalysis {
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     Confirmed,
+    /// Some expected counters moved, others did not.
+    Partly,
     NotSeen,
     Contradicted,
     NotMeasured,
+    /// The previous step was already at the metric's ideal.
+    AlreadyIdeal,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -395,10 +399,21 @@ fn judge_changes(
                         run.as_ref().and_then(|r| r.derived.get(expectation.metric))
                     };
                     let (b, a) = (value(&before), value(&after));
-                    let verdict = if expectation.metric == Key::Time {
+                    let measured = if expectation.metric == Key::Time {
                         time_verdict(before.as_ref(), after.as_ref(), expectation.direction)
                     } else {
                         movement_verdict(b, a, expectation.direction)
+                    };
+                    // Nothing to fix: the previous step was already at the
+                    // ideal and the metric stayed there.
+                    let already_ideal = expectation
+                        .ideal
+                        .zip(b)
+                        .is_some_and(|(ideal, before)| before <= ideal * 1.1);
+                    let verdict = if measured == Verdict::NotSeen && already_ideal {
+                        Verdict::AlreadyIdeal
+                    } else {
+                        measured
                     };
                     ExpectationOutcome {
                         metric: expectation.metric,
@@ -478,12 +493,12 @@ fn time_verdict(
 }
 
 /// Contradicted if anything was contradicted; confirmed if every measured
-/// expectation was confirmed; not seen otherwise.
+/// expectation was confirmed; partly if some were; not seen otherwise.
 fn overall(expectations: &[ExpectationOutcome]) -> Verdict {
     let measured: Vec<Verdict> = expectations
         .iter()
         .map(|e| e.verdict)
-        .filter(|v| *v != Verdict::NotMeasured)
+        .filter(|v| !matches!(v, Verdict::NotMeasured | Verdict::AlreadyIdeal))
         .collect();
     if measured.is_empty() {
         Verdict::NotMeasured
@@ -491,6 +506,8 @@ fn overall(expectations: &[ExpectationOutcome]) -> Verdict {
         Verdict::Contradicted
     } else if measured.iter().all(|v| *v == Verdict::Confirmed) {
         Verdict::Confirmed
+    } else if measured.contains(&Verdict::Confirmed) {
+        Verdict::Partly
     } else {
         Verdict::NotSeen
     }
@@ -525,9 +542,11 @@ fn describe_change(
     for e in expectations {
         let verb = match e.verdict {
             Verdict::Confirmed => "moved as expected",
+            Verdict::Partly => "moved in part",
             Verdict::NotSeen => "barely moved",
             Verdict::Contradicted => "moved the wrong way",
             Verdict::NotMeasured => "was not measured",
+            Verdict::AlreadyIdeal => "was already at its ideal before this step",
         };
         match (e.before, e.after) {
             (Some(b), Some(a)) => sentences.push(format!(
@@ -697,6 +716,9 @@ mod tests {
             .find(|e| e.metric == Key::Time)
             .unwrap();
         assert_eq!(time.verdict, Verdict::NotMeasured);
+        // The tiled kernel's shared stores were conflict-free already.
+        let stores = padding.expectations.iter().find(|e| e.metric == Key::SharedStoreWavefrontsPerInstruction).unwrap();
+        assert_eq!(stores.verdict, Verdict::AlreadyIdeal);
         assert_eq!(padding.verdict, Verdict::Confirmed);
         let tiled = analysis
             .variants

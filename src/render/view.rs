@@ -281,9 +281,11 @@ fn speedup_cell(speedup: Option<Speedup>, invalid: Option<&str>) -> Cell {
 fn verdict_words(verdict: Verdict) -> (&'static str, &'static str) {
     match verdict {
         Verdict::Confirmed => ("confirmed", "confirmed"),
+        Verdict::Partly => ("partly confirmed", "partly"),
         Verdict::NotSeen => ("not seen", "not-seen"),
         Verdict::Contradicted => ("contradicted", "contradicted"),
         Verdict::NotMeasured => ("not measured", "not-measured"),
+        Verdict::AlreadyIdeal => ("already ideal", "not-measured"),
     }
 }
 
