@@ -96,9 +96,13 @@ fn worst_direction(load: Count, store: Count) -> Option<(&'static str, f64)> {
     count.factor().map(|f| (kind, f))
 }
 
-/// Above this many wavefronts (or sectors) per ideal one, a line or kernel
-/// is called conflicted (or uncoalesced).
+/// Above this many wavefronts per ideal one, a line or kernel is called
+/// conflicted.
 const EXCESS_FACTOR: f64 = 1.5;
+
+/// Above this many global sectors per ideal one, a line or kernel is
+/// called uncoalesced: a misaligned warp (5 sectors for 4) already counts.
+const SECTOR_EXCESS_FACTOR: f64 = 1.2;
 
 pub fn stall_reason(name: &str) -> String {
     let words = match name {
@@ -293,7 +297,7 @@ fn severity_of(factor: f64) -> Severity {
 fn uncoalesced(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
     let worst: Vec<&HotLine> = hot
         .iter()
-        .filter(|h| h.global_excess_factor.is_some_and(|f| f > EXCESS_FACTOR))
+        .filter(|h| h.global_excess_factor.is_some_and(|f| f > SECTOR_EXCESS_FACTOR))
         .collect();
     let kernel_excess = derived.get(Key::GlobalExcessSectors);
     let per_request = [
@@ -317,7 +321,7 @@ fn uncoalesced(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
             _ => return,
         },
     };
-    if factor <= EXCESS_FACTOR {
+    if factor <= SECTOR_EXCESS_FACTOR {
         return;
     }
     // The worst line's own operation names the direction; a line that both
