@@ -297,7 +297,10 @@ fn severity_of(factor: f64) -> Severity {
 fn uncoalesced(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
     let worst: Vec<&HotLine> = hot
         .iter()
-        .filter(|h| h.global_excess_factor.is_some_and(|f| f > SECTOR_EXCESS_FACTOR))
+        .filter(|h| {
+            h.global_excess_factor
+                .is_some_and(|f| f > SECTOR_EXCESS_FACTOR)
+        })
         .collect();
     let kernel_excess = derived.get(Key::GlobalExcessSectors);
     let per_request = [

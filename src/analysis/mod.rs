@@ -10,6 +10,8 @@ pub mod derived;
 pub mod findings;
 pub mod format;
 pub mod knowledge;
+pub mod limits;
+pub mod lines;
 pub mod stats;
 
 use serde::Serialize;
@@ -101,6 +103,10 @@ pub struct RunAnalysis {
     pub derived: Derived,
     pub findings: Vec<Finding>,
     pub hot_lines: Vec<HotLine>,
+    /// What limits this run now, and what to try next.
+    pub limit: Option<limits::Limit>,
+    /// Problem lines followed from the previous step's run at this size.
+    pub line_diffs: Vec<lines::LineDiff>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -204,8 +210,32 @@ pub fn analyze(results: &Results) -> Analysis {
                 .variant(&analysis.name)
                 .expect("analysed from results");
             let changes = judge_changes(variant, analysis, &variants, focus_size.as_deref());
+            let previous = analysis
+                .previous
+                .as_ref()
+                .and_then(|p| variants.iter().find(|v| v.name == *p));
+            let runs = analysis
+                .runs
+                .iter()
+                .map(|run| {
+                    let before = previous.and_then(|p| p.runs.iter().find(|r| r.size == run.size));
+                    let line_diffs = match (before, &analysis.previous) {
+                        (Some(before), Some(name))
+                            if run.derived.get(Key::KernelDuration).is_some() =>
+                        {
+                            lines::diff(name, &before.hot_lines, &run.hot_lines)
+                        }
+                        _ => Vec::new(),
+                    };
+                    RunAnalysis {
+                        line_diffs,
+                        ..run.clone()
+                    }
+                })
+                .collect();
             VariantAnalysis {
                 changes,
+                runs,
                 ..analysis.clone()
             }
         })
@@ -314,7 +344,7 @@ fn analyze_run(
     let flops_peak_share = flops_per_second
         .zip(device.and_then(|d| d.peak_fp32_flops_per_second))
         .map(|(a, p)| a / p);
-    let ceiling_shares = ceilings
+    let ceiling_shares: Vec<CeilingShare> = ceilings
         .iter()
         .filter(|c| **c != variant.name)
         .filter_map(|name| {
@@ -351,6 +381,7 @@ fn analyze_run(
         device,
         run.bytes,
     );
+    let limit = limits::limit(&derived, &findings, &ceiling_shares);
     RunAnalysis {
         size: run.size.clone(),
         status,
@@ -366,6 +397,8 @@ fn analyze_run(
         derived,
         findings,
         hot_lines,
+        limit,
+        line_diffs: Vec::new(),
     }
 }
 
@@ -717,7 +750,11 @@ mod tests {
             .unwrap();
         assert_eq!(time.verdict, Verdict::NotMeasured);
         // The tiled kernel's shared stores were conflict-free already.
-        let stores = padding.expectations.iter().find(|e| e.metric == Key::SharedStoreWavefrontsPerInstruction).unwrap();
+        let stores = padding
+            .expectations
+            .iter()
+            .find(|e| e.metric == Key::SharedStoreWavefrontsPerInstruction)
+            .unwrap();
         assert_eq!(stores.verdict, Verdict::AlreadyIdeal);
         assert_eq!(padding.verdict, Verdict::Confirmed);
         let tiled = analysis

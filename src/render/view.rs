@@ -81,6 +81,8 @@ pub struct ChainRow {
     pub changes: String,
     pub speedup: Cell,
     pub explanation: String,
+    /// What limits the step now.
+    pub limit: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -141,6 +143,15 @@ pub struct RunView {
     pub hot_lines: Vec<HotLineView>,
     pub source_note: Option<String>,
     pub profiled: bool,
+    pub limit: Option<LimitView>,
+    pub line_diffs: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LimitView {
+    pub bottleneck: String,
+    pub evidence: String,
+    pub advice: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -522,6 +533,11 @@ fn chain(analysis: &Analysis, results: &Results, size: &str) -> Vec<ChainRow> {
                 },
                 speedup: speedup_cell(run.vs_previous, run.not_a_speedup.as_deref()),
                 explanation,
+                limit: run
+                    .limit
+                    .as_ref()
+                    .map(|l| l.bottleneck.clone())
+                    .unwrap_or_else(|| "–".into()),
             })
         })
         .collect()
@@ -795,5 +811,11 @@ fn run_view(
             .as_ref()
             .and_then(|p| p.source_note.clone()),
         profiled: recorded.profile.is_some(),
+        limit: run.limit.as_ref().map(|l| LimitView {
+            bottleneck: l.bottleneck.clone(),
+            evidence: l.evidence.clone(),
+            advice: l.advice.clone(),
+        }),
+        line_diffs: run.line_diffs.iter().map(|d| d.text.clone()).collect(),
     }
 }

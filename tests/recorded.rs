@@ -1,0 +1,153 @@
+//! The analysis on the suites recorded on the H200 (examples/*/results.json):
+//! what the report concludes from real runs, checked against what the
+//! kernels were written to show.
+
+use std::path::Path;
+
+use gpuprof::analysis::{Analysis, RunAnalysis, Verdict, analyze};
+use gpuprof::model::{Results, read_results};
+
+fn recorded(suite: &str) -> (Results, Analysis) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(suite)
+        .join("results.json");
+    let results = read_results(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let analysis = analyze(&results);
+    (results, analysis)
+}
+
+fn run<'a>(analysis: &'a Analysis, variant: &str, size: &str) -> &'a RunAnalysis {
+    let variant = analysis
+        .variants
+        .iter()
+        .find(|v| v.name == variant)
+        .unwrap();
+    variant.runs.iter().find(|r| r.size == size).unwrap()
+}
+
+#[test]
+fn transpose_follows_the_conflict_from_line_22_to_its_fix() {
+    let (_, analysis) = recorded("transpose");
+    let padded = run(&analysis, "padded", "N=8192");
+    assert_eq!(
+        padded.line_diffs[0].text,
+        "`tiled` line 22 (`out[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];`): its 32-way shared-load conflict is gone (now line 21)."
+    );
+    let tiled = run(&analysis, "tiled", "N=8192");
+    assert!(
+        tiled.line_diffs[0].text.contains("`naive` line 12"),
+        "{:?}",
+        tiled.line_diffs
+    );
+    assert!(
+        tiled.line_diffs[0]
+            .text
+            .contains("excess global store sectors (8.00× the ideal) is gone")
+    );
+    assert_eq!(padded.limit.as_ref().unwrap().bottleneck, "DRAM bandwidth");
+}
+
+#[test]
+fn every_step_of_transpose_is_confirmed_and_faster_beyond_noise() {
+    let (_, analysis) = recorded("transpose");
+    for name in ["tiled", "padded"] {
+        let variant = analysis.variants.iter().find(|v| v.name == name).unwrap();
+        assert_eq!(variant.changes[0].verdict, Verdict::Confirmed, "{name}");
+        let speedup = run(&analysis, name, "N=8192").vs_previous.unwrap();
+        assert_eq!(
+            speedup.verdict,
+            gpuprof::analysis::stats::TimeVerdict::Faster,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn the_reduction_ladder_ends_at_the_memory_limit() {
+    let (_, analysis) = recorded("reduction");
+    let best = run(&analysis, "vectorized", "N=67108864");
+    let limit = best.limit.as_ref().unwrap();
+    assert_eq!(limit.bottleneck, "DRAM bandwidth");
+    assert_eq!(limit.next, None);
+    let copy_share = best
+        .ceilings
+        .iter()
+        .find(|c| c.ceiling == "copy")
+        .unwrap()
+        .share;
+    assert!(copy_share >= 0.85, "the target: {copy_share}");
+    // The step before the grid-stride loop is latency-bound, and the
+    // knowledge base's advice is the step the ladder takes next.
+    let shuffle = run(&analysis, "warp_shuffle", "N=67108864");
+    assert_eq!(
+        shuffle.limit.as_ref().unwrap().next,
+        Some(gpuprof::config::Change::WorkPerThread)
+    );
+}
+
+#[test]
+fn matmul_reaches_half_of_cublas_and_cublas_is_verified() {
+    let (results, analysis) = recorded("matmul");
+    let best = run(&analysis, "double_buffered", "N=4096");
+    let share = best
+        .ceilings
+        .iter()
+        .find(|c| c.ceiling == "cublas")
+        .unwrap();
+    assert_eq!(share.measure, "FLOP/s");
+    assert!(share.share >= 0.5, "{}", share.share);
+    let cublas = results.variant("cublas").unwrap();
+    assert!(
+        cublas
+            .runs
+            .iter()
+            .all(|r| matches!(r.check, Some(gpuprof::harness::Check::Passed { .. })))
+    );
+    assert!(
+        cublas.runs.iter().all(|r| r.profile.is_none()),
+        "library calls are not profiled"
+    );
+}
+
+#[test]
+fn the_access_ladder_sees_each_stride_and_the_misalignment() {
+    let (_, analysis) = recorded("access");
+    let titles = |name: &str| {
+        run(&analysis, name, "N=67108864")
+            .findings
+            .iter()
+            .map(|f| f.title.clone())
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        titles("stride32")
+            .iter()
+            .any(|t| t.starts_with("uncoalesced global loads: 32.0 sectors per request"))
+    );
+    assert!(
+        titles("stride2")
+            .iter()
+            .any(|t| t.starts_with("uncoalesced global loads: 8.00 sectors per request"))
+    );
+    assert!(
+        titles("misaligned")
+            .iter()
+            .any(|t| t.starts_with("uncoalesced global loads: 5.00 sectors per request"))
+    );
+    assert!(
+        !titles("stride1")
+            .iter()
+            .any(|t| t.starts_with("uncoalesced"))
+    );
+    let readonly = analysis
+        .variants
+        .iter()
+        .find(|v| v.name == "readonly")
+        .unwrap();
+    assert_eq!(
+        readonly.changes[0].verdict,
+        Verdict::NotSeen,
+        "a copy re-reads nothing"
+    );
+}
