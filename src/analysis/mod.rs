@@ -311,7 +311,13 @@ fn analyze_run(
     ceilings: &[String],
     timings: &dyn Fn(&VariantResult, &str) -> Option<TimingStats>,
 ) -> RunAnalysis {
-    let status = status_of(run);
+    let status = match status_of(run) {
+        Status::Unverified { .. } if variant.name == results.suite.baseline => Status::Unverified {
+            reason: "this is the baseline: the other variants are checked against its outputs"
+                .into(),
+        },
+        status => status,
+    };
     let timing = TimingStats::from_samples(&run.samples_ms);
     let against = |other: Option<&str>| -> Option<Speedup> {
         let other = results.variant(other?)?;

@@ -157,7 +157,7 @@ pub fn figures(results: &Results, analysis: &Analysis) -> Vec<ChartView> {
                 categories: &names,
                 marks: &focus_marks,
                 series: &times,
-                log_y: false,
+                log_y: spans_decades(&times),
                 reference_line: None,
                 format: &|v| format::milliseconds(v),
             }),
@@ -335,7 +335,11 @@ fn roofline(results: &Results, analysis: &Analysis) -> Option<ChartView> {
         .variants
         .iter()
         .filter(|v| v.role == Role::Ceiling)
-        .filter_map(|v| run_at(v, focus)?.bytes_per_second)
+        .filter_map(|v| run_at(v, focus))
+        // Only memory ceilings (a copy) make a bandwidth roof; a library
+        // GEMM's bytes over time is not a bandwidth limit.
+        .filter(|r| r.flops_per_second.is_none())
+        .filter_map(|r| r.bytes_per_second)
         .reduce(f64::max);
     let title = format!("Roofline at {focus}");
     let drawn = charts::roofline(&Roofline {
@@ -351,4 +355,17 @@ fn roofline(results: &Results, analysis: &Analysis) -> Option<ChartView> {
         caption: "FP32 operations counted by ncu over DRAM bytes (x) and over kernel time (y); roofs from the clocks' peaks and, dashed, the copy ceiling's measured bandwidth. Arrows follow the chain of steps.".into(),
         svg: drawn.svg,
     })
+}
+
+/// Whether bars differ by more than 20×, so that a log axis reads better.
+fn spans_decades(series: &[BarSeries]) -> bool {
+    let values: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.values.iter().flatten().copied())
+        .filter(|v| *v > 0.0)
+        .collect();
+    let (low, high) = values
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(l, h), v| (l.min(*v), h.max(*v)));
+    !values.is_empty() && high / low > 20.0
 }
