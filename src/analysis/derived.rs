@@ -67,39 +67,6 @@ pub struct KeyInfo {
 }
 
 impl Key {
-    pub const ALL: [Key; 30] = [
-        Key::Time,
-        Key::KernelDuration,
-        Key::GlobalLoadSectorsPerRequest,
-        Key::GlobalStoreSectorsPerRequest,
-        Key::GlobalLoadRequests,
-        Key::GlobalStoreRequests,
-        Key::GlobalExcessSectors,
-        Key::SharedLoadWavefrontsPerInstruction,
-        Key::SharedStoreWavefrontsPerInstruction,
-        Key::SharedLoadBankConflicts,
-        Key::SharedStoreBankConflicts,
-        Key::SharedExcessWavefronts,
-        Key::SharedLoadInstructions,
-        Key::SharedLoadsPerFma,
-        Key::AchievedOccupancy,
-        Key::TheoreticalOccupancy,
-        Key::RegistersPerThread,
-        Key::SharedMemoryPerBlock,
-        Key::LocalMemorySectors,
-        Key::DramThroughput,
-        Key::SmThroughput,
-        Key::MemoryThroughput,
-        Key::L1Throughput,
-        Key::L2Throughput,
-        Key::DramBytes,
-        Key::L2HitRate,
-        Key::CountedFlops,
-        Key::ArithmeticIntensity,
-        Key::WarpInstructions,
-        Key::IssueActive,
-    ];
-
     /// The value as the report prints it, in this metric's unit.
     pub fn format(self, value: f64) -> String {
         use super::format;

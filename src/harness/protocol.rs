@@ -136,12 +136,6 @@ pub enum Check {
     },
 }
 
-impl Check {
-    pub fn is_failed(&self) -> bool {
-        matches!(self, Check::Failed { .. })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "event")]
 pub enum Event {

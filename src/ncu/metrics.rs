@@ -85,11 +85,6 @@ pub const SOURCE_SECTION: &str = "SourceCounters";
 /// Reported by ncu for every launch: how many times it replayed the kernel.
 pub const REPLAY_PASSES: &str = "profiler__replayer_passes";
 
-/// Looks a metric up by its ncu name.
-pub fn find(name: &str) -> Option<&'static Metric> {
-    METRICS.iter().find(|m| m.name == name)
-}
-
 /// The comma-separated list for `ncu --metrics`.
 pub fn metrics_argument() -> String {
     METRICS.iter().map(|m| m.name).collect::<Vec<_>>().join(",")

@@ -145,6 +145,8 @@ pub struct RunView {
     pub profiled: bool,
     pub limit: Option<LimitView>,
     pub line_diffs: Vec<String>,
+    /// Every counter of the fixed metric set as ncu reported it.
+    pub counters: Vec<Fact>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -817,5 +819,29 @@ fn run_view(
             advice: l.advice.clone(),
         }),
         line_diffs: run.line_diffs.iter().map(|d| d.text.clone()).collect(),
+        counters: counters(recorded.profile.as_ref()),
     }
+}
+
+/// The fixed metric set with the labels and units of its table.
+fn counters(profile: Option<&crate::model::results::Profile>) -> Vec<Fact> {
+    use crate::ncu::metrics::{METRICS, Quantity};
+    let Some(profile) = profile else {
+        return Vec::new();
+    };
+    METRICS
+        .iter()
+        .map(|metric| Fact {
+            label: format!("{} ({})", metric.label, metric.name),
+            value: match profile.metric(metric.name) {
+                None => "not collected".into(),
+                Some(v) => match metric.quantity {
+                    Quantity::Time => format::nanoseconds(v),
+                    Quantity::Percent => format::percent(v),
+                    Quantity::Bytes => format::bytes(v),
+                    Quantity::Count => format::count(v),
+                },
+            },
+        })
+        .collect()
 }
