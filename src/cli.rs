@@ -54,6 +54,27 @@ pub enum Command {
         #[arg(long)]
         dump_view: bool,
     },
+    /// Build the same report from existing ncu data: .ncu-rep files or CSV exports of their raw page
+    #[command(
+        after_help = "Example:\n  gpuprof compare naive.ncu-rep tiled.ncu-rep --name naive --name tiled\n  gpuprof compare raw.csv --kernel 'transpose'"
+    )]
+    Compare {
+        /// .ncu-rep reports (read through ncu) or `ncu --import R --csv --page raw` exports
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// A name for each input, in order [default: the file name]
+        #[arg(long = "name", value_name = "NAME")]
+        names: Vec<String>,
+        /// Only launches whose kernel name matches this regular expression
+        #[arg(long, value_name = "REGEX")]
+        kernel: Option<String>,
+        /// Output folder [default: gpuprof-out/compare]
+        #[arg(short, long, value_name = "DIR")]
+        output: Option<PathBuf>,
+        /// The ncu binary used to read .ncu-rep files
+        #[arg(long, value_name = "PATH")]
+        ncu: Option<PathBuf>,
+    },
     /// Internal: run a harness job (used by `gpuprof report`, also under ncu)
     #[command(hide = true)]
     Harness {

@@ -10,7 +10,9 @@ use std::time::Duration;
 use clap::Parser;
 
 use gpuprof::cli::{Cli, Command};
-use gpuprof::pipeline::{self, Outcome, PipelineError, RenderRequest, ReportRequest};
+use gpuprof::pipeline::{
+    self, CompareRequest, Outcome, PipelineError, RenderRequest, ReportRequest,
+};
 use gpuprof::{analysis, harness, render};
 
 fn main() -> ExitCode {
@@ -46,6 +48,20 @@ fn main() -> ExitCode {
                 out_dir: output,
             }))
         }
+        Command::Compare {
+            inputs,
+            names,
+            kernel,
+            output,
+            ncu,
+        } => finish(pipeline::compare(&CompareRequest {
+            inputs,
+            names,
+            kernel,
+            out_dir: output,
+            ncu,
+            command_line: command_line(),
+        })),
         Command::Harness { job } => run_harness(&job),
     }
 }

@@ -844,3 +844,115 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PipelineError> {
     file.persist(path).map_err(|e| failed(e.error))?;
     Ok(())
 }
+
+/// What `gpuprof compare` was asked to do.
+#[derive(Debug, Clone)]
+pub struct CompareRequest {
+    /// `.ncu-rep` reports or raw-page CSV exports.
+    pub inputs: Vec<PathBuf>,
+    /// Names for the inputs, in order (the file stem otherwise).
+    pub names: Vec<String>,
+    /// Only launches whose kernel name matches.
+    pub kernel: Option<String>,
+    pub out_dir: Option<PathBuf>,
+    pub ncu: Option<PathBuf>,
+    pub command_line: String,
+}
+
+/// Builds the report from existing ncu data.
+pub fn compare(request: &CompareRequest) -> Result<Outcome, PipelineError> {
+    use crate::model::import::{ImportedLaunch, compare_results};
+    if request.inputs.is_empty() {
+        return Err(PipelineError::Input(
+            "give at least one .ncu-rep or raw-page CSV to compare".into(),
+        ));
+    }
+    let filter = match &request.kernel {
+        Some(pattern) => Some(regex::Regex::new(pattern).map_err(|e| {
+            PipelineError::Input(format!(
+                "--kernel {pattern:?} is not a regular expression: {e}"
+            ))
+        })?),
+        None => None,
+    };
+    let out_dir = request
+        .out_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("gpuprof-out").join("compare"));
+    create_dir(&out_dir)?;
+    let mut imported = Vec::new();
+    for (index, input) in request.inputs.iter().enumerate() {
+        let shown = input.display().to_string();
+        let is_report = input.extension().is_some_and(|e| e == "ncu-rep");
+        let ncu = if is_report {
+            Some(ncu_run::locate(request.ncu.as_deref()).map_err(|reason| {
+                PipelineError::Environment(format!(
+                    "{shown} is an ncu report, and reading it needs ncu: {reason}; or export it elsewhere with `ncu --import {shown} --csv --page raw > raw.csv` and compare the CSV"
+                ))
+            })?)
+        } else {
+            None
+        };
+        let text = match &ncu {
+            Some(ncu) => process::run(&ncu_run::export_raw_invocation(ncu, input))
+                .map(|o| o.stdout)
+                .map_err(|e| {
+                    PipelineError::Input(format!("{shown}: ncu could not export it: {e}"))
+                })?,
+            None => std::fs::read_to_string(input)
+                .map_err(|e| PipelineError::Input(format!("cannot read {shown}: {e}")))?,
+        };
+        let launches = raw::parse_raw_page(&text)
+            .map_err(|e| PipelineError::Input(format!("{shown}: {e}")))?;
+        let selected: Vec<(usize, raw::RawLaunch)> = launches
+            .into_iter()
+            .enumerate()
+            .filter(|(_, l)| filter.as_ref().is_none_or(|f| f.is_match(&l.kernel_name)))
+            .collect();
+        if selected.is_empty() {
+            return Err(PipelineError::Input(match &request.kernel {
+                Some(pattern) => {
+                    format!("{shown}: no launch's kernel name matches --kernel {pattern:?}")
+                }
+                None => format!("{shown}: the export holds no profiled launch"),
+            }));
+        }
+        let stem = request.names.get(index).cloned().unwrap_or_else(|| {
+            input
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| shown.clone())
+        });
+        let several = selected.len() > 1;
+        for (position, launch) in selected {
+            let kernel = launch
+                .kernel_name
+                .split('(')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            let name = if several {
+                format!("{stem}/{kernel}#{}", launch.id)
+            } else {
+                stem.clone()
+            };
+            let source = match &ncu {
+                Some(ncu) => process::run(&ncu_run::export_source_invocation(ncu, input, position))
+                    .map_err(|e| format!("exporting the source page failed: {e}"))
+                    .and_then(|o| source::parse_source_page(&o.stdout).map_err(|e| e.to_string())),
+                None => Err("a raw-page CSV has no source page: compare the .ncu-rep (profiled with --section SourceCounters) for per-line counters".into()),
+            };
+            imported.push(ImportedLaunch {
+                name,
+                origin: shown.clone(),
+                launch,
+                source,
+            });
+        }
+    }
+    let created = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let results = compare_results(&imported, request.command_line.clone(), created);
+    save(&out_dir.join(RESULTS_FILE), &results)?;
+    write_reports(&out_dir, results)
+}

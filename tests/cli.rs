@@ -255,3 +255,91 @@ fn every_subcommand_has_help_with_an_example() {
             .stdout(predicate::str::contains("Example:"));
     }
 }
+
+#[test]
+fn compare_builds_the_report_from_a_real_csv_export() {
+    let out = tempfile::tempdir().unwrap();
+    gpuprof()
+        .args([
+            "compare",
+            "tests/fixtures/h200-probe/raw.csv",
+            "--kernel",
+            "transpose_(naive|tiled)",
+            "-o",
+        ])
+        .arg(out.path())
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("raw/transpose_naive#1")
+                .and(predicate::str::contains("raw/transpose_tiled#2")),
+        )
+        .stdout(predicate::str::contains(
+            "32-way shared-memory bank conflicts on loads",
+        ))
+        .stdout(predicate::str::contains("copy_reference").not());
+    let results = read_results(&out.path().join("results.json"));
+    assert_eq!(results.variants.len(), 2);
+    assert_eq!(results.device.unwrap().name, "NVIDIA H200");
+    assert!(out.path().join("report.html").is_file());
+}
+
+#[test]
+fn compare_reads_an_ncu_report_through_ncu_with_source_lines() {
+    let out = tempfile::tempdir().unwrap();
+    gpuprof()
+        .env(
+            "GPUPROF_REPLAY",
+            root().join("tests/fixtures/h200-transpose"),
+        )
+        .args([
+            "compare",
+            "tests/fixtures/h200-transpose/profile.ncu-rep",
+            "--kernel",
+            "tiled",
+            "--ncu",
+        ])
+        .arg(root().join("tests/standin/ncu"))
+        .arg("-o")
+        .arg(out.path())
+        .assert()
+        .success();
+    let results = read_results(&out.path().join("results.json"));
+    assert_eq!(results.variants.len(), 2, "the tiled kernel at both sizes");
+    let page = std::fs::read_to_string(out.path().join("report.html")).unwrap();
+    assert!(
+        page.contains("out[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];"),
+        "per-line counters came through"
+    );
+}
+
+#[test]
+fn compare_explains_bad_input() {
+    gpuprof()
+        .args([
+            "compare",
+            "tests/fixtures/h200-probe/raw.csv",
+            "--kernel",
+            "(",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is not a regular expression"));
+    gpuprof()
+        .args([
+            "compare",
+            "tests/fixtures/h200-probe/raw.csv",
+            "--kernel",
+            "sgemm",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "no launch's kernel name matches --kernel \"sgemm\"",
+        ));
+    gpuprof()
+        .args(["compare", "tests/fixtures/h200-probe/source-cuda-tiled.csv"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("this is not the raw page"));
+}

@@ -157,7 +157,12 @@ pub fn hot_lines(profile: &Profile, source_text: &str) -> Vec<HotLine> {
     let total_samples: f64 = lines.iter().filter_map(|l| l.warp_stall_samples).sum();
     let to_hot = |l: &SourceLine| HotLine {
         line: l.line,
-        code: code_line(source_text, l.line),
+        // The kernel's own text when the run kept it, else the line as ncu
+        // printed it (an imported report).
+        code: match code_line(source_text, l.line) {
+            code if code.is_empty() => l.text.trim().to_string(),
+            code => code,
+        },
         sample_share: l
             .warp_stall_samples
             .filter(|_| total_samples > 0.0)

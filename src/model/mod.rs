@@ -3,6 +3,7 @@
 //! turns ncu's parsed exports into per-run profiles. Formats no numbers.
 
 pub mod device;
+pub mod import;
 pub mod ingest;
 #[cfg(test)]
 pub mod probe;
