@@ -75,6 +75,18 @@ pub enum Command {
         #[arg(long, value_name = "PATH")]
         ncu: Option<PathBuf>,
     },
+    /// Check the setup: driver and GPU, NVRTC, Nsight Compute, counter permissions, line info in a binary
+    #[command(
+        after_help = "Example:\n  gpuprof doctor\n  gpuprof doctor --binary ./build/transpose"
+    )]
+    Doctor {
+        /// The ncu binary to check [default: ncu on PATH and the usual folders]
+        #[arg(long, value_name = "PATH")]
+        ncu: Option<PathBuf>,
+        /// A CUDA program of yours, checked for line info (-lineinfo)
+        #[arg(long, value_name = "PATH")]
+        binary: Option<PathBuf>,
+    },
     /// Internal: run a harness job (used by `gpuprof report`, also under ncu)
     #[command(hide = true)]
     Harness {

@@ -8,6 +8,7 @@ pub mod analysis;
 pub mod build;
 pub mod cli;
 pub mod config;
+pub mod doctor;
 pub mod harness;
 pub mod model;
 pub mod ncu;

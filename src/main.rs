@@ -62,6 +62,18 @@ fn main() -> ExitCode {
             ncu,
             command_line: command_line(),
         })),
+        Command::Doctor { ncu, binary } => {
+            let findings = gpuprof::doctor::check(ncu.as_deref(), binary.as_deref());
+            anstream::print!("{}", gpuprof::doctor::render(&findings));
+            let failed = findings
+                .iter()
+                .any(|f| f.state == gpuprof::doctor::State::Missing);
+            if failed {
+                ExitCode::from(4)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
         Command::Harness { job } => run_harness(&job),
     }
 }

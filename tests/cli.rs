@@ -343,3 +343,31 @@ fn compare_explains_bad_input() {
         .code(2)
         .stderr(predicate::str::contains("this is not the raw page"));
 }
+
+#[test]
+fn doctor_names_each_missing_piece_and_its_fix() {
+    let output = gpuprof()
+        .env(
+            "GPUPROF_REPLAY",
+            root().join("tests/fixtures/h200-transpose"),
+        )
+        .env("LD_LIBRARY_PATH", "/nonexistent")
+        .args(["doctor", "--ncu"])
+        .arg(root().join("tests/standin/ncu"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.contains("ok   Nsight Compute        2025.3.1.0"),
+        "{text}"
+    );
+    assert!(text.contains("performance counters"), "{text}");
+    if !gpuprof::harness::driver_available() {
+        assert_eq!(output.status.code(), Some(4));
+        assert!(
+            text.contains("FAIL NVIDIA driver         libcuda.so.1 not found"),
+            "{text}"
+        );
+        assert!(text.contains("fix: install the NVIDIA driver"), "{text}");
+    }
+}

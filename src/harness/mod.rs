@@ -17,6 +17,12 @@ use gpu::{Gpu, Kernel};
 pub use gpu::{GpuError, driver_available};
 pub use protocol::{Check, DriverFacts, Event, Item, Job, KernelResources, Mode};
 
+/// Opens device 0 and reads its facts (for `gpuprof doctor`; a report asks
+/// a harness process instead, so that its own process holds no context).
+pub fn device_facts() -> Result<DriverFacts, GpuError> {
+    Gpu::open()?.facts()
+}
+
 /// Runs `job`, calling `emit` for every event. Returns `Err` after a fatal
 /// CUDA error (already reported as an [`Event::Failed`]).
 pub fn run(job: &Job, emit: &mut dyn FnMut(Event)) -> Result<(), GpuError> {

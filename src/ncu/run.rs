@@ -114,16 +114,17 @@ pub fn export_source_invocation(ncu: &Path, report: &Path, index: usize) -> Invo
         .env("LC_ALL", "C")
 }
 
+/// How to get permission to read the performance counters.
+pub const PERMISSION_FIX: &str = "Run as root, or let all users read them: create /etc/modprobe.d/nvidia-profiler.conf with \
+     `options nvidia NVreg_RestrictProfilingToAdminUsers=0` and reboot (see \
+     https://developer.nvidia.com/ERR_NVGPUCTRPERM). In a container, start it with --cap-add=SYS_ADMIN.";
+
 /// Advice for what ncu printed, when it is a failure gpuprof recognises.
 pub fn diagnose(output: &str) -> Option<String> {
     if output.contains("ERR_NVGPUCTRPERM") {
-        return Some(
-            "ncu has no permission to read the GPU performance counters (ERR_NVGPUCTRPERM). \
-             Run as root, or let all users read them: create /etc/modprobe.d/nvidia-profiler.conf with \
-             `options nvidia NVreg_RestrictProfilingToAdminUsers=0` and reboot (see \
-             https://developer.nvidia.com/ERR_NVGPUCTRPERM). In a container, start it with --cap-add=SYS_ADMIN."
-                .to_string(),
-        );
+        return Some(format!(
+            "ncu has no permission to read the GPU performance counters (ERR_NVGPUCTRPERM). {PERMISSION_FIX}"
+        ));
     }
     if output.contains("No kernels were profiled") {
         return Some(
