@@ -15,7 +15,7 @@ use crate::analysis::{self, Analysis};
 use crate::build::{self, Cache};
 use crate::config::plan::{Plan, Verify};
 use crate::config::{self, ConfigError};
-use crate::harness::{self, Event, Item, Job, Mode};
+use crate::harness::{self, Check, Event, Item, Job, Mode};
 use crate::model::device::{Device, parse_nvidia_smi};
 use crate::model::ingest;
 use crate::model::results::{
@@ -134,12 +134,24 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, PipelineError> {
     save(&results_path, &results)?;
 
     if request.skip_profile {
+        for variant in plan.variants.iter().filter(|v| v.command.is_some()) {
+            for instance in &variant.instances {
+                if let Some(run) = run_of(&mut results, &Item { variant: variant.name.clone(), size: instance.size.clone() }) {
+                    run.failure.get_or_insert(Failure {
+                        stage: "profile".into(),
+                        message: "command variants are timed by ncu, and --no-profile skipped it".into(),
+                    });
+                }
+            }
+        }
         results.notices.push(
             "profiling was skipped (--no-profile): the report has timings and verification only"
                 .into(),
         );
     } else {
         profile(&harness, &plan, &cubins, request, &out_dir, &mut results)?;
+        save(&results_path, &results)?;
+        profile_commands(&plan, request, &out_dir, &mut results, &results_path)?;
     }
     save(&results_path, &results)?;
     write_reports(&out_dir, results)
@@ -249,9 +261,10 @@ fn new_results(plan: &Plan, request: &ReportRequest) -> Results {
         .map(|variant| VariantResult {
             name: variant.name.clone(),
             role: variant.role,
-            source: match variant.library {
-                Some(library) => format!("library: {}", library.word()),
-                None => pathdiff::diff_paths(&variant.source, config_dir)
+            source: match (variant.library, &variant.command) {
+                (Some(library), _) => format!("library: {}", library.word()),
+                (None, Some(command)) => format!("command, kernels matching `{}`", command.kernel),
+                (None, None) => pathdiff::diff_paths(&variant.source, config_dir)
                     .unwrap_or_else(|| variant.source.clone())
                     .to_string_lossy()
                     .into_owned(),
@@ -286,6 +299,7 @@ fn new_results(plan: &Plan, request: &ReportRequest) -> Results {
                     check: None,
                     failure: None,
                     profile: None,
+                    command: instance.command.as_ref().map(|argv| shell_words(argv)),
                 })
                 .collect(),
         })
@@ -339,9 +353,31 @@ fn build_all(
     let cache = Cache::default_location();
     let bar = progress(plan.variants.len() as u64, "compile");
     let mut cubins = BTreeMap::new();
+    let mut built: BTreeMap<(Vec<String>, PathBuf), Result<String, String>> = BTreeMap::new();
     for (variant, record) in plan.variants.iter().zip(results.variants.iter_mut()) {
         bar.set_message(variant.name.clone());
         if variant.library.is_some() {
+            bar.inc(1);
+            continue;
+        }
+        if let Some(command) = &variant.command {
+            if let Some(build) = &command.build {
+                let started = Instant::now();
+                // The same build line (in the same folder) runs once.
+                let key = (build.clone(), command.folder.clone());
+                let outcome = built.entry(key).or_insert_with(|| build_command(build, &command.folder)).clone();
+                record.build.options = build.clone();
+                record.build.seconds = started.elapsed().as_secs_f64();
+                match outcome {
+                    Ok(log) => record.build.log = log,
+                    Err(message) => {
+                        record.build.error = Some(message.clone());
+                        for run in &mut record.runs {
+                            run.failure = Some(Failure { stage: "build".into(), message: message.clone() });
+                        }
+                    }
+                }
+            }
             bar.inc(1);
             continue;
         }
@@ -371,6 +407,170 @@ fn build_all(
     }
     bar.finish_and_clear();
     Ok(cubins)
+}
+
+/// Profiles every command variant at every size in its own ncu run: the
+/// first `launches` launches of kernels matching its filter. Their
+/// durations are its timing samples; the last one is its profile.
+fn profile_commands(
+    plan: &Plan,
+    request: &ReportRequest,
+    out_dir: &Path,
+    results: &mut Results,
+    results_path: &Path,
+) -> Result<(), PipelineError> {
+    let commands: Vec<&crate::config::plan::Variant> = plan.variants.iter().filter(|v| v.command.is_some()).collect();
+    if commands.is_empty() {
+        return Ok(());
+    }
+    let out_dir = std::path::absolute(out_dir).map_err(|e| PipelineError::Output { path: out_dir.to_path_buf(), reason: e.to_string() })?;
+    let work_dir = out_dir.join(WORK_FOLDER);
+    let ncu = match ncu_run::locate(request.ncu.as_deref()) {
+        Ok(ncu) => ncu,
+        Err(reason) => {
+            for variant in &commands {
+                for instance in &variant.instances {
+                    if let Some(run) = run_of(results, &Item { variant: variant.name.clone(), size: instance.size.clone() }) {
+                        run.failure.get_or_insert(Failure {
+                            stage: "profile".into(),
+                            message: format!("command variants are timed and profiled by ncu: {reason}"),
+                        });
+                    }
+                }
+            }
+            return Ok(());
+        }
+    };
+    let version = process::run(&ncu_run::version_invocation(&ncu))
+        .ok()
+        .and_then(|o| ncu_run::parse_version(&o.stdout))
+        .unwrap_or_else(|| "unknown".into());
+    let mut reports = Vec::new();
+    let bar = progress(0, "profile");
+    for variant in commands {
+        let Some(command) = &variant.command else { continue };
+        let folder = std::path::absolute(&command.folder).unwrap_or_else(|_| command.folder.clone());
+        for instance in &variant.instances {
+            let item = Item { variant: variant.name.clone(), size: instance.size.clone() };
+            if run_of(results, &item).is_some_and(|r| r.failure.is_some()) {
+                continue;
+            }
+            bar.set_message(format!("{} {}", item.variant, item.size));
+            let Some((program, args)) = instance.command.as_ref().and_then(|argv| argv.split_first()) else { continue };
+            let slug: String = format!("{}-{}", variant.name, instance.size)
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+                .collect();
+            let ncu_request = ncu_run::ProfileRequest {
+                selection: ncu_run::Selection::Kernel { regex: command.kernel.clone(), count: command.launches },
+                clock_control: plan.profile.clock_control.as_ncu_value().to_string(),
+                report_base: out_dir.join(&slug),
+                log_file: work_dir.join(format!("{slug}.log")),
+            };
+            let target = Invocation::new(program).args(args);
+            let invocation = ncu_run::profile_invocation(&ncu, &ncu_request, &target).in_folder(&folder);
+            let started = Instant::now();
+            let outcome = process::run_streaming(&invocation, Some(request.idle_timeout * 4), |_| {});
+            let seconds = started.elapsed().as_secs_f64();
+            let log = std::fs::read_to_string(&ncu_request.log_file).unwrap_or_default();
+            let report = ncu_run::report_path(&ncu_request);
+            if results.profiler.is_none() {
+                results.profiler = Some(ProfilerRun {
+                    ncu_version: version.clone(),
+                    command: invocation.display(),
+                    clock_control: ncu_request.clock_control.clone(),
+                    report_file: format!("{slug}.ncu-rep"),
+                    passes_per_launch: None,
+                    seconds,
+                });
+            }
+            let measured = match (&outcome, report.is_file()) {
+                (_, true) => measure_command(&ncu, &report, &work_dir, &slug, command.launches),
+                (Err(error), false) => Err(ncu_run::diagnose(&log)
+                    .or_else(|| ncu_run::diagnose(&error.stderr))
+                    .unwrap_or_else(|| format!("{error}\n{}", last_lines(&log, 10)))),
+                (Ok(_), false) => Err(format!(
+                    "no launch matched the kernel filter `{}`, so ncu wrote no report: check `kernel` against the names ncu prints ({})",
+                    command.kernel,
+                    last_lines(&log, 3)
+                )),
+            };
+            if let Some(run) = run_of(results, &item) {
+                match measured {
+                    Ok((samples, profile)) => {
+                        run.samples_ms = samples;
+                        run.profile = Some(profile);
+                        run.check = Some(Check::NotChecked {
+                            reason: "a command variant's outputs are its own: gpuprof does not compare them".into(),
+                        });
+                        reports.push(format!("{slug}.ncu-rep"));
+                    }
+                    Err(message) => run.failure = Some(Failure { stage: "profile".into(), message }),
+                }
+            }
+            save(results_path, results)?;
+        }
+    }
+    bar.finish_and_clear();
+    if !reports.is_empty() {
+        results.notices.push(format!(
+            "Command variants are timed by ncu, not by CUDA events: their samples are the durations of the profiled launches (ncu flushes the caches before each, so they read cold data). Their reports: {}.",
+            reports.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// Exports one command variant's report: the launch durations (ms) and the
+/// profile of the last launch, with its source lines.
+fn measure_command(
+    ncu: &Path,
+    report: &Path,
+    work_dir: &Path,
+    slug: &str,
+    wanted: u32,
+) -> Result<(Vec<f64>, crate::model::results::Profile), String> {
+    let text = process::run(&ncu_run::export_raw_invocation(ncu, report))
+        .map(|o| o.stdout)
+        .map_err(|e| format!("exporting the ncu report failed: {e}"))?;
+    write_atomic(&work_dir.join(format!("{slug}-raw.csv")), text.as_bytes()).map_err(|e| e.to_string())?;
+    let launches = raw::parse_raw_page(&text).map_err(|e| format!("ncu's raw export could not be read: {e}"))?;
+    let last = launches.len().checked_sub(1).ok_or("ncu profiled no launch")?;
+    let samples: Vec<f64> = launches
+        .iter()
+        .filter_map(|l| l.number(crate::ncu::metrics::DURATION))
+        .map(|ns| ns / 1e6)
+        .collect();
+    let source = process::run(&ncu_run::export_source_invocation(ncu, report, last))
+        .map_err(|e| format!("exporting ncu's source page failed: {e}"))
+        .and_then(|o| source::parse_source_page(&o.stdout).map_err(|e| e.to_string()));
+    let mut profile = crate::model::import::profile_of_launch(&launches[last], &source);
+    if launches.len() < wanted as usize {
+        profile.source_note.get_or_insert(format!(
+            "ncu profiled {} launches of the {wanted} asked for: the program launched no more matching kernels",
+            launches.len()
+        ));
+    }
+    Ok((samples, profile))
+}
+
+/// Runs a command variant's build line in its folder; the output on
+/// success, the failure with the tool's output otherwise.
+fn build_command(argv: &[String], folder: &Path) -> Result<String, String> {
+    let Some((program, args)) = argv.split_first() else {
+        return Err("the build command is empty".into());
+    };
+    let invocation = Invocation::new(program).args(args).in_folder(folder);
+    process::run(&invocation)
+        .map(|o| format!("{}{}", o.stdout, o.stderr).trim().to_string())
+        .map_err(|e| format!("the build failed: {e}"))
+}
+
+/// A command line as the user would type it.
+fn shell_words(argv: &[String]) -> String {
+    argv.first()
+        .map(|program| Invocation::new(program).args(&argv[1..]).display())
+        .unwrap_or_default()
 }
 
 /// Every compiled variant at every size, sizes in order, and within a size
@@ -616,6 +816,7 @@ fn profile(
         },
     )?;
     let ncu_request = ncu_run::ProfileRequest {
+        selection: ncu_run::Selection::ProfilerRanges,
         clock_control: plan.profile.clock_control.as_ncu_value().to_string(),
         report_base: out_dir.join(PROFILE_BASE),
         log_file: work_dir.join("ncu.log"),

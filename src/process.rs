@@ -19,6 +19,8 @@ pub struct Invocation {
     pub program: PathBuf,
     pub args: Vec<OsString>,
     pub env: Vec<(OsString, OsString)>,
+    /// The working folder (the caller's when `None`).
+    pub folder: Option<PathBuf>,
 }
 
 impl Invocation {
@@ -27,6 +29,7 @@ impl Invocation {
             program: program.into(),
             args: Vec::new(),
             env: Vec::new(),
+            folder: None,
         }
     }
 
@@ -37,6 +40,11 @@ impl Invocation {
 
     pub fn args<I: IntoIterator<Item = S>, S: Into<OsString>>(mut self, args: I) -> Invocation {
         self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    pub fn in_folder(mut self, folder: impl Into<PathBuf>) -> Invocation {
+        self.folder = Some(folder.into());
         self
     }
 
@@ -60,6 +68,9 @@ impl Invocation {
         // everything it started (ncu's target process, a shell's children).
         command.process_group(0);
         command.args(&self.args);
+        if let Some(folder) = &self.folder {
+            command.current_dir(folder);
+        }
         for (key, value) in &self.env {
             command.env(key, value);
         }

@@ -103,8 +103,25 @@ pub struct Variant {
     /// A vendor-library call instead of a kernel (source and entry unused).
     #[serde(default)]
     pub library: Option<Library>,
+    /// The user's own program instead of a kernel (source and entry unused).
+    #[serde(default)]
+    pub command: Option<CommandVariant>,
     /// One entry per suite size, in the suite's size order.
     pub instances: Vec<Instance>,
+}
+
+/// A program of the user's, profiled under ncu as it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandVariant {
+    /// Run once, before any size, in `folder` (e.g. a make or nvcc line).
+    pub build: Option<Vec<String>>,
+    /// ncu's kernel-name filter (a regular expression).
+    pub kernel: String,
+    /// How many matching launches ncu profiles; their durations are the
+    /// timing samples.
+    pub launches: u32,
+    /// Where the build and the command run: the toml's folder.
+    pub folder: PathBuf,
 }
 
 /// A library routine run as a variant, as the ceiling a suite's kernels are
@@ -158,6 +175,9 @@ pub struct Instance {
     /// (m, n, k) of a GEMM library call.
     #[serde(default)]
     pub gemm: Option<[u32; 3]>,
+    /// A command variant's argv at this size (placeholders filled in).
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

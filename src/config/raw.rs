@@ -65,6 +65,10 @@ pub(crate) struct RawVariant {
     pub(crate) bytes: Option<Spanned<ExprSource>>,
     pub(crate) flops: Option<Spanned<ExprSource>>,
     pub(crate) library: Option<Spanned<RawLibrary>>,
+    pub(crate) command: Option<Spanned<Vec<Spanned<String>>>>,
+    pub(crate) build: Option<Vec<String>>,
+    pub(crate) kernel: Option<Spanned<String>>,
+    pub(crate) launches: Option<Spanned<i64>>,
 }
 
 /// `library = { routine = "cublas-sgemm", m = "N", n = "N", k = "N" }`.

@@ -25,7 +25,7 @@ use super::change::Change;
 use super::error::ConfigError;
 use super::kernels::{self, Kernels};
 use super::plan::{
-    Arg, ClockControl, Compare, Instance, Library, Plan, ProfileSettings, Role, Size, Suite,
+    Arg, ClockControl, CommandVariant, Compare, Instance, Library, Plan, ProfileSettings, Role, Size, Suite,
     Timing, Tolerance, Variant, Verify,
 };
 use super::raw::{RawFile, RawSize, RawSuite, RawVariant};
@@ -414,6 +414,41 @@ fn merged<'a, T>(
         })
 }
 
+/// Matching launches a command variant profiles by default.
+const DEFAULT_LAUNCHES: u32 = 5;
+
+/// `{N}` in a command's arguments becomes the size's value of N.
+fn fill_placeholders(doc: &Doc<'_>, argv: &[Spanned<String>], size: &Size) -> Result<Vec<String>, ConfigError> {
+    argv.iter()
+        .map(|arg| {
+            let text = arg.get_ref();
+            let mut filled = String::new();
+            let mut rest = text.as_str();
+            while let Some(open) = rest.find('{') {
+                filled.push_str(&rest[..open]);
+                let Some(close) = rest[open..].find('}') else {
+                    return Err(doc
+                        .error(arg.span(), format!("`{text}` opens a placeholder with {{ but never closes it"))
+                        .help("write {N} for a size symbol"));
+                };
+                let symbol = &rest[open + 1..open + close];
+                match size.symbols.get(symbol) {
+                    Some(value) => filled.push_str(&value.to_string()),
+                    None => {
+                        let known: Vec<&str> = size.symbols.keys().map(String::as_str).collect();
+                        return Err(doc
+                            .error(arg.span(), format!("`{{{symbol}}}` is not a size symbol"))
+                            .help(format!("the symbols at {} are: {}", size.label, known.join(", "))));
+                    }
+                }
+                rest = &rest[open + close + 1..];
+            }
+            filled.push_str(rest);
+            Ok(filled)
+        })
+        .collect()
+}
+
 /// A GEMM call needs two f32 inputs A (m×k) and B (k×n) and an f32
 /// output C (m×n), the first of each in the argument list.
 fn check_gemm_buffers(
@@ -483,7 +518,25 @@ impl Context<'_> {
                     "add {example} to this [[variant]] or to [defaults]"
                 ))
         };
-        let library = merged(raw, d, |r| &r.library);
+        let command = merged(raw, d, |r| &r.command);
+        if let Some(command) = &command {
+            for (key, given) in [
+                ("source", raw.source.as_ref().map(|v| v.span())),
+                ("entry", raw.entry.as_ref().map(|v| v.span())),
+                ("library", raw.library.as_ref().map(|v| v.span())),
+                ("verify", raw.verify.as_ref().map(|v| v.span())),
+            ] {
+                if let Some(span) = given {
+                    return Err(doc
+                        .error(span, format!("variant `{name}` runs a command, so it takes no `{key}`"))
+                        .help(format!(
+                            "remove `{key}`, or remove `command` to run a kernel (line {}); a command's outputs are its own, so it is not verified",
+                            doc.text[..command.value.span().start].matches('\n').count() + 1
+                        )));
+                }
+            }
+        }
+        let library = merged(raw, d, |r| &r.library).filter(|_| command.is_none());
         if let Some(library) = &library {
             for (key, given) in [
                 ("source", raw.source.as_ref().map(|v| v.span())),
@@ -502,8 +555,19 @@ impl Context<'_> {
                 }
             }
         }
-        let (source_path, entry_name, library_kind) = match &library {
-            Some(library) => {
+        let (source_path, entry_name, library_kind) = match (&library, &command) {
+            (_, Some(_)) => {
+                let kernel = merged(raw, d, |r| &r.kernel).ok_or_else(|| {
+                    missing("kernel", "kernel = \"transpose\" (a regular expression ncu matches against kernel names)")
+                })?;
+                if let Err(e) = regex::Regex::new(kernel.value.get_ref()) {
+                    return Err(doc
+                        .error(kernel.value.span(), format!("`kernel` is not a regular expression: {e}"))
+                        .help("write a regular expression matching the kernel's name, e.g. \"transpose_naive\" or \"^sgemm\""));
+                }
+                (PathBuf::new(), kernel.value.get_ref().clone(), None)
+            }
+            (Some(library), None) => {
                 let routine = &library.value.get_ref().routine;
                 let kind = match routine.get_ref().as_str() {
                     "cublas-sgemm" => Library::CublasSgemm,
@@ -515,7 +579,7 @@ impl Context<'_> {
                 };
                 (PathBuf::new(), kind.word().to_string(), Some(kind))
             }
-            None => {
+            (None, None) => {
                 let source = merged(raw, d, |r| &r.source).ok_or_else(|| {
                     missing(
                         "source",
@@ -532,9 +596,10 @@ impl Context<'_> {
                 (source_path, entry.value.get_ref().clone(), None)
             }
         };
+        let runs_kernel = library.is_none() && command.is_none();
         let grid = merged(raw, d, |r| &r.grid);
         let block = merged(raw, d, |r| &r.block);
-        if library.is_none() {
+        if runs_kernel {
             grid.as_ref().ok_or_else(|| {
                 missing("grid", "grid = [\"cdiv(N, 256)\"] (blocks per dimension)")
             })?;
@@ -542,12 +607,17 @@ impl Context<'_> {
                 .as_ref()
                 .ok_or_else(|| missing("block", "block = [256] (threads per dimension)"))?;
         }
-        let args = merged(raw, d, |r| &r.args).ok_or_else(|| {
-            missing(
-                "args",
-                "args = [...] listing the kernel's parameters in order (args = [] for none)",
-            )
-        })?;
+        let args = match merged(raw, d, |r| &r.args) {
+            // A command's buffers are its own.
+            _ if command.is_some() => None,
+            Some(args) => Some(args),
+            None => {
+                return Err(missing(
+                    "args",
+                    "args = [...] listing the kernel's parameters in order (args = [] for none)",
+                ));
+            }
+        };
 
         let role = match merged(raw, d, |r| &r.role) {
             None => Role::Step,
@@ -565,7 +635,10 @@ impl Context<'_> {
             },
         };
         let changes = self.changes(raw)?;
-        let (verify, verify_span) = self.verify(raw, name)?;
+        let (verify, verify_span) = match &command {
+            Some(_) => (Verify::Skip, None),
+            None => self.verify(raw, name)?,
+        };
         let tolerance = self.tolerance(raw)?;
 
         let scope = |key: &str, inherited: bool| {
@@ -577,11 +650,11 @@ impl Context<'_> {
             format!("{key} of variant `{name}`{origin}")
         };
         let grid_exprs = match &grid {
-            Some(grid) if library.is_none() => self.geometry(grid, "grid", &scope)?,
+            Some(grid) if runs_kernel => self.geometry(grid, "grid", &scope)?,
             _ => Vec::new(),
         };
         let block_exprs = match &block {
-            Some(block) if library.is_none() => self.geometry(block, "block", &scope)?,
+            Some(block) if runs_kernel => self.geometry(block, "block", &scope)?,
             _ => Vec::new(),
         };
         let gemm_exprs = match &library {
@@ -608,9 +681,13 @@ impl Context<'_> {
             Some(m) => Some(self.compile(m.value, scope("flops", m.inherited))?),
             None => None,
         };
-        let mut arg_specs: Vec<ArgSpec> = Vec::with_capacity(args.value.len());
-        for arg in args.value {
-            let spec = self.arg(arg, &|what: &str| scope(what, args.inherited))?;
+        let (arg_list, args_inherited) = match &args {
+            Some(args) => (args.value.as_slice(), args.inherited),
+            None => (&[][..], false),
+        };
+        let mut arg_specs: Vec<ArgSpec> = Vec::with_capacity(arg_list.len());
+        for arg in arg_list {
+            let spec = self.arg(arg, &|what: &str| scope(what, args_inherited))?;
             if let Some(first) = arg_specs.iter().find(|a| a.name() == spec.name()) {
                 return Err(doc
                     .error(
@@ -635,10 +712,14 @@ impl Context<'_> {
                 size: size.label.clone(),
                 grid: self.dims(&grid_exprs, size, grid_bounds)?,
                 block: match &block {
-                    Some(block) if library.is_none() => {
+                    Some(block) if runs_kernel => {
                         self.block(&block_exprs, block.value.span(), size)?
                     }
                     _ => [1, 1, 1],
+                },
+                command: match &command {
+                    Some(command) => Some(fill_placeholders(doc, command.value.get_ref(), size)?),
+                    None => None,
                 },
                 gemm: match &gemm_exprs {
                     Some(exprs) => Some(self.dims(exprs, size, |_| gemm_bounds())?),
@@ -678,6 +759,29 @@ impl Context<'_> {
                 source: source_path,
                 entry: entry_name,
                 library: library_kind,
+                command: match &command {
+                    Some(_) => Some(CommandVariant {
+                        build: merged(raw, d, |r| &r.build).map(|m| m.value.clone()),
+                        kernel: merged(raw, d, |r| &r.kernel).map(|m| m.value.get_ref().clone()).unwrap_or_default(),
+                        launches: match merged(raw, d, |r| &r.launches) {
+                            None => DEFAULT_LAUNCHES,
+                            Some(m) => match u32::try_from(*m.value.get_ref()) {
+                                Ok(n) if (1..=1000).contains(&n) => n,
+                                _ => {
+                                    return Err(doc
+                                        .error(m.value.span(), format!("`launches` is {}, but must be 1 to 1000", m.value.get_ref()))
+                                        .help("how many matching launches ncu profiles; their durations are the timing samples"));
+                                }
+                            },
+                        },
+                        folder: if doc.dir.as_os_str().is_empty() {
+                            PathBuf::from(".")
+                        } else {
+                            doc.dir.to_path_buf()
+                        },
+                    }),
+                    None => None,
+                },
                 compile_options: merged(raw, d, |r| &r.compile_options)
                     .map(|m| m.value.clone())
                     .unwrap_or_default(),

@@ -68,7 +68,9 @@ fn dims(text: &str) -> [u32; 3] {
     }
 }
 
-fn profile(launch: &RawLaunch, source: &Result<Vec<SourceFile>, String>) -> Profile {
+/// The profile of an imported launch: the fixed metric set and every source
+/// line of its source page.
+pub fn profile_of_launch(launch: &RawLaunch, source: &Result<Vec<SourceFile>, String>) -> Profile {
     let metrics = metrics::METRICS
         .iter()
         .map(|m| m.name)
@@ -174,7 +176,8 @@ pub fn compare_results(imported: &[ImportedLaunch], command: String, created: St
                     reason: "compare reads existing ncu data; it runs nothing".into(),
                 }),
                 failure: None,
-                profile: Some(profile(&item.launch, &item.source)),
+                profile: Some(profile_of_launch(&item.launch, &item.source)),
+                command: None,
             }],
         })
         .collect();

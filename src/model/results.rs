@@ -107,6 +107,9 @@ pub struct RunResult {
     /// Why this run is incomplete (compile error, fault, timeout…).
     pub failure: Option<Failure>,
     pub profile: Option<Profile>,
+    /// For a command variant, the command line run at this size.
+    #[serde(default)]
+    pub command: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

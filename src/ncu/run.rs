@@ -57,9 +57,20 @@ pub fn parse_version(output: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// Which launches ncu profiles.
+#[derive(Debug, Clone)]
+pub enum Selection {
+    /// Only launches inside cuProfilerStart/Stop (gpuprof's own harness).
+    ProfilerRanges,
+    /// The first `count` launches whose kernel name matches `regex` (a
+    /// user's program).
+    Kernel { regex: String, count: u32 },
+}
+
 /// How to profile.
 #[derive(Debug, Clone)]
 pub struct ProfileRequest {
+    pub selection: Selection,
     pub clock_control: String,
     /// The report path without its `.ncu-rep` extension.
     pub report_base: PathBuf,
@@ -67,13 +78,23 @@ pub struct ProfileRequest {
     pub log_file: PathBuf,
 }
 
-/// `ncu … target`: profiles only launches inside cuProfilerStart/Stop
-/// ranges (`--profile-from-start off`), collecting the fixed metric set and
-/// the SourceCounters section, with the source embedded in the report.
+/// `ncu … target`: profiles the selected launches (profiler ranges with
+/// `--profile-from-start off`, or a kernel-name filter and a launch count),
+/// collecting the fixed metric set and the SourceCounters section, with the
+/// source embedded in the report.
 pub fn profile_invocation(ncu: &Path, request: &ProfileRequest, target: &Invocation) -> Invocation {
+    let selection: Vec<String> = match &request.selection {
+        Selection::ProfilerRanges => vec!["--profile-from-start".into(), "off".into()],
+        Selection::Kernel { regex, count } => vec![
+            "--kernel-name".into(),
+            format!("regex:{regex}"),
+            "--launch-count".into(),
+            count.to_string(),
+        ],
+    };
     let mut invocation = Invocation::new(ncu)
         .args(["--clock-control", request.clock_control.as_str()])
-        .args(["--profile-from-start", "off"])
+        .args(selection)
         .arg("--metrics")
         .arg(metrics::metrics_argument())
         .args(["--section", metrics::SOURCE_SECTION])
@@ -149,6 +170,7 @@ mod tests {
     #[test]
     fn the_profile_command_line_filters_by_profiler_range_and_keeps_the_clocks() {
         let request = ProfileRequest {
+            selection: Selection::ProfilerRanges,
             clock_control: "none".into(),
             report_base: "/out/profile".into(),
             log_file: "/out/ncu.log".into(),
@@ -161,6 +183,10 @@ mod tests {
         assert!(line.contains(" --section SourceCounters --import-source yes --log-file /out/ncu.log -f -o /out/profile "));
         assert!(line.ends_with(" /bin/gpuprof harness --job /out/job.json"));
         assert_eq!(report_path(&request), PathBuf::from("/out/profile.ncu-rep"));
+        let user = ProfileRequest { selection: Selection::Kernel { regex: "transpose_.*".into(), count: 5 }, ..request };
+        let line = profile_invocation(Path::new("ncu"), &user, &Invocation::new("./app").arg("4096")).display();
+        assert!(line.starts_with("ncu --clock-control none --kernel-name 'regex:transpose_.*' --launch-count 5 --metrics "), "{line}");
+        assert!(line.ends_with(" -o /out/profile ./app 4096"), "{line}");
     }
 
     #[test]

@@ -599,7 +599,18 @@ fn variant_view(
             value: format::bytes(f64::from(resources.local_bytes_per_thread)),
         });
     }
+    let commands: Vec<String> = variant.runs.iter().filter_map(|r| r.command.as_ref().map(|c| format!("{}: {c}", r.size))).collect();
     match variant.library {
+        _ if !commands.is_empty() => {
+            build_facts.push(Fact { label: "command".into(), value: commands.join(" · ") });
+            if !variant.build.options.is_empty() {
+                build_facts.push(Fact { label: "built with".into(), value: variant.build.options.join(" ") });
+            }
+            build_facts.push(Fact {
+                label: "profiled".into(),
+                value: format!("kernels matching `{}`, timed by ncu (no verification: the program's outputs are its own)", variant.entry),
+            });
+        }
         Some(library) => build_facts.push(Fact {
             label: "library call".into(),
             value: format!(
