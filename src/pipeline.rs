@@ -136,10 +136,17 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, PipelineError> {
     if request.skip_profile {
         for variant in plan.variants.iter().filter(|v| v.command.is_some()) {
             for instance in &variant.instances {
-                if let Some(run) = run_of(&mut results, &Item { variant: variant.name.clone(), size: instance.size.clone() }) {
+                if let Some(run) = run_of(
+                    &mut results,
+                    &Item {
+                        variant: variant.name.clone(),
+                        size: instance.size.clone(),
+                    },
+                ) {
                     run.failure.get_or_insert(Failure {
                         stage: "profile".into(),
-                        message: "command variants are timed by ncu, and --no-profile skipped it".into(),
+                        message: "command variants are timed by ncu, and --no-profile skipped it"
+                            .into(),
                     });
                 }
             }
@@ -365,7 +372,10 @@ fn build_all(
                 let started = Instant::now();
                 // The same build line (in the same folder) runs once.
                 let key = (build.clone(), command.folder.clone());
-                let outcome = built.entry(key).or_insert_with(|| build_command(build, &command.folder)).clone();
+                let outcome = built
+                    .entry(key)
+                    .or_insert_with(|| build_command(build, &command.folder))
+                    .clone();
                 record.build.options = build.clone();
                 record.build.seconds = started.elapsed().as_secs_f64();
                 match outcome {
@@ -373,7 +383,10 @@ fn build_all(
                     Err(message) => {
                         record.build.error = Some(message.clone());
                         for run in &mut record.runs {
-                            run.failure = Some(Failure { stage: "build".into(), message: message.clone() });
+                            run.failure = Some(Failure {
+                                stage: "build".into(),
+                                message: message.clone(),
+                            });
                         }
                     }
                 }
@@ -419,21 +432,36 @@ fn profile_commands(
     results: &mut Results,
     results_path: &Path,
 ) -> Result<(), PipelineError> {
-    let commands: Vec<&crate::config::plan::Variant> = plan.variants.iter().filter(|v| v.command.is_some()).collect();
+    let commands: Vec<&crate::config::plan::Variant> = plan
+        .variants
+        .iter()
+        .filter(|v| v.command.is_some())
+        .collect();
     if commands.is_empty() {
         return Ok(());
     }
-    let out_dir = std::path::absolute(out_dir).map_err(|e| PipelineError::Output { path: out_dir.to_path_buf(), reason: e.to_string() })?;
+    let out_dir = std::path::absolute(out_dir).map_err(|e| PipelineError::Output {
+        path: out_dir.to_path_buf(),
+        reason: e.to_string(),
+    })?;
     let work_dir = out_dir.join(WORK_FOLDER);
     let ncu = match ncu_run::locate(request.ncu.as_deref()) {
         Ok(ncu) => ncu,
         Err(reason) => {
             for variant in &commands {
                 for instance in &variant.instances {
-                    if let Some(run) = run_of(results, &Item { variant: variant.name.clone(), size: instance.size.clone() }) {
+                    if let Some(run) = run_of(
+                        results,
+                        &Item {
+                            variant: variant.name.clone(),
+                            size: instance.size.clone(),
+                        },
+                    ) {
                         run.failure.get_or_insert(Failure {
                             stage: "profile".into(),
-                            message: format!("command variants are timed and profiled by ncu: {reason}"),
+                            message: format!(
+                                "command variants are timed and profiled by ncu: {reason}"
+                            ),
                         });
                     }
                 }
@@ -448,29 +476,52 @@ fn profile_commands(
     let mut reports = Vec::new();
     let bar = progress(0, "profile");
     for variant in commands {
-        let Some(command) = &variant.command else { continue };
-        let folder = std::path::absolute(&command.folder).unwrap_or_else(|_| command.folder.clone());
+        let Some(command) = &variant.command else {
+            continue;
+        };
+        let folder =
+            std::path::absolute(&command.folder).unwrap_or_else(|_| command.folder.clone());
         for instance in &variant.instances {
-            let item = Item { variant: variant.name.clone(), size: instance.size.clone() };
+            let item = Item {
+                variant: variant.name.clone(),
+                size: instance.size.clone(),
+            };
             if run_of(results, &item).is_some_and(|r| r.failure.is_some()) {
                 continue;
             }
             bar.set_message(format!("{} {}", item.variant, item.size));
-            let Some((program, args)) = instance.command.as_ref().and_then(|argv| argv.split_first()) else { continue };
+            let Some((program, args)) = instance
+                .command
+                .as_ref()
+                .and_then(|argv| argv.split_first())
+            else {
+                continue;
+            };
             let slug: String = format!("{}-{}", variant.name, instance.size)
                 .chars()
-                .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
                 .collect();
             let ncu_request = ncu_run::ProfileRequest {
-                selection: ncu_run::Selection::Kernel { regex: command.kernel.clone(), count: command.launches },
+                selection: ncu_run::Selection::Kernel {
+                    regex: command.kernel.clone(),
+                    count: command.launches,
+                },
                 clock_control: plan.profile.clock_control.as_ncu_value().to_string(),
                 report_base: out_dir.join(&slug),
                 log_file: work_dir.join(format!("{slug}.log")),
             };
             let target = Invocation::new(program).args(args);
-            let invocation = ncu_run::profile_invocation(&ncu, &ncu_request, &target).in_folder(&folder);
+            let invocation =
+                ncu_run::profile_invocation(&ncu, &ncu_request, &target).in_folder(&folder);
             let started = Instant::now();
-            let outcome = process::run_streaming(&invocation, Some(request.idle_timeout * 4), |_| {});
+            let outcome =
+                process::run_streaming(&invocation, Some(request.idle_timeout * 4), |_| {});
             let seconds = started.elapsed().as_secs_f64();
             let log = std::fs::read_to_string(&ncu_request.log_file).unwrap_or_default();
             let report = ncu_run::report_path(&ncu_request);
@@ -505,7 +556,12 @@ fn profile_commands(
                         });
                         reports.push(format!("{slug}.ncu-rep"));
                     }
-                    Err(message) => run.failure = Some(Failure { stage: "profile".into(), message }),
+                    Err(message) => {
+                        run.failure = Some(Failure {
+                            stage: "profile".into(),
+                            message,
+                        })
+                    }
                 }
             }
             save(results_path, results)?;
@@ -533,9 +589,14 @@ fn measure_command(
     let text = process::run(&ncu_run::export_raw_invocation(ncu, report))
         .map(|o| o.stdout)
         .map_err(|e| format!("exporting the ncu report failed: {e}"))?;
-    write_atomic(&work_dir.join(format!("{slug}-raw.csv")), text.as_bytes()).map_err(|e| e.to_string())?;
-    let launches = raw::parse_raw_page(&text).map_err(|e| format!("ncu's raw export could not be read: {e}"))?;
-    let last = launches.len().checked_sub(1).ok_or("ncu profiled no launch")?;
+    write_atomic(&work_dir.join(format!("{slug}-raw.csv")), text.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let launches = raw::parse_raw_page(&text)
+        .map_err(|e| format!("ncu's raw export could not be read: {e}"))?;
+    let last = launches
+        .len()
+        .checked_sub(1)
+        .ok_or("ncu profiled no launch")?;
     let samples: Vec<f64> = launches
         .iter()
         .filter_map(|l| l.number(crate::ncu::metrics::DURATION))

@@ -371,3 +371,56 @@ fn doctor_names_each_missing_piece_and_its_fix() {
         assert!(text.contains("fix: install the NVIDIA driver"), "{text}");
     }
 }
+
+#[test]
+fn compare_reads_the_exports_of_a_users_program() {
+    let out = tempfile::tempdir().unwrap();
+    gpuprof()
+        .args([
+            "compare",
+            "tests/fixtures/h200-external/naive-N_4096-raw.csv",
+            "tests/fixtures/h200-external/padded-N_4096-raw.csv",
+            "--name",
+            "naive",
+            "--name",
+            "padded",
+            "-o",
+        ])
+        .arg(out.path())
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("naive/transpose_naive#4")
+                .and(predicate::str::contains("padded/transpose_padded#0")),
+        );
+    let results = read_results(&out.path().join("results.json"));
+    assert_eq!(results.variants.len(), 10, "five launches of each");
+}
+
+#[test]
+fn the_external_example_mixes_command_and_harness_variants() {
+    let results = read_results(&root().join("examples/external/results.json"));
+    let naive = results.variant("naive").unwrap();
+    assert_eq!(
+        naive.runs[0].samples_ms.len(),
+        5,
+        "timed by the five profiled launches"
+    );
+    assert_eq!(
+        naive.runs[0].command.as_deref(),
+        Some("./transpose naive 4096")
+    );
+    assert!(
+        naive.runs[0]
+            .profile
+            .as_ref()
+            .unwrap()
+            .source_lines
+            .iter()
+            .any(|l| l.line == 17)
+    );
+    let bundled = results.variant("bundled-padded").unwrap();
+    assert_eq!(bundled.runs[0].samples_ms.len(), 20, "timed by CUDA events");
+    let page = std::fs::read_to_string(root().join("examples/external/report.html")).unwrap();
+    assert!(page.contains("uncoalesced global stores: 32.1 sectors per request"));
+}

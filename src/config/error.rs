@@ -255,6 +255,18 @@ fn describe_expected(expected: &str) -> String {
     }
 }
 
+/// What is wrong with a regular expression, in one line (the regex crate
+/// draws its own caret over several lines; its last line names the problem).
+pub fn regex_reason(error: &regex::Error) -> String {
+    let text = error.to_string();
+    text.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim_start_matches("error: ")
+        .to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,7 @@
 //! `change` are the contract with the rest of the program.
 
 pub mod change;
-mod error;
+pub mod error;
 mod expr;
 mod kernels;
 pub mod plan;

@@ -25,8 +25,8 @@ use super::change::Change;
 use super::error::ConfigError;
 use super::kernels::{self, Kernels};
 use super::plan::{
-    Arg, ClockControl, CommandVariant, Compare, Instance, Library, Plan, ProfileSettings, Role, Size, Suite,
-    Timing, Tolerance, Variant, Verify,
+    Arg, ClockControl, CommandVariant, Compare, Instance, Library, Plan, ProfileSettings, Role,
+    Size, Suite, Timing, Tolerance, Variant, Verify,
 };
 use super::raw::{RawFile, RawSize, RawSuite, RawVariant};
 use super::suggest;
@@ -418,7 +418,11 @@ fn merged<'a, T>(
 const DEFAULT_LAUNCHES: u32 = 5;
 
 /// `{N}` in a command's arguments becomes the size's value of N.
-fn fill_placeholders(doc: &Doc<'_>, argv: &[Spanned<String>], size: &Size) -> Result<Vec<String>, ConfigError> {
+fn fill_placeholders(
+    doc: &Doc<'_>,
+    argv: &[Spanned<String>],
+    size: &Size,
+) -> Result<Vec<String>, ConfigError> {
     argv.iter()
         .map(|arg| {
             let text = arg.get_ref();
@@ -428,7 +432,10 @@ fn fill_placeholders(doc: &Doc<'_>, argv: &[Spanned<String>], size: &Size) -> Re
                 filled.push_str(&rest[..open]);
                 let Some(close) = rest[open..].find('}') else {
                     return Err(doc
-                        .error(arg.span(), format!("`{text}` opens a placeholder with {{ but never closes it"))
+                        .error(
+                            arg.span(),
+                            format!("`{text}` opens a placeholder with {{ but never closes it"),
+                        )
                         .help("write {N} for a size symbol"));
                 };
                 let symbol = &rest[open + 1..open + close];
@@ -438,7 +445,11 @@ fn fill_placeholders(doc: &Doc<'_>, argv: &[Spanned<String>], size: &Size) -> Re
                         let known: Vec<&str> = size.symbols.keys().map(String::as_str).collect();
                         return Err(doc
                             .error(arg.span(), format!("`{{{symbol}}}` is not a size symbol"))
-                            .help(format!("the symbols at {} are: {}", size.label, known.join(", "))));
+                            .help(format!(
+                                "the symbols at {} are: {}",
+                                size.label,
+                                known.join(", ")
+                            )));
                     }
                 }
                 rest = &rest[open + close + 1..];
@@ -561,8 +572,18 @@ impl Context<'_> {
                     missing("kernel", "kernel = \"transpose\" (a regular expression ncu matches against kernel names)")
                 })?;
                 if let Err(e) = regex::Regex::new(kernel.value.get_ref()) {
+                    // The regex crate draws its own caret over several lines;
+                    // its last line names the problem.
+                    let text = e.to_string();
+                    let reason = text
+                        .lines()
+                        .rev()
+                        .find(|l| !l.trim().is_empty())
+                        .unwrap_or("")
+                        .trim_start_matches("error: ")
+                        .to_string();
                     return Err(doc
-                        .error(kernel.value.span(), format!("`kernel` is not a regular expression: {e}"))
+                        .error(kernel.value.span(), format!("`kernel` is not a regular expression: {reason}"))
                         .help("write a regular expression matching the kernel's name, e.g. \"transpose_naive\" or \"^sgemm\""));
                 }
                 (PathBuf::new(), kernel.value.get_ref().clone(), None)
@@ -762,7 +783,9 @@ impl Context<'_> {
                 command: match &command {
                     Some(_) => Some(CommandVariant {
                         build: merged(raw, d, |r| &r.build).map(|m| m.value.clone()),
-                        kernel: merged(raw, d, |r| &r.kernel).map(|m| m.value.get_ref().clone()).unwrap_or_default(),
+                        kernel: merged(raw, d, |r| &r.kernel)
+                            .map(|m| m.value.get_ref().clone())
+                            .unwrap_or_default(),
                         launches: match merged(raw, d, |r| &r.launches) {
                             None => DEFAULT_LAUNCHES,
                             Some(m) => match u32::try_from(*m.value.get_ref()) {

@@ -183,8 +183,19 @@ mod tests {
         assert!(line.contains(" --section SourceCounters --import-source yes --log-file /out/ncu.log -f -o /out/profile "));
         assert!(line.ends_with(" /bin/gpuprof harness --job /out/job.json"));
         assert_eq!(report_path(&request), PathBuf::from("/out/profile.ncu-rep"));
-        let user = ProfileRequest { selection: Selection::Kernel { regex: "transpose_.*".into(), count: 5 }, ..request };
-        let line = profile_invocation(Path::new("ncu"), &user, &Invocation::new("./app").arg("4096")).display();
+        let user = ProfileRequest {
+            selection: Selection::Kernel {
+                regex: "transpose_.*".into(),
+                count: 5,
+            },
+            ..request
+        };
+        let line = profile_invocation(
+            Path::new("ncu"),
+            &user,
+            &Invocation::new("./app").arg("4096"),
+        )
+        .display();
         assert!(line.starts_with("ncu --clock-control none --kernel-name 'regex:transpose_.*' --launch-count 5 --metrics "), "{line}");
         assert!(line.ends_with(" -o /out/profile ./app 4096"), "{line}");
     }

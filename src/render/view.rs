@@ -599,7 +599,11 @@ fn variant_view(
             value: format::bytes(f64::from(resources.local_bytes_per_thread)),
         });
     }
-    let commands: Vec<String> = variant.runs.iter().filter_map(|r| r.command.as_ref().map(|c| format!("{}: {c}", r.size))).collect();
+    let commands: Vec<String> = variant
+        .runs
+        .iter()
+        .filter_map(|r| r.command.as_ref().map(|c| format!("{}: {c}", r.size)))
+        .collect();
     match variant.library {
         _ if !commands.is_empty() => {
             build_facts.push(Fact { label: "command".into(), value: commands.join(" · ") });
