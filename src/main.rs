@@ -17,6 +17,19 @@ use gpuprof::{analysis, harness, render};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Ctrl-C: stop the harness and ncu (they run in their own process
+    // groups), keep what was saved. results.json is written after every
+    // variant and the previous report.html is only replaced at the end.
+    let interrupted = ctrlc::set_handler(|| {
+        gpuprof::process::stop_all();
+        eprintln!(
+            "\ninterrupted: results.json holds what was measured so far (`gpuprof render` makes a report of it); the previous report.html is untouched"
+        );
+        std::process::exit(130);
+    });
+    if let Err(error) = interrupted {
+        eprintln!("warning: Ctrl-C will not stop child processes cleanly: {error}");
+    }
     match cli.command {
         Command::Report {
             config,

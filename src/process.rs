@@ -187,6 +187,10 @@ pub fn run_streaming(
             std::io::ErrorKind::NotFound => spawn_error(ToolErrorKind::NotFound),
             _ => spawn_error(ToolErrorKind::Spawn(error)),
         })?;
+    let group = libc::pid_t::try_from(child.id()).ok();
+    if let Some(group) = group {
+        running_groups().push(group);
+    }
     let stderr_reader = read_all_in_background(child.stderr.take());
     let (lines_tx, lines_rx) = mpsc::channel::<String>();
     let stdout = child.stdout.take();
@@ -224,9 +228,11 @@ pub fn run_streaming(
             }
         }
     }
-    let status = child
-        .wait()
-        .map_err(|e| spawn_error(ToolErrorKind::Spawn(e)))?;
+    let waited = child.wait();
+    if let Some(group) = group {
+        running_groups().retain(|g| *g != group);
+    }
+    let status = waited.map_err(|e| spawn_error(ToolErrorKind::Spawn(e)))?;
     let _ = stdout_reader.join();
     let stderr = stderr_reader.join().unwrap_or_default();
     let kind = match timed_out {
@@ -259,6 +265,27 @@ fn read_all_in_background<R: Read + Send + 'static>(
         }
         String::from_utf8_lossy(&bytes).into_owned()
     })
+}
+
+/// The process groups of the tools running now (each tool gets its own).
+static RUNNING_GROUPS: std::sync::Mutex<Vec<libc::pid_t>> = std::sync::Mutex::new(Vec::new());
+
+fn running_groups() -> std::sync::MutexGuard<'static, Vec<libc::pid_t>> {
+    RUNNING_GROUPS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Kills every tool still running and everything it started: on Ctrl-C,
+/// so that no harness or ncu keeps the GPU busy after gpuprof is gone
+/// (their own process groups do not receive the terminal's signal).
+pub fn stop_all() {
+    for group in running_groups().drain(..) {
+        // SAFETY: kill(2) on a process group this module created.
+        unsafe {
+            libc::kill(-group, libc::SIGKILL);
+        }
+    }
 }
 
 fn kill_tree(child: &mut Child) {

@@ -424,3 +424,77 @@ fn the_external_example_mixes_command_and_harness_variants() {
     let page = std::fs::read_to_string(root().join("examples/external/report.html")).unwrap();
     assert!(page.contains("uncoalesced global stores: 32.1 sectors per request"));
 }
+
+#[test]
+fn ctrl_c_stops_the_harness_and_keeps_what_was_measured() {
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let pidfile = out.path().join("harness.pid");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gpuprof"))
+        .current_dir(root())
+        .env("GPUPROF_HARNESS", root().join("tests/standin/harness"))
+        .env(
+            "GPUPROF_REPLAY",
+            root().join("tests/fixtures/h200-transpose"),
+        )
+        .env("STANDIN_HARNESS", "hang:tiled")
+        .env("STANDIN_PIDFILE", &pidfile)
+        .env("XDG_CACHE_HOME", out.path().join("cache"))
+        .args([
+            "report",
+            "examples/transpose/variants.toml",
+            "--no-profile",
+            "-o",
+        ])
+        .arg(out.path().join("report"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !pidfile.is_file() || std::fs::read_to_string(&pidfile).unwrap().is_empty() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(120),
+            "the stand-in never hung"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let harness: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // SAFETY: signals the gpuprof process this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("interrupted: results.json holds what was measured so far")
+    );
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    // Gone, or a zombie waiting for whoever adopted it to reap it.
+    let status = std::fs::read_to_string(format!("/proc/{harness}/status")).unwrap_or_default();
+    let alive = status
+        .lines()
+        .any(|l| l.starts_with("State:") && !l.contains("zombie") && !l.contains("dead"));
+    assert!(!alive, "the harness outlived gpuprof: {status}");
+    let results = read_results(&out.path().join("report/results.json"));
+    let naive = results.variant("naive").unwrap();
+    assert_eq!(
+        naive.run("N=2048").unwrap().samples_ms.len(),
+        30,
+        "measured before the interrupt, kept"
+    );
+    assert!(
+        results
+            .variant("tiled")
+            .unwrap()
+            .run("N=2048")
+            .unwrap()
+            .samples_ms
+            .is_empty()
+    );
+}
