@@ -432,7 +432,7 @@ fn ctrl_c_stops_the_harness_and_keeps_what_was_measured() {
     }
     let out = tempfile::tempdir().unwrap();
     let pidfile = out.path().join("harness.pid");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gpuprof"))
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gpuprof"))
         .current_dir(root())
         .env("GPUPROF_HARNESS", root().join("tests/standin/harness"))
         .env(
