@@ -39,6 +39,9 @@ pub enum Command {
         /// Stop a variant that runs this many seconds without finishing
         #[arg(long, value_name = "SECONDS", default_value_t = 60)]
         timeout: u64,
+        /// Open the report in the default browser when it is written
+        #[arg(long)]
+        open: bool,
     },
     /// Rebuild report.html and report.md from a saved results.json (no GPU, no ncu)
     #[command(
@@ -53,6 +56,9 @@ pub enum Command {
         /// Print the report's view-model as JSON instead of writing files
         #[arg(long)]
         dump_view: bool,
+        /// Open the report in the default browser when it is written
+        #[arg(long)]
+        open: bool,
     },
     /// Build the same report from existing ncu data: .ncu-rep files or CSV exports of their raw page
     #[command(
@@ -74,6 +80,9 @@ pub enum Command {
         /// The ncu binary used to read .ncu-rep files
         #[arg(long, value_name = "PATH")]
         ncu: Option<PathBuf>,
+        /// Open the report in the default browser when it is written
+        #[arg(long)]
+        open: bool,
     },
     /// Check the setup: driver and GPU, NVRTC, Nsight Compute, counter permissions, line info in a binary
     #[command(
@@ -86,6 +95,15 @@ pub enum Command {
         /// A CUDA program of yours, checked for line info (-lineinfo)
         #[arg(long, value_name = "PATH")]
         binary: Option<PathBuf>,
+    },
+    /// Write a commented variants.toml and two kernels to start a suite from
+    #[command(
+        after_help = "Example:\n  gpuprof init my-suite && gpuprof report my-suite/variants.toml"
+    )]
+    Init {
+        /// The folder to create them in (made if missing) [default: .]
+        #[arg(default_value = ".")]
+        folder: PathBuf,
     },
     /// Internal: run a harness job (used by `gpuprof report`, also under ncu)
     #[command(hide = true)]

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod config;
 pub mod doctor;
 pub mod harness;
+pub mod init;
 pub mod model;
 pub mod ncu;
 pub mod pipeline;

@@ -37,6 +37,7 @@ fn main() -> ExitCode {
             ncu,
             no_profile,
             timeout,
+            open,
         } => {
             let request = ReportRequest {
                 config,
@@ -46,35 +47,59 @@ fn main() -> ExitCode {
                 idle_timeout: Duration::from_secs(timeout.max(1)),
                 command_line: command_line(),
             };
-            finish(pipeline::report(&request))
+            finish(pipeline::report(&request), open)
         }
         Command::Render {
             results,
             output,
             dump_view,
+            open,
         } => {
             if dump_view {
                 return dump(&results);
             }
-            finish(pipeline::render_saved(&RenderRequest {
-                results,
-                out_dir: output,
-            }))
+            finish(
+                pipeline::render_saved(&RenderRequest {
+                    results,
+                    out_dir: output,
+                }),
+                open,
+            )
         }
+        Command::Init { folder } => match gpuprof::init::write(&folder) {
+            Ok(written) => {
+                for path in written {
+                    anstream::println!("wrote {}", path.display());
+                }
+                anstream::println!(
+                    "next: gpuprof report {}",
+                    folder.join("variants.toml").display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                anstream::eprintln!("error: {error}");
+                ExitCode::from(2)
+            }
+        },
         Command::Compare {
             inputs,
             names,
             kernel,
             output,
             ncu,
-        } => finish(pipeline::compare(&CompareRequest {
-            inputs,
-            names,
-            kernel,
-            out_dir: output,
-            ncu,
-            command_line: command_line(),
-        })),
+            open,
+        } => finish(
+            pipeline::compare(&CompareRequest {
+                inputs,
+                names,
+                kernel,
+                out_dir: output,
+                ncu,
+                command_line: command_line(),
+            }),
+            open,
+        ),
         Command::Doctor { ncu, binary } => {
             let findings = gpuprof::doctor::check(ncu.as_deref(), binary.as_deref());
             anstream::print!("{}", gpuprof::doctor::render(&findings));
@@ -99,9 +124,34 @@ fn command_line() -> String {
     parts.join(" ")
 }
 
-fn finish(outcome: Result<Outcome, PipelineError>) -> ExitCode {
+/// Opens `report` with the desktop's handler (xdg-open, or open on macOS),
+/// without waiting for the browser.
+fn open_in_browser(report: &std::path::Path) {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    if let Err(error) = std::process::Command::new(opener)
+        .arg(report)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+    {
+        anstream::eprintln!(
+            "note: could not open the report with {opener} ({error}); open {} yourself",
+            report.display()
+        );
+    }
+}
+
+fn finish(outcome: Result<Outcome, PipelineError>, open: bool) -> ExitCode {
     match outcome {
         Ok(outcome) => {
+            if open {
+                open_in_browser(&outcome.report);
+            }
             let view = render::view(&outcome.results, &outcome.analysis);
             anstream::print!("{}", render::terminal::summary(&view));
             for notice in &outcome.results.notices {

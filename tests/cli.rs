@@ -247,7 +247,7 @@ fn broken_results_json_is_a_clear_error() {
 
 #[test]
 fn every_subcommand_has_help_with_an_example() {
-    for command in ["report", "render"] {
+    for command in ["report", "render", "compare", "doctor", "init"] {
         gpuprof()
             .args([command, "--help"])
             .assert()
@@ -497,4 +497,57 @@ fn ctrl_c_stops_the_harness_and_keeps_what_was_measured() {
             .samples_ms
             .is_empty()
     );
+}
+
+#[test]
+fn open_hands_the_report_to_the_desktop() {
+    let out = tempfile::tempdir().unwrap();
+    let bin = out.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let opener = bin.join("xdg-open");
+    let marker = out.path().join("opened");
+    std::fs::write(
+        &opener,
+        format!("#!/bin/sh\necho \"$1\" > {}\n", marker.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    gpuprof()
+        .env("PATH", path)
+        .args(["render", "examples/transpose/results.json", "--open", "-o"])
+        .arg(out.path().join("r"))
+        .assert()
+        .success();
+    let started = std::time::Instant::now();
+    while !marker.is_file() && started.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let opened = std::fs::read_to_string(&marker).unwrap();
+    assert_eq!(
+        opened.trim(),
+        out.path().join("r/report.html").display().to_string()
+    );
+}
+
+#[test]
+fn init_writes_a_suite_that_loads() {
+    let out = tempfile::tempdir().unwrap();
+    gpuprof()
+        .arg("init")
+        .arg(out.path().join("s"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("next: gpuprof report"));
+    assert!(gpuprof::config::load(&out.path().join("s/variants.toml")).is_ok());
+    gpuprof()
+        .arg("init")
+        .arg(out.path().join("s"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("already exists"));
 }
