@@ -74,10 +74,9 @@ impl fmt::Display for RawPageError {
         match self {
             RawPageError::Empty => write!(f, "the file is empty; {HOW}"),
             RawPageError::NotCsv(reason) => write!(f, "this is not ncu CSV ({reason}); {HOW}"),
-            RawPageError::WrongPage { found } => write!(
-                f,
-                "this is not the raw page (its first column is {found:?}, the raw page starts with \"ID\"); {HOW}"
-            ),
+            RawPageError::WrongPage { found } => {
+                write!(f, "this is not the raw page ({found}); {HOW}")
+            }
             RawPageError::MissingColumn(column) => {
                 write!(f, "the header has no {column:?} column; {HOW}")
             }
@@ -127,10 +126,16 @@ pub fn parse_raw_page(text: &str) -> Result<Vec<RawLaunch>, RawPageError> {
     let header = next_record(&mut records, 1)?.ok_or(RawPageError::Empty)?;
     let header: Vec<String> = header.iter().map(str::to_string).collect();
     match header.first().map(String::as_str) {
+        // The details page starts with "ID" too, but has a row per metric.
+        Some("ID") if header.iter().any(|h| h == "Metric Name") => {
+            return Err(RawPageError::WrongPage {
+                found: "it is the details page, with one row per metric".into(),
+            });
+        }
         Some("ID") => {}
         Some(other) => {
             return Err(RawPageError::WrongPage {
-                found: other.to_string(),
+                found: format!("its first column is {other:?}, the raw page starts with \"ID\""),
             });
         }
         None => return Err(RawPageError::Empty),
