@@ -6,15 +6,15 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use std::rc::Rc;
 
 use super::units::{parse_number, to_base};
 
-/// One field of one launch: a number in base units, or text.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+/// One field of one launch: a number in base units, or text. Names and
+/// units are shared between launches (an export has hundreds of columns).
+#[derive(Debug, Clone, PartialEq)]
 pub enum Value {
-    Number { value: f64, unit: String },
+    Number { value: f64, unit: Rc<str> },
     Text(String),
 }
 
@@ -38,7 +38,7 @@ pub struct RawLaunch {
     pub block_size: String,
     pub grid_size: String,
     /// Every other non-empty column by header name.
-    pub values: BTreeMap<String, Value>,
+    pub values: BTreeMap<Rc<str>, Value>,
 }
 
 impl RawLaunch {
@@ -156,7 +156,15 @@ pub fn parse_raw_page(text: &str) -> Result<Vec<RawLaunch>, RawPageError> {
         "there is a header but no units row and no launches".into(),
     ))?;
     check_width(&units, header.len(), 2)?;
-    let units: Vec<String> = units.iter().map(str::to_string).collect();
+    // Each column's conversion to base units, worked out once.
+    let columns: Vec<(Rc<str>, f64, Rc<str>)> = header
+        .iter()
+        .zip(units.iter())
+        .map(|(name, unit)| {
+            let (scale, base) = to_base(1.0, unit);
+            (Rc::from(name.as_str()), scale, Rc::from(base.as_str()))
+        })
+        .collect();
 
     let mut launches = Vec::new();
     let mut line = 2;
@@ -182,14 +190,15 @@ pub fn parse_raw_page(text: &str) -> Result<Vec<RawLaunch>, RawPageError> {
                 column: header[at].clone(),
                 reason,
             };
+            let (name, scale, unit) = &columns[at];
             let value = match parse_number(raw).map_err(bad)? {
-                Some(number) => {
-                    let (value, unit) = to_base(number, &units[at]);
-                    Value::Number { value, unit }
-                }
+                Some(number) => Value::Number {
+                    value: number * scale,
+                    unit: Rc::clone(unit),
+                },
                 None => Value::Text(raw.to_string()),
             };
-            values.insert(header[at].clone(), value);
+            values.insert(Rc::clone(name), value);
         }
         launches.push(RawLaunch {
             id,
