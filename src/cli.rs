@@ -42,6 +42,9 @@ pub enum Command {
         /// Open the report in the default browser when it is written
         #[arg(long)]
         open: bool,
+        /// Run everything again, even what the previous results.json already holds unchanged
+        #[arg(long)]
+        force: bool,
     },
     /// Rebuild report.html and report.md from a saved results.json (no GPU, no ncu)
     #[command(

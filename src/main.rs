@@ -38,8 +38,10 @@ fn main() -> ExitCode {
             no_profile,
             timeout,
             open,
+            force,
         } => {
             let request = ReportRequest {
+                force,
                 config,
                 out_dir: output,
                 ncu,

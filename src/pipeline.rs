@@ -40,6 +40,8 @@ pub struct ReportRequest {
     pub idle_timeout: Duration,
     /// The command line as typed, recorded in the results.
     pub command_line: String,
+    /// Ignore the previous results.json: run everything again.
+    pub force: bool,
 }
 
 /// What `gpuprof render` was asked to do.
@@ -109,14 +111,39 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, PipelineError> {
 
     let mut results = new_results(&plan, request);
     let results_path = out_dir.join(RESULTS_FILE);
+    // Read before anything overwrites it: unchanged runs are reused.
+    let previous = match request.force {
+        true => None,
+        false => std::fs::read_to_string(&results_path)
+            .ok()
+            .and_then(|t| read_results(&t).ok()),
+    };
     let smi = read_nvidia_smi(&mut results.notices);
     results.device = Some(Device::from_facts(&facts, smi));
     save(&results_path, &results)?;
 
     let cubins = build_all(&plan, facts.compute_capability, &mut results)?;
+    let ncu_version = match request.skip_profile {
+        true => None,
+        false => ncu_run::locate(request.ncu.as_deref())
+            .ok()
+            .and_then(|ncu| process::run(&ncu_run::version_invocation(&ncu)).ok())
+            .and_then(|o| ncu_run::parse_version(&o.stdout)),
+    };
+    let reused = reuse_unchanged(
+        &plan,
+        &facts,
+        ncu_version.as_deref(),
+        request.skip_profile,
+        previous.as_ref(),
+        &mut results,
+    );
     save(&results_path, &results)?;
 
-    let items = ordered_items(&plan, &cubins);
+    let items: Vec<Item> = ordered_items(&plan, &cubins)
+        .into_iter()
+        .filter(|i| !reused.contains(i))
+        .collect();
     let time_job = Job {
         mode: Mode::Time,
         plan: plan.clone(),
@@ -156,7 +183,19 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, PipelineError> {
                 .into(),
         );
     } else {
-        profile(&harness, &plan, &cubins, request, &out_dir, &mut results)?;
+        profile(
+            &harness,
+            &plan,
+            &cubins,
+            &reused,
+            request,
+            &out_dir,
+            &mut results,
+        )?;
+        if results.profiler.is_none() && !reused.is_empty() {
+            // Every profiled run was reused: so is the record of how.
+            results.profiler = previous.as_ref().and_then(|p| p.profiler.clone());
+        }
         save(&results_path, &results)?;
         profile_commands(&plan, request, &out_dir, &mut results, &results_path)?;
     }
@@ -307,6 +346,7 @@ fn new_results(plan: &Plan, request: &ReportRequest) -> Results {
                     failure: None,
                     profile: None,
                     command: instance.command.as_ref().map(|argv| shell_words(argv)),
+                    cache_key: None,
                 })
                 .collect(),
         })
@@ -615,6 +655,94 @@ fn measure_command(
     Ok((samples, profile))
 }
 
+/// The hash of everything a run's numbers depend on; `None` for command
+/// variants (their program can change without the suite changing).
+fn cache_key(
+    plan: &Plan,
+    variant: &crate::config::plan::Variant,
+    size_index: usize,
+    facts: &harness::DriverFacts,
+    ncu_version: Option<&str>,
+    skip_profile: bool,
+) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    if variant.command.is_some() {
+        return None;
+    }
+    let reference = match &variant.verify {
+        Verify::Against(name) => plan.variant(name),
+        Verify::Skip => None,
+    };
+    let describe = |v: &crate::config::plan::Variant| {
+        serde_json::json!({
+            "source": std::fs::read_to_string(&v.source).unwrap_or_default(),
+            "entry": v.entry,
+            "options": v.compile_options,
+            "library": v.library,
+            "instance": v.instances.get(size_index),
+        })
+    };
+    let everything = serde_json::json!({
+        "gpuprof": env!("CARGO_PKG_VERSION"),
+        "variant": describe(variant),
+        "reference": reference.map(describe),
+        "tolerance": [variant.tolerance.rel, variant.tolerance.abs],
+        "device": [&facts.name, &facts.driver_cuda_version, &format!("{:?}", facts.compute_capability)],
+        "ncu": ncu_version,
+        "profiled": !skip_profile,
+        "clock_control": plan.profile.clock_control.as_ncu_value(),
+        "timing": [plan.timing.warmup, plan.timing.repetitions],
+        "seed": plan.suite.seed,
+    });
+    let digest = Sha256::digest(everything.to_string().as_bytes());
+    Some(digest.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Keys every run and copies unchanged, complete runs of the previous
+/// results.json into `results`; the items reused.
+fn reuse_unchanged(
+    plan: &Plan,
+    facts: &harness::DriverFacts,
+    ncu_version: Option<&str>,
+    skip_profile: bool,
+    previous: Option<&Results>,
+    results: &mut Results,
+) -> BTreeSet<Item> {
+    let mut reused = BTreeSet::new();
+    for (variant, record) in plan.variants.iter().zip(results.variants.iter_mut()) {
+        let before = previous.and_then(|p| p.variant(&variant.name));
+        for (size_index, run) in record.runs.iter_mut().enumerate() {
+            let key = cache_key(plan, variant, size_index, facts, ncu_version, skip_profile);
+            run.cache_key = key.clone();
+            let Some(old) = before.and_then(|b| b.run(&run.size)) else {
+                continue;
+            };
+            let complete = old.failure.is_none()
+                && !old.samples_ms.is_empty()
+                && (skip_profile || old.profile.is_some() || variant.library.is_some());
+            if key.is_some() && old.cache_key == key && complete && run.failure.is_none() {
+                *run = old.clone();
+                reused.insert(Item {
+                    variant: variant.name.clone(),
+                    size: run.size.clone(),
+                });
+            }
+        }
+        if let Some(before) = before
+            && record.build.resources.is_none()
+        {
+            record.build.resources = before.build.resources;
+        }
+    }
+    if !reused.is_empty() {
+        results.notices.push(format!(
+            "{} of the runs were reused from the previous results.json: nothing they depend on changed (source, options, geometry, reference, device, ncu version, timing settings). `--force` runs everything again. The ncu report holds only the launches profiled this time.",
+            reused.len()
+        ));
+    }
+    reused
+}
+
 /// Runs a command variant's build line in its folder; the output on
 /// success, the failure with the tool's output otherwise.
 fn build_command(argv: &[String], folder: &Path) -> Result<String, String> {
@@ -827,6 +955,7 @@ fn profile(
     harness: &Invocation,
     plan: &Plan,
     cubins: &BTreeMap<String, PathBuf>,
+    reused: &BTreeSet<Item>,
     request: &ReportRequest,
     out_dir: &Path,
     results: &mut Results,
@@ -853,6 +982,7 @@ fn profile(
             plan.variant(&item.variant)
                 .is_some_and(|v| v.library.is_none())
         })
+        .filter(|item| !reused.contains(item))
         .filter(|item| {
             results
                 .variant(&item.variant)
@@ -861,9 +991,11 @@ fn profile(
         })
         .collect();
     if items.is_empty() {
-        results
-            .notices
-            .push("profiling was skipped: no variant ran cleanly".into());
+        if reused.is_empty() {
+            results
+                .notices
+                .push("profiling was skipped: no variant ran cleanly".into());
+        }
         return Ok(());
     }
     let job_path = work_dir.join("profile-job.json");

@@ -461,6 +461,23 @@ fn ctrl_c_stops_the_harness_and_keeps_what_was_measured() {
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
+    // Wait until gpuprof has saved what came before the hang.
+    let saved = out.path().join("report/results.json");
+    while !std::fs::read_to_string(&saved)
+        .ok()
+        .and_then(|t| gpuprof::model::read_results(&t).ok())
+        .is_some_and(|r| {
+            r.variant("naive")
+                .and_then(|v| v.run("N=2048"))
+                .is_some_and(|r| r.samples_ms.len() == 30)
+        })
+    {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(120),
+            "naive was never saved"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     let harness: i32 = std::fs::read_to_string(&pidfile)
         .unwrap()
         .trim()
@@ -550,4 +567,82 @@ fn init_writes_a_suite_that_loads() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("already exists"));
+}
+
+#[test]
+fn a_second_run_reuses_what_did_not_change_and_force_runs_it_all() {
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    // A copy of the transpose suite whose kernels this test may edit.
+    let suite = out.path().join("suite");
+    std::fs::create_dir_all(suite.join("kernels")).unwrap();
+    for kernel in ["copy", "naive", "tiled", "padded"] {
+        std::fs::copy(
+            root().join(format!("kernels/transpose/{kernel}.cu")),
+            suite.join(format!("kernels/{kernel}.cu")),
+        )
+        .unwrap();
+    }
+    let toml = std::fs::read_to_string(root().join("examples/transpose/variants.toml"))
+        .unwrap()
+        .replace("../../kernels/transpose/", "kernels/");
+    std::fs::write(suite.join("variants.toml"), toml).unwrap();
+    let log = out.path().join("harness.log");
+    let run = |extra: &[&str]| {
+        let _ = std::fs::remove_file(&log);
+        gpuprof()
+            .env("GPUPROF_HARNESS", root().join("tests/standin/harness"))
+            .env(
+                "GPUPROF_REPLAY",
+                root().join("tests/fixtures/h200-transpose"),
+            )
+            .env("STANDIN_LOG", &log)
+            .env("XDG_CACHE_HOME", out.path().join("cache"))
+            .arg("report")
+            .arg(suite.join("variants.toml"))
+            .args(["--ncu"])
+            .arg(root().join("tests/standin/ncu"))
+            .arg("-o")
+            .arg(out.path().join("report"))
+            .args(extra)
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        text.lines()
+            .filter(|l| !l.starts_with("device"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(run(&[]).len(), 16, "first run: 8 timed and 8 profiled");
+    assert!(run(&[]).is_empty(), "nothing changed: nothing runs");
+    let padded = suite.join("kernels/padded.cu");
+    let edited = std::fs::read_to_string(&padded).unwrap() + "\n// edited\n";
+    std::fs::write(&padded, edited).unwrap();
+    let third = run(&[]);
+    assert_eq!(
+        third,
+        [
+            "time padded N=2048",
+            "time padded N=8192",
+            "profile padded N=2048",
+            "profile padded N=8192"
+        ]
+    );
+    let results = read_results(&out.path().join("report/results.json"));
+    assert!(results.variants.iter().all(|v| {
+        v.runs
+            .iter()
+            .all(|r| r.profile.is_some() && r.samples_ms.len() == 30)
+    }));
+    assert!(
+        results
+            .notices
+            .iter()
+            .any(|n| n.starts_with("6 of the runs were reused")),
+        "{:?}",
+        results.notices
+    );
+    assert_eq!(run(&["--force"]).len(), 16, "--force runs everything");
 }

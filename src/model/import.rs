@@ -178,6 +178,7 @@ pub fn compare_results(imported: &[ImportedLaunch], command: String, created: St
                 failure: None,
                 profile: Some(profile_of_launch(&item.launch, &item.source)),
                 command: None,
+                cache_key: None,
             }],
         })
         .collect();

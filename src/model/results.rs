@@ -110,6 +110,11 @@ pub struct RunResult {
     /// For a command variant, the command line run at this size.
     #[serde(default)]
     pub command: Option<String>,
+    /// A hash of everything this run's numbers depend on (source, options,
+    /// geometry, reference, device, ncu version, timing settings); a later
+    /// run with the same key reuses this one.
+    #[serde(default)]
+    pub cache_key: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
