@@ -646,3 +646,44 @@ fn a_second_run_reuses_what_did_not_change_and_force_runs_it_all() {
     );
     assert_eq!(run(&["--force"]).len(), 16, "--force runs everything");
 }
+
+#[test]
+fn a_failing_or_missing_ncu_keeps_the_timings_and_says_so() {
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    replayed_report(out.path(), "fail").success().stderr(
+        predicate::str::contains("profiling failed").and(predicate::str::contains(
+            "An error was reported by the driver",
+        )),
+    );
+    let results = read_results(&out.path().join("report/results.json"));
+    assert!(
+        results
+            .variants
+            .iter()
+            .all(|v| v.runs.iter().all(|r| r.samples_ms.len() == 30))
+    );
+    gpuprof()
+        .env("GPUPROF_HARNESS", root().join("tests/standin/harness"))
+        .env(
+            "GPUPROF_REPLAY",
+            root().join("tests/fixtures/h200-transpose"),
+        )
+        .env("XDG_CACHE_HOME", out.path().join("cache"))
+        .args([
+            "report",
+            "examples/transpose/variants.toml",
+            "--force",
+            "--ncu",
+            "/nonexistent/ncu",
+            "-o",
+        ])
+        .arg(out.path().join("missing"))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "profiling was skipped: --ncu /nonexistent/ncu: no such file",
+        ));
+}
