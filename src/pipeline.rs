@@ -161,23 +161,11 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, PipelineError> {
     save(&results_path, &results)?;
 
     if request.skip_profile {
-        for variant in plan.variants.iter().filter(|v| v.command.is_some()) {
-            for instance in &variant.instances {
-                if let Some(run) = run_of(
-                    &mut results,
-                    &Item {
-                        variant: variant.name.clone(),
-                        size: instance.size.clone(),
-                    },
-                ) {
-                    run.failure.get_or_insert(Failure {
-                        stage: "profile".into(),
-                        message: "command variants are timed by ncu, and --no-profile skipped it"
-                            .into(),
-                    });
-                }
-            }
-        }
+        fail_command_runs(
+            &plan,
+            &mut results,
+            "command variants are timed by ncu, and --no-profile skipped it",
+        );
         results.notices.push(
             "profiling was skipped (--no-profile): the report has timings and verification only"
                 .into(),
@@ -324,13 +312,7 @@ fn new_results(plan: &Plan, request: &ReportRequest) -> Results {
                 Verify::Skip => None,
             },
             source_text: std::fs::read_to_string(&variant.source).unwrap_or_default(),
-            build: BuildRecord {
-                error: None,
-                options: Vec::new(),
-                log: String::new(),
-                seconds: 0.0,
-                resources: None,
-            },
+            build: BuildRecord::default(),
             runs: variant
                 .instances
                 .iter()
@@ -488,24 +470,8 @@ fn profile_commands(
     let ncu = match ncu_run::locate(request.ncu.as_deref()) {
         Ok(ncu) => ncu,
         Err(reason) => {
-            for variant in &commands {
-                for instance in &variant.instances {
-                    if let Some(run) = run_of(
-                        results,
-                        &Item {
-                            variant: variant.name.clone(),
-                            size: instance.size.clone(),
-                        },
-                    ) {
-                        run.failure.get_or_insert(Failure {
-                            stage: "profile".into(),
-                            message: format!(
-                                "command variants are timed and profiled by ncu: {reason}"
-                            ),
-                        });
-                    }
-                }
-            }
+            let message = format!("command variants are timed and profiled by ncu: {reason}");
+            fail_command_runs(plan, results, &message);
             return Ok(());
         }
     };
@@ -615,6 +581,25 @@ fn profile_commands(
         ));
     }
     Ok(())
+}
+
+/// Marks every run of every command variant failed with `message`
+/// (unless it already failed).
+fn fail_command_runs(plan: &Plan, results: &mut Results, message: &str) {
+    for variant in plan.variants.iter().filter(|v| v.command.is_some()) {
+        for instance in &variant.instances {
+            let item = Item {
+                variant: variant.name.clone(),
+                size: instance.size.clone(),
+            };
+            if let Some(run) = run_of(results, &item) {
+                run.failure.get_or_insert(Failure {
+                    stage: "profile".into(),
+                    message: message.to_string(),
+                });
+            }
+        }
+    }
 }
 
 /// Exports one command variant's report: the launch durations (ms) and the

@@ -71,12 +71,7 @@ fn dims(text: &str) -> [u32; 3] {
 /// The profile of an imported launch: the fixed metric set and every source
 /// line of its source page.
 pub fn profile_of_launch(launch: &RawLaunch, source: &Result<Vec<SourceFile>, String>) -> Profile {
-    let metrics = metrics::METRICS
-        .iter()
-        .map(|m| m.name)
-        .chain([metrics::REPLAY_PASSES])
-        .filter_map(|name| launch.number(name).map(|value| (name.to_string(), value)))
-        .collect();
+    let metrics = super::ingest::fixed_metrics(launch);
     let (source_lines, source_note) = match source {
         Ok(files) => (
             files.iter().flat_map(|f| f.lines.iter().cloned()).collect(),
@@ -150,13 +145,7 @@ pub fn compare_results(imported: &[ImportedLaunch], command: String, created: St
             notes: format!("ncu result {} of {}", item.launch.id, item.origin),
             verify_against: None,
             source_text: String::new(),
-            build: BuildRecord {
-                error: None,
-                options: Vec::new(),
-                log: String::new(),
-                seconds: 0.0,
-                resources: None,
-            },
+            build: BuildRecord::default(),
             runs: vec![RunResult {
                 size: AS_PROFILED.into(),
                 grid: dims(&item.launch.grid_size),

@@ -10,6 +10,17 @@ use crate::ncu::metrics;
 use crate::ncu::raw::RawLaunch;
 use crate::ncu::source::{SourceFile, SourceLine};
 
+/// The fixed metric set (plus ncu's pass count) that a launch has; a metric
+/// it lacks is absent, never zero.
+pub fn fixed_metrics(launch: &RawLaunch) -> std::collections::BTreeMap<String, f64> {
+    metrics::METRICS
+        .iter()
+        .map(|m| m.name)
+        .chain([metrics::REPLAY_PASSES])
+        .filter_map(|name| launch.number(name).map(|value| (name.to_string(), value)))
+        .collect()
+}
+
 /// Builds the profile of one launch: the fixed metric set (plus ncu's pass
 /// count) and the source lines of `source_path` that carry counters.
 pub fn profile_from_launch(
@@ -17,12 +28,7 @@ pub fn profile_from_launch(
     source: Result<Vec<SourceFile>, String>,
     source_path: &Path,
 ) -> Profile {
-    let metrics = metrics::METRICS
-        .iter()
-        .map(|m| m.name)
-        .chain([metrics::REPLAY_PASSES])
-        .filter_map(|name| launch.number(name).map(|value| (name.to_string(), value)))
-        .collect();
+    let metrics = fixed_metrics(launch);
     let (source_lines, source_note) = match source {
         Err(reason) => (Vec::new(), Some(reason)),
         Ok(files) => {

@@ -66,11 +66,8 @@ pub fn probe_results() -> Results {
                 verify_against: None,
                 source_text,
                 build: BuildRecord {
-                    error: None,
                     options: vec!["-lineinfo".into()],
-                    log: String::new(),
-                    seconds: 0.0,
-                    resources: None,
+                    ..BuildRecord::default()
                 },
                 runs: vec![RunResult {
                     size: "N=2048".into(),

@@ -82,7 +82,7 @@ pub struct VariantResult {
     pub runs: Vec<RunResult>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct BuildRecord {
     /// `None` when it compiled; the compiler's message otherwise.
     pub error: Option<String>,
