@@ -123,17 +123,17 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, PipelineError> {
     save(&results_path, &results)?;
 
     let cubins = build_all(&plan, facts.compute_capability, &mut results)?;
-    let ncu_version = match request.skip_profile {
-        true => None,
-        false => ncu_run::locate(request.ncu.as_deref())
-            .ok()
-            .and_then(|ncu| process::run(&ncu_run::version_invocation(&ncu)).ok())
-            .and_then(|o| ncu_run::parse_version(&o.stdout)),
+    // Found once: the cache key, the harness profile and the command
+    // variants all need it.
+    let ncu = match request.skip_profile {
+        true => Err("--no-profile".to_string()),
+        false => find_ncu(request),
     };
+    let ncu_version = ncu.as_ref().ok().map(|found| found.version.as_str());
     let reused = reuse_unchanged(
         &plan,
         &facts,
-        ncu_version.as_deref(),
+        ncu_version,
         request.skip_profile,
         previous.as_ref(),
         &mut results,
@@ -173,9 +173,9 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, PipelineError> {
     } else {
         profile(
             &harness,
-            &plan,
-            &cubins,
+            &time_job,
             &reused,
+            &ncu,
             request,
             &out_dir,
             &mut results,
@@ -185,7 +185,7 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, PipelineError> {
             results.profiler = previous.as_ref().and_then(|p| p.profiler.clone());
         }
         save(&results_path, &results)?;
-        profile_commands(&plan, request, &out_dir, &mut results, &results_path)?;
+        profile_commands(&plan, &ncu, request, &out_dir, &mut results, &results_path)?;
     }
     save(&results_path, &results)?;
     write_reports(&out_dir, results)
@@ -449,6 +449,7 @@ fn build_all(
 /// durations are its timing samples; the last one is its profile.
 fn profile_commands(
     plan: &Plan,
+    ncu: &Result<Ncu, String>,
     request: &ReportRequest,
     out_dir: &Path,
     results: &mut Results,
@@ -467,18 +468,14 @@ fn profile_commands(
         reason: e.to_string(),
     })?;
     let work_dir = out_dir.join(WORK_FOLDER);
-    let ncu = match ncu_run::locate(request.ncu.as_deref()) {
-        Ok(ncu) => ncu,
+    let Ncu { path: ncu, version } = match ncu {
+        Ok(found) => found,
         Err(reason) => {
             let message = format!("command variants are timed and profiled by ncu: {reason}");
             fail_command_runs(plan, results, &message);
             return Ok(());
         }
     };
-    let version = process::run(&ncu_run::version_invocation(&ncu))
-        .ok()
-        .and_then(|o| ncu_run::parse_version(&o.stdout))
-        .unwrap_or_else(|| "unknown".into());
     let mut reports = Vec::new();
     let bar = progress(0, "profile");
     for variant in commands {
@@ -524,7 +521,7 @@ fn profile_commands(
             };
             let target = Invocation::new(program).args(args);
             let invocation =
-                ncu_run::profile_invocation(&ncu, &ncu_request, &target).in_folder(&folder);
+                ncu_run::profile_invocation(ncu, &ncu_request, &target).in_folder(&folder);
             let started = Instant::now();
             let outcome =
                 process::run_streaming(&invocation, Some(request.idle_timeout * 4), |_| {});
@@ -542,7 +539,7 @@ fn profile_commands(
                 });
             }
             let measured = match (&outcome, report.is_file()) {
-                (_, true) => measure_command(&ncu, &report, &work_dir, &slug, command.launches),
+                (_, true) => measure_command(ncu, &report, &work_dir, &slug, command.launches),
                 (Err(error), false) => Err(ncu_run::diagnose(&log)
                     .or_else(|| ncu_run::diagnose(&error.stderr))
                     .unwrap_or_else(|| format!("{error}\n{}", last_lines(&log, 10)))),
@@ -935,18 +932,34 @@ fn harness_failure(error: &ToolError, idle_timeout: Duration) -> String {
     }
 }
 
-/// Profiles every item that ran cleanly, once each, in one ncu process.
+/// The ncu binary and the version it reports.
+struct Ncu {
+    path: PathBuf,
+    version: String,
+}
+
+fn find_ncu(request: &ReportRequest) -> Result<Ncu, String> {
+    let path = ncu_run::locate(request.ncu.as_deref())?;
+    let version = process::run(&ncu_run::version_invocation(&path))
+        .ok()
+        .and_then(|o| ncu_run::parse_version(&o.stdout))
+        .unwrap_or_else(|| "unknown".into());
+    Ok(Ncu { path, version })
+}
+
+/// Profiles every item of the timing job that ran cleanly and was not
+/// reused, once each, in one ncu process.
 fn profile(
     harness: &Invocation,
-    plan: &Plan,
-    cubins: &BTreeMap<String, PathBuf>,
+    time_job: &Job,
     reused: &BTreeSet<Item>,
+    ncu: &Result<Ncu, String>,
     request: &ReportRequest,
     out_dir: &Path,
     results: &mut Results,
 ) -> Result<(), PipelineError> {
-    let ncu = match ncu_run::locate(request.ncu.as_deref()) {
-        Ok(ncu) => ncu,
+    let Ncu { path: ncu, version } = match ncu {
+        Ok(found) => found,
         Err(reason) => {
             results
                 .notices
@@ -954,10 +967,7 @@ fn profile(
             return Ok(());
         }
     };
-    let version = process::run(&ncu_run::version_invocation(&ncu))
-        .ok()
-        .and_then(|o| ncu_run::parse_version(&o.stdout))
-        .unwrap_or_else(|| "unknown".into());
+    let (plan, cubins) = (&time_job.plan, &time_job.cubins);
     let work_dir = out_dir.join(WORK_FOLDER);
     // Library calls launch kernels gpuprof does not choose; they are timed
     // and verified but not profiled.
@@ -1000,7 +1010,7 @@ fn profile(
         log_file: work_dir.join("ncu.log"),
     };
     let target = harness_job(harness, &job_path);
-    let invocation = ncu_run::profile_invocation(&ncu, &ncu_request, &target);
+    let invocation = ncu_run::profile_invocation(ncu, &ncu_request, &target);
     let bar = progress(0, "profile");
     let mut profiled: Vec<(u32, Item, String)> = Vec::new();
     let mut events_log = String::new();
@@ -1036,7 +1046,7 @@ fn profile(
     }
     let report_file = ncu_run::report_path(&ncu_request);
     results.profiler = Some(ProfilerRun {
-        ncu_version: version,
+        ncu_version: version.clone(),
         command: invocation.display(),
         clock_control: ncu_request.clock_control.clone(),
         report_file: format!("{PROFILE_BASE}.ncu-rep"),
@@ -1054,7 +1064,7 @@ fn profile(
         }
         return Ok(());
     }
-    ingest_report(&ncu, &report_file, &work_dir, plan, &mut profiled, results)
+    ingest_report(ncu, &report_file, &work_dir, plan, &mut profiled, results)
 }
 
 fn ingest_report(
