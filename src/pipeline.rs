@@ -1259,7 +1259,8 @@ pub fn compare(request: &CompareRequest) -> Result<Outcome, PipelineError> {
     let filter = match &request.kernel {
         Some(pattern) => Some(regex::Regex::new(pattern).map_err(|e| {
             PipelineError::Input(format!(
-                "--kernel {pattern:?} is not a regular expression: {e}"
+                "--kernel {pattern:?} is not a regular expression: {}",
+                crate::config::error::regex_reason(&e)
             ))
         })?),
         None => None,

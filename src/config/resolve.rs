@@ -572,16 +572,7 @@ impl Context<'_> {
                     missing("kernel", "kernel = \"transpose\" (a regular expression ncu matches against kernel names)")
                 })?;
                 if let Err(e) = regex::Regex::new(kernel.value.get_ref()) {
-                    // The regex crate draws its own caret over several lines;
-                    // its last line names the problem.
-                    let text = e.to_string();
-                    let reason = text
-                        .lines()
-                        .rev()
-                        .find(|l| !l.trim().is_empty())
-                        .unwrap_or("")
-                        .trim_start_matches("error: ")
-                        .to_string();
+                    let reason = crate::config::error::regex_reason(&e);
                     return Err(doc
                         .error(kernel.value.span(), format!("`kernel` is not a regular expression: {reason}"))
                         .help("write a regular expression matching the kernel's name, e.g. \"transpose_naive\" or \"^sgemm\""));
