@@ -195,7 +195,7 @@ fn line_info(binary: &Path, cuobjdump: Option<&Path>) -> Finding {
             WHAT,
             State::Warning,
             format!("{shown} could not be read: {error}"),
-            "check the path",
+            "give the compiled program (a CUDA binary or library), not its source, and check the path",
         ),
         Ok(text) if text.contains(LINE_INFO_SECTION) => Finding::ok(
             WHAT,
