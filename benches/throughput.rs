@@ -68,7 +68,7 @@ fn main() {
     single.suite.baseline = single.variants[0].name.clone();
     let render = |results: &gpuprof::model::Results| {
         let analysis = gpuprof::analysis::analyze(results);
-        gpuprof::render::html(results, &analysis).unwrap()
+        gpuprof::render::html(&gpuprof::render::view(results, &analysis)).unwrap()
     };
     let render_one = best_of(5, || render(&single));
     let render_wide = best_of(5, || render(&wide));

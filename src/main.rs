@@ -154,8 +154,7 @@ fn finish(outcome: Result<Outcome, PipelineError>, open: bool) -> ExitCode {
             if open {
                 open_in_browser(&outcome.report);
             }
-            let view = render::view(&outcome.results, &outcome.analysis);
-            anstream::print!("{}", render::terminal::summary(&view));
+            anstream::print!("{}", render::terminal::summary(&outcome.view));
             for notice in &outcome.results.notices {
                 anstream::eprintln!("note: {notice}");
             }

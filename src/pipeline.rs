@@ -57,6 +57,8 @@ pub struct Outcome {
     pub out_dir: PathBuf,
     pub results: Results,
     pub analysis: Analysis,
+    /// The view-model the reports were rendered from.
+    pub view: render::view::ReportView,
     pub report: PathBuf,
 }
 
@@ -209,7 +211,8 @@ pub fn render_saved(request: &RenderRequest) -> Result<Outcome, PipelineError> {
 
 fn write_reports(out_dir: &Path, results: Results) -> Result<Outcome, PipelineError> {
     let analysis = analysis::analyze(&results);
-    let html = render::html(&results, &analysis).map_err(|e| PipelineError::Output {
+    let view = render::view(&results, &analysis);
+    let html = render::html(&view).map_err(|e| PipelineError::Output {
         path: out_dir.join(REPORT_FILE),
         reason: e.to_string(),
     })?;
@@ -217,12 +220,13 @@ fn write_reports(out_dir: &Path, results: Results) -> Result<Outcome, PipelineEr
     write_atomic(&report, html.as_bytes())?;
     write_atomic(
         &out_dir.join(MARKDOWN_FILE),
-        render::markdown(&results, &analysis).as_bytes(),
+        render::markdown(&view).as_bytes(),
     )?;
     Ok(Outcome {
         out_dir: out_dir.to_path_buf(),
         results,
         analysis,
+        view,
         report,
     })
 }

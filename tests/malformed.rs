@@ -232,7 +232,7 @@ proptest! {
     fn the_results_reader_and_the_report_never_panic(text in mutated(RESULTS)) {
         if let Ok(results) = read_results(&text) {
             let analysis = gpuprof::analysis::analyze(&results);
-            let _ = gpuprof::render::markdown(&results, &analysis);
+            let _ = gpuprof::render::markdown(&gpuprof::render::view(&results, &analysis));
         }
     }
 }

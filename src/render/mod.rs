@@ -62,18 +62,18 @@ pub fn view(results: &Results, analysis: &Analysis) -> view::ReportView {
     }
 }
 
-pub fn html(results: &Results, analysis: &Analysis) -> Result<String, minijinja::Error> {
-    let view = view(results, analysis);
+/// report.html from the view-model (built once for every output).
+pub fn html(view: &view::ReportView) -> Result<String, minijinja::Error> {
     environment()
         .get_template("report.html.j2")?
-        .render(context! { view => minijinja::value::Serde(&view), css => CSS })
+        .render(context! { view => minijinja::value::Serde(view), css => CSS })
 }
 
-pub fn markdown(results: &Results, analysis: &Analysis) -> String {
-    let view = view(results, analysis);
+/// report.md from the view-model.
+pub fn markdown(view: &view::ReportView) -> String {
     environment()
         .get_template("report.md.j2")
-        .and_then(|t| t.render(context! { view => minijinja::value::Serde(&view) }))
+        .and_then(|t| t.render(context! { view => minijinja::value::Serde(view) }))
         .unwrap_or_else(|e| format!("The Markdown report could not be rendered: {e}\n"))
 }
 
@@ -86,7 +86,7 @@ mod tests {
     #[test]
     fn the_report_names_the_conflict_and_shows_the_line() {
         let results = probe_results();
-        let page = html(&results, &analyze(&results)).unwrap();
+        let page = html(&view(&results, &analyze(&results))).unwrap();
         assert!(page.starts_with("<!doctype html>"));
         assert!(page.contains("32-way shared-memory bank conflicts on loads"));
         assert!(page.contains("<span class=\"ln\">22</span>"));
@@ -96,7 +96,7 @@ mod tests {
     #[test]
     fn the_report_is_self_contained() {
         let results = probe_results();
-        let page = html(&results, &analyze(&results)).unwrap();
+        let page = html(&view(&results, &analyze(&results))).unwrap();
         assert!(page.contains("<svg"), "the charts are inline");
         // The SVG namespace names a URI; it is never fetched.
         let page = page.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
@@ -115,19 +115,19 @@ mod tests {
         results.variants[1].name = "<script>alert(1)</script>".into();
         results.variants[1].notes = "a & b \"quoted\"".into();
         results.suite.baseline = results.variants[1].name.clone();
-        let page = html(&results, &analyze(&results)).unwrap();
+        let page = html(&view(&results, &analyze(&results))).unwrap();
         assert!(!page.contains("<script>alert(1)</script>"));
         assert!(!page.contains("<img src=x"));
         assert!(page.contains("&lt;script&gt;alert(1)&lt;&#x2f;script&gt;"));
         assert!(page.contains("a &amp; b &quot;quoted&quot;"));
-        let md = markdown(&results, &analyze(&results));
+        let md = markdown(&view(&results, &analyze(&results)));
         assert!(md.contains("\\<script\\>"), "{md}");
     }
 
     #[test]
     fn the_markdown_has_the_chain_table() {
         let results = probe_results();
-        let md = markdown(&results, &analyze(&results));
+        let md = markdown(&view(&results, &analyze(&results)));
         assert!(md.starts_with("# transpose-probe"));
         assert!(md.contains("| step | changes | speedup vs previous | what explains it |"));
         assert!(
