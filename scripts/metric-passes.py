@@ -2,7 +2,8 @@
 """Which of gpuprof's metrics cost Nsight Compute replay passes, measured.
 
 Run on the GPU machine from the repo root: `python3 scripts/metric-passes.py
-OUTDIR [SECONDS]`. It builds the fixture probe (tests/fixtures/probe) with
+OUTDIR [SECONDS [PHASE...]]` (phases: combos wall singles leave-1 subsets;
+all but subsets by default). It builds the fixture probe (tests/fixtures/probe) with
 nvcc and profiles its `transpose_tiled` launch (N = 1024) under ncu
 (`--clock-control none`) many times, each time with another metric set,
 reading `profiler__replayer_passes` from the report:
@@ -12,7 +13,9 @@ reading `profiler__replayer_passes` from the report:
   wall      the same sets over all four probe launches at N = 8192, timed;
   singles   every metric of src/ncu/metrics.rs alone, and every metric the
             SourceCounters section file names, alone;
-  leave-1   the whole set less one metric, for every metric.
+  leave-1   the whole set less one metric, for every metric;
+  subsets   the whole set less every subset of the metrics that cost
+            passes of their own (OPTIONAL below), with the section.
 
 Rows go to OUTDIR/passes.tsv as they are measured (kind, name, exit code,
 passes, wall seconds, ncu's last error line); the SourceCounters section
@@ -23,6 +26,7 @@ a table last.
 import csv
 import glob
 import io
+import itertools
 import os
 import re
 import subprocess
@@ -40,6 +44,17 @@ NCU = "ncu"
 PROBE = os.path.join(WORK, "probe")
 TSV = os.path.join(OUT, "passes.tsv")
 
+PHASES = sys.argv[3:] or ["combos", "wall", "singles", "leave-1"]
+# Metrics that replay more often than once on their own (singles, measured
+# on the H200): the throughput breakdowns and the L2 hit rate.
+OPTIONAL = [
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    "l1tex__throughput.avg.pct_of_peak_sustained_active",
+    "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+    "lts__t_sector_hit_rate.pct",
+    "l1tex__t_sector_hit_rate.pct",
+]
 METRICS = [
     line.strip()
     for line in open("tests/fixtures/probe/metrics.txt")
@@ -184,17 +199,28 @@ def main():
         ("metrics+custom-section", f"--metrics {all_metrics} " + custom_section(section_text, wanted_source)),
         ("current-no-rules", f"--metrics {all_metrics} --section SourceCounters --apply-rules no"),
     ]
-    for name, options in combos:
-        profile("combo", name, options, keep_source=name in ("current", "metrics+source-by-name", "metrics+custom-section"))
-    for name, options in combos[:4]:
-        profile("wall-8192", name, options, n=8192, only_tiled=False)
-    for metric in METRICS:
-        profile("single", metric, f"--metrics {metric}")
-    for metric in source_metrics:
-        profile("single-source", metric, f"--metrics {metric}")
-    for metric in METRICS:
-        rest = ",".join(m for m in METRICS if m != metric)
-        profile("leave-1", metric, f"--metrics {rest} --section SourceCounters")
+    if "combos" in PHASES:
+        for name, options in combos:
+            profile("combo", name, options, keep_source=name in ("current", "metrics+source-by-name"))
+    if "wall" in PHASES:
+        for name, options in combos[:4]:
+            profile("wall-8192", name, options, n=8192, only_tiled=False)
+    if "singles" in PHASES:
+        for metric in METRICS:
+            profile("single", metric, f"--metrics {metric}")
+        for metric in source_metrics:
+            profile("single-source", metric, f"--metrics {metric}")
+    if "leave-1" in PHASES:
+        for metric in METRICS:
+            rest = ",".join(m for m in METRICS if m != metric)
+            profile("leave-1", metric, f"--metrics {rest} --section SourceCounters")
+    if "subsets" in PHASES:
+        # Fewest dropped first, so that a cut-off budget loses the big drops.
+        for size in range(1, len(OPTIONAL) + 1):
+            for dropped in itertools.combinations(OPTIONAL, size):
+                rest = ",".join(m for m in METRICS if m not in dropped)
+                name = "-".join(str(OPTIONAL.index(d)) for d in dropped)
+                profile("drop", name, f"--metrics {rest} --section SourceCounters")
 
     rows = list(csv.reader(open(TSV), delimiter="\t"))[1:]
     print(f"\n{'kind':<10} {'name':<52} {'rc':>3} {'passes':>6} {'wall s':>7}")

@@ -4,7 +4,11 @@
 //! so adding a metric means adding one row here.
 //!
 //! All 40 metrics plus the SourceCounters section replay in 15 passes per
-//! launch on the H200 (measured: tests/fixtures/h200-probe/).
+//! launch on the H200, the fewest that keep what the report reads: only
+//! the SM, memory and L1 throughputs cost passes of their own (10 without
+//! them), and the limit verdict is read from them. Measured with
+//! `scripts/metric-passes.py`; the numbers and their reading are in
+//! benchmarks/README.md, and a test below holds the table to them.
 
 /// How a metric's value reads once normalised to base units.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +107,69 @@ mod tests {
             .collect();
         let table: Vec<&str> = METRICS.iter().map(|m| m.name).collect();
         assert_eq!(listed, table);
+    }
+
+    /// Rows of a `scripts/metric-passes.py` table: (kind, name, passes).
+    fn measured(tsv: &str) -> Vec<(&str, &str, f64)> {
+        tsv.lines()
+            .skip(1)
+            .map(|line| {
+                let fields: Vec<&str> = line.split('\t').collect();
+                (fields[0], fields[1], fields[3].parse().unwrap_or(f64::NAN))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_metric_was_measured_and_the_set_has_the_fewest_passes_that_keep_the_limit_verdict() {
+        let census = measured(include_str!("../../benchmarks/h200-metric-passes.tsv"));
+        let passes = |kind: &str, name: &str| {
+            census
+                .iter()
+                .find(|(k, n, _)| *k == kind && *n == name)
+                .map(|(_, _, passes)| *passes)
+        };
+        // The order of OPTIONAL in scripts/metric-passes.py, whose subsets
+        // are named by position.
+        let optional = [
+            SM_THROUGHPUT,
+            MEMORY_THROUGHPUT,
+            L1_THROUGHPUT,
+            L2_THROUGHPUT,
+            L2_HIT_RATE,
+            L1_HIT_RATE,
+        ];
+        for metric in METRICS {
+            let alone = passes("single", metric.name).unwrap_or_else(|| {
+                panic!(
+                    "{} was never profiled alone: run scripts/metric-passes.py on the GPU",
+                    metric.name
+                )
+            });
+            assert!(
+                alone == 1.0 || optional.contains(&metric.name),
+                "{} takes {alone} passes alone and is not among the subsets measured",
+                metric.name
+            );
+        }
+        let ours = passes("combo", "current").expect("the whole set was measured");
+        assert_eq!(ours, 15.0);
+        let limit_verdict_reads = [SM_THROUGHPUT, MEMORY_THROUGHPUT, L1_THROUGHPUT];
+        let subsets = measured(include_str!("../../benchmarks/h200-metric-subsets.tsv"));
+        assert_eq!(subsets.len(), 63);
+        let mut fewest_without_them = f64::INFINITY;
+        for (_, name, passes) in subsets {
+            let left_out: Vec<&str> = name
+                .split('-')
+                .map(|at| optional[at.parse::<usize>().unwrap()])
+                .collect();
+            if left_out.iter().any(|m| limit_verdict_reads.contains(m)) {
+                fewest_without_them = fewest_without_them.min(passes);
+            } else {
+                assert!(passes >= ours, "leaving out {left_out:?} saves passes");
+            }
+        }
+        assert_eq!(fewest_without_them, 10.0);
     }
 
     #[test]
