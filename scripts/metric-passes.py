@@ -3,13 +3,15 @@
 
 Run on the GPU machine from the repo root: `python3 scripts/metric-passes.py
 OUTDIR [SECONDS [PHASE...]]` (phases: combos wall singles leave-1 subsets;
-all but subsets by default). It builds the fixture probe (tests/fixtures/probe) with
-nvcc and profiles its `transpose_tiled` launch (N = 1024) under ncu
+all but subsets by default). It builds the fixture probe
+(tests/fixtures/probe) with nvcc and profiles its `transpose_tiled` launch (N = 1024) under ncu
 (`--clock-control none`) many times, each time with another metric set,
 reading `profiler__replayer_passes` from the report:
 
   combos    the metric set as gpuprof asks for it, its parts alone, and
-            candidate reductions (CANDIDATES below);
+            candidate reductions: the source metrics gpuprof reads asked
+            for by name (ncu refuses the section's `derived__` names, exit
+            9) and as a trimmed section file (gpuprof.section);
   wall      the same sets over all four probe launches at N = 8192, timed;
   singles   every metric of src/ncu/metrics.rs alone, and every metric the
             SourceCounters section file names, alone;
@@ -46,7 +48,8 @@ TSV = os.path.join(OUT, "passes.tsv")
 
 PHASES = sys.argv[3:] or ["combos", "wall", "singles", "leave-1"]
 # Metrics that replay more often than once on their own (singles, measured
-# on the H200): the throughput breakdowns and the L2 hit rate.
+# on the H200: the throughput breakdowns and the L2 hit rate), and the L1
+# hit rate, which the report only shows, like the L2 ones.
 OPTIONAL = [
     "sm__throughput.avg.pct_of_peak_sustained_elapsed",
     "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
