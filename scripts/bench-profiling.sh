@@ -31,7 +31,7 @@ over() {
     t0=$(now)
     ncu --clock-control none --profile-from-start off "$@" -f -o "$dir/$name" \
         "$bin" harness --job "$job" > "$dir/$name.log" 2>&1
-    echo "$(since "$t0")"
+    since "$t0"
 }
 for suite in "${@:-transpose}"; do
     dir=$out/$suite

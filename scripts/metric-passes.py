@@ -91,13 +91,13 @@ def custom_section(text, names):
     folder = os.path.join(WORK, "sections")
     os.makedirs(folder, exist_ok=True)
     entries = "\n".join(f'  Metrics {{\n    Name: "{n}"\n  }}' for n in names)
-    with open(os.path.join(folder, "gpuprof.section"), "w") as f:
-        f.write(
-            'Identifier: "GpuprofSource"\nDisplayName: "gpuprof source counters"\n'
-            f"{definitions_block(text)}\nMetrics {{\n{entries}\n}}\n"
-        )
-    with open(os.path.join(OUT, "gpuprof.section"), "w") as f:
-        f.write(open(os.path.join(folder, "gpuprof.section")).read())
+    section = (
+        'Identifier: "GpuprofSource"\nDisplayName: "gpuprof source counters"\n'
+        f"{definitions_block(text)}\nMetrics {{\n{entries}\n}}\n"
+    )
+    for where in (folder, OUT):
+        with open(os.path.join(where, "gpuprof.section"), "w") as f:
+            f.write(section)
     return f"--section-folder {folder} --section GpuprofSource"
 
 
