@@ -56,7 +56,7 @@ fn main() {
         .collect();
     wide.suite.baseline = wide.variants[1].name.clone();
     wide.suite.sizes = (0..4)
-        .map(|s| gpuprof::config::plan::Size {
+        .map(|s| gpuprof::model::suite::Size {
             label: format!("N={}", 1024 << s),
             symbols: [("N".to_string(), 1024 << s)].into(),
         })

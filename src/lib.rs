@@ -1,8 +1,11 @@
 //! gpuprof: compile, verify, time and profile CUDA kernel variants under
 //! Nsight Compute, and explain in one self-contained HTML report what each
-//! optimization did. The modules follow the data flow, left to right:
-//! config → build → harness → ncu → model → analysis → render, with
-//! `pipeline` calling them in order and `cli` holding only argument types.
+//! optimization did. The stages follow the data flow, left to right:
+//! config → build → harness → ncu → analysis → render, with `pipeline`
+//! calling them in order and `cli` holding only argument types. `model`
+//! (results.json's schema) is the leaf they all convert into: it imports
+//! no other module. docs/architecture.md draws the stages and the data
+//! that passes between them.
 
 pub mod analysis;
 pub mod build;

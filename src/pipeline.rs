@@ -15,14 +15,16 @@ use crate::analysis::{self, Analysis};
 use crate::build::{self, Cache};
 use crate::config::plan::{Plan, Verify};
 use crate::config::{self, ConfigError};
-use crate::harness::{self, Check, Event, Item, Job, Mode};
+use crate::harness::{Event, Item, Job, Mode};
+use crate::model::device::DriverFacts;
 use crate::model::device::{Device, parse_nvidia_smi};
-use crate::model::ingest;
+use crate::model::measurement::Check;
 use crate::model::results::{
     BuildRecord, Failure, ProfilerRun, Results, RunResult, SCHEMA_VERSION, SuiteRecord,
     VariantResult,
 };
 use crate::model::{read_results, write_results};
+use crate::ncu::ingest;
 use crate::ncu::{raw, run as ncu_run, source};
 use crate::process::{self, Invocation, ToolError};
 use crate::render;
@@ -254,7 +256,7 @@ fn probe_device(
     harness: &Invocation,
     plan: &Plan,
     work_dir: &Path,
-) -> Result<harness::DriverFacts, PipelineError> {
+) -> Result<DriverFacts, PipelineError> {
     let job_path = work_dir.join("device-job.json");
     write_json(
         &job_path,
@@ -625,13 +627,13 @@ fn measure_command(
         .ok_or("ncu profiled no launch")?;
     let samples: Vec<f64> = launches
         .iter()
-        .filter_map(|l| l.number(crate::ncu::metrics::DURATION))
+        .filter_map(|l| l.number(crate::model::metrics::DURATION))
         .map(|ns| ns / 1e6)
         .collect();
     let source = process::run(&ncu_run::export_source_invocation(ncu, report, last))
         .map_err(|e| format!("exporting ncu's source page failed: {e}"))
         .and_then(|o| source::parse_source_page(&o.stdout).map_err(|e| e.to_string()));
-    let mut profile = crate::model::import::profile_of_launch(&launches[last], &source);
+    let mut profile = crate::ncu::import::profile_of_launch(&launches[last], &source);
     if launches.len() < wanted as usize {
         profile.source_note.get_or_insert(format!(
             "ncu profiled {} launches of the {wanted} asked for: the program launched no more matching kernels",
@@ -647,7 +649,7 @@ fn cache_key(
     plan: &Plan,
     variant: &crate::config::plan::Variant,
     size_index: usize,
-    facts: &harness::DriverFacts,
+    facts: &DriverFacts,
     ncu_version: Option<&str>,
     skip_profile: bool,
 ) -> Option<String> {
@@ -688,7 +690,7 @@ fn cache_key(
 /// results.json into `results`; the items reused.
 fn reuse_unchanged(
     plan: &Plan,
-    facts: &harness::DriverFacts,
+    facts: &DriverFacts,
     ncu_version: Option<&str>,
     skip_profile: bool,
     previous: Option<&Results>,
@@ -1111,7 +1113,7 @@ fn ingest_report(
     if let Some(profiler) = &mut results.profiler {
         profiler.passes_per_launch = launches
             .first()
-            .and_then(|l| l.number(crate::ncu::metrics::REPLAY_PASSES));
+            .and_then(|l| l.number(crate::model::metrics::REPLAY_PASSES));
     }
     for ((launch, (_, item, _)), source) in launches.iter().zip(profiled.iter()).zip(sources) {
         let Some(variant) = plan.variant(&item.variant) else {
@@ -1254,7 +1256,7 @@ pub struct CompareRequest {
 
 /// Builds the report from existing ncu data.
 pub fn compare(request: &CompareRequest) -> Result<Outcome, PipelineError> {
-    use crate::model::import::{ImportedLaunch, compare_results};
+    use crate::ncu::import::{ImportedLaunch, compare_results};
     if request.inputs.is_empty() {
         return Err(PipelineError::Input(
             "give at least one .ncu-rep or raw-page CSV to compare".into(),

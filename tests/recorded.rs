@@ -82,7 +82,7 @@ fn the_reduction_ladder_ends_at_the_memory_limit() {
     let shuffle = run(&analysis, "warp_shuffle", "N=67108864");
     assert_eq!(
         shuffle.limit.as_ref().unwrap().next,
-        Some(gpuprof::config::Change::WorkPerThread)
+        Some(gpuprof::model::Change::WorkPerThread)
     );
 }
 
@@ -98,12 +98,10 @@ fn matmul_reaches_half_of_cublas_and_cublas_is_verified() {
     assert_eq!(share.measure, "FLOP/s");
     assert!(share.share >= 0.5, "{}", share.share);
     let cublas = results.variant("cublas").unwrap();
-    assert!(
-        cublas
-            .runs
-            .iter()
-            .all(|r| matches!(r.check, Some(gpuprof::harness::Check::Passed { .. })))
-    );
+    assert!(cublas.runs.iter().all(|r| matches!(
+        r.check,
+        Some(gpuprof::model::measurement::Check::Passed { .. })
+    )));
     assert!(
         cublas.runs.iter().all(|r| r.profile.is_none()),
         "library calls are not profiled"

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::metrics as m;
 use crate::model::results::Profile;
-use crate::ncu::metrics as m;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -298,7 +298,7 @@ pub fn derive(profile: Option<&Profile>, median_ms: Option<f64>) -> Derived {
     put(Key::WarpInstructions, get(m::WARP_INSTRUCTIONS));
     put(Key::IssueActive, get(m::ISSUE_ACTIVE));
     let lines = &profile.source_lines;
-    let total = |pick: fn(&crate::ncu::source::SourceLine) -> Option<f64>| -> Option<f64> {
+    let total = |pick: fn(&crate::model::source::SourceLine) -> Option<f64>| -> Option<f64> {
         let values: Vec<f64> = lines.iter().filter_map(pick).collect();
         (!values.is_empty()).then(|| values.iter().sum())
     };
@@ -339,7 +339,7 @@ pub fn derive(profile: Option<&Profile>, median_ms: Option<f64>) -> Derived {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ingest::profile_from_launch;
+    use crate::ncu::ingest::profile_from_launch;
     use crate::ncu::raw::parse_raw_page;
     use crate::ncu::source::parse_source_page;
     use std::path::Path;

@@ -13,7 +13,7 @@ use super::derived::{Derived, Key, Limiter};
 use super::format;
 use crate::model::Device;
 use crate::model::results::Profile;
-use crate::ncu::source::{Count, SourceLine, Split};
+use crate::model::source::{Count, SourceLine, Split};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -567,7 +567,7 @@ fn occupancy(derived: &Derived, profile: &Profile, found: &mut Vec<Finding>) {
             .map(format::bytes)
             .unwrap_or_else(|| "?".into()),
         profile
-            .metric(crate::ncu::metrics::BLOCK_SIZE)
+            .metric(crate::model::metrics::BLOCK_SIZE)
             .map(format::count)
             .unwrap_or_else(|| "?".into()),
     );
@@ -592,7 +592,7 @@ fn occupancy(derived: &Derived, profile: &Profile, found: &mut Vec<Finding>) {
         };
         detail.push_str(&format!(" Low occupancy leaves little to hide latency with: {hint}, unless each warp already has enough independent work."));
     } else if achieved < 0.8 * theoretical {
-        let waves = profile.metric(crate::ncu::metrics::WAVES_PER_SM);
+        let waves = profile.metric(crate::model::metrics::WAVES_PER_SM);
         detail.push_str(&format!(
             " Achieved is well below theoretical: blocks finish unevenly or the grid is small ({} waves per SM).",
             waves.map(format::ratio).unwrap_or_else(|| "?".into())

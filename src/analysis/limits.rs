@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::derived::{Derived, Key};
 use super::findings::{Finding, FindingKind, Severity};
 use super::{CeilingShare, format, knowledge};
-use crate::config::Change;
+use crate::model::Change;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Limit {

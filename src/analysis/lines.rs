@@ -138,7 +138,7 @@ pub fn diff(previous_name: &str, previous: &[HotLine], current: &[HotLine]) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ncu::source::{Count, Split};
+    use crate::model::source::{Count, Split};
 
     fn line(number: u32, code: &str, shared: (f64, f64)) -> HotLine {
         HotLine {

@@ -16,11 +16,11 @@ pub mod stats;
 
 use serde::Serialize;
 
-use crate::config::Change;
-use crate::config::plan::Role;
-use crate::harness::Check;
+use crate::model::Change;
 use crate::model::Results;
+use crate::model::measurement::Check;
 use crate::model::results::{RunResult, VariantResult};
+use crate::model::variant::Role;
 use derived::{Derived, Key};
 use findings::{Finding, HotLine};
 use knowledge::Direction;
@@ -628,7 +628,7 @@ fn describe_change(
 mod tests {
     use super::*;
     use crate::analysis::findings::{FindingKind, Severity};
-    use crate::model::probe::probe_results;
+    use crate::ncu::probe::probe_results;
 
     fn run<'a>(analysis: &'a Analysis, variant: &str) -> &'a RunAnalysis {
         &analysis
@@ -781,12 +781,13 @@ mod tests {
         results.variants[2].changes = vec![Change::Padding];
         let naive = results.variants[1].runs[0].profile.as_mut().unwrap();
         naive.metrics.insert(
-            crate::ncu::metrics::SHARED_LOAD_INSTRUCTIONS.into(),
+            crate::model::metrics::SHARED_LOAD_INSTRUCTIONS.into(),
             131072.0,
         );
-        naive
-            .metrics
-            .insert(crate::ncu::metrics::SHARED_LOAD_WAVEFRONTS.into(), 131072.0);
+        naive.metrics.insert(
+            crate::model::metrics::SHARED_LOAD_WAVEFRONTS.into(),
+            131072.0,
+        );
         let analysis = analyze(&results);
         let tiled = analysis
             .variants

@@ -5,10 +5,10 @@
 //! and `resolve::args` for kernel arguments) that checks everything (paths,
 //! entry points, names, expressions at every size) and reports the first
 //! problem as a [`ConfigError`] with file, line, column and a hint (`error`,
-//! `suggest`). [`load`] and [`parse`] are the entry points; `plan` and
-//! `change` are the contract with the rest of the program.
+//! `suggest`). [`load`] and [`parse`] are the entry points; `plan` is the
+//! contract with the stages that run it (the vocabulary it shares with
+//! results.json, such as sizes and change words, lives in `model`).
 
-pub mod change;
 pub mod error;
 mod expr;
 mod kernels;
@@ -22,7 +22,6 @@ mod tests;
 use std::fs;
 use std::path::Path;
 
-pub use change::Change;
 pub use error::ConfigError;
 pub use plan::Plan;
 

@@ -4,12 +4,13 @@
 //! `gpuprof harness` subprocess as JSON, and so that results.json can record
 //! exactly what was launched.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::change::Change;
+use crate::model::Change;
+use crate::model::suite::{Size, Timing};
+use crate::model::variant::{Library, Role};
 
 /// Everything needed to run one suite.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -37,21 +38,6 @@ pub struct Suite {
     pub seed: u64,
 }
 
-/// One problem size: the symbols it binds (`N = 2048`) plus the suite's
-/// constants, which are bound at every size.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Size {
-    /// A short label such as `N=2048` or `M=1024, N=512` (constants left out).
-    pub label: String,
-    pub symbols: BTreeMap<String, i64>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Timing {
-    pub warmup: u32,
-    pub repetitions: u32,
-}
-
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProfileSettings {
     /// Passed to `ncu --clock-control`: `none` (default; never touches the
@@ -73,15 +59,6 @@ impl ClockControl {
             ClockControl::Base => "base",
         }
     }
-}
-
-/// Whether a variant is a step of the optimization chain or a reference
-/// ceiling (a plain copy, a vendor library) shown beside the chain.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Role {
-    Step,
-    Ceiling,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -122,25 +99,6 @@ pub struct CommandVariant {
     pub launches: u32,
     /// Where the build and the command run: the toml's folder.
     pub folder: PathBuf,
-}
-
-/// A library routine run as a variant, as the ceiling a suite's kernels are
-/// measured against.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Library {
-    /// cuBLAS SGEMM, C = A·B with row-major A (m×k), B (k×n), C (m×n):
-    /// the first two f32 input buffers and the first f32 output buffer.
-    /// Run in CUBLAS_PEDANTIC_MATH mode: FP32 arithmetic, no tensor cores.
-    CublasSgemm,
-}
-
-impl Library {
-    pub fn word(self) -> &'static str {
-        match self {
-            Library::CublasSgemm => "cublas-sgemm",
-        }
-    }
 }
 
 /// What a variant's outputs are compared against.

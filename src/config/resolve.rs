@@ -21,15 +21,17 @@ mod values;
 use args::ArgSpec;
 use values::{gemm_bounds, grid_bounds, shared_bytes_bounds};
 
-use super::change::Change;
 use super::error::ConfigError;
 use super::kernels::{self, Kernels};
 use super::plan::{
-    Arg, ClockControl, CommandVariant, Compare, Instance, Library, Plan, ProfileSettings, Role,
-    Size, Suite, Timing, Tolerance, Variant, Verify,
+    Arg, ClockControl, CommandVariant, Compare, Instance, Plan, ProfileSettings, Suite, Tolerance,
+    Variant, Verify,
 };
 use super::raw::{RawFile, RawSize, RawSuite, RawVariant};
 use super::suggest;
+use crate::model::Change;
+use crate::model::suite::{Size, Timing};
+use crate::model::variant::{Library, Role};
 
 const DEFAULT_WARMUP: u32 = 3;
 const DEFAULT_REPETITIONS: u32 = 20;

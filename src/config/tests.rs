@@ -8,10 +8,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::plan::{
-    Arg, Buffer, ClockControl, Compare, ElementType, Fill, Instance, Role, Scalar, Tolerance,
-    Verify,
+    Arg, Buffer, ClockControl, Compare, ElementType, Fill, Instance, Scalar, Tolerance, Verify,
 };
-use super::{Change, Plan, load, parse};
+use super::{Plan, load, parse};
+use crate::model::Change;
+use crate::model::variant::Role;
 
 fn plan(path: &str) -> Plan {
     match load(Path::new(path)) {
@@ -341,9 +342,9 @@ fn the_matmul_suite_calls_cublas_as_its_ceiling() {
     let cublas = plan.variant("cublas").unwrap();
     assert_eq!(
         cublas.library,
-        Some(crate::config::plan::Library::CublasSgemm)
+        Some(crate::model::variant::Library::CublasSgemm)
     );
-    assert_eq!(cublas.role, crate::config::plan::Role::Ceiling);
+    assert_eq!(cublas.role, Role::Ceiling);
     assert_eq!(
         cublas.instances.last().unwrap().gemm,
         Some([4096, 4096, 4096])

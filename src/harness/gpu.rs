@@ -15,8 +15,9 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use super::protocol::{DriverFacts, KernelResources};
 use crate::config::plan::{Arg, ElementType, Instance};
+use crate::model::device::DriverFacts;
+use crate::model::measurement::KernelResources;
 
 /// A CUDA failure: `during` says what gpuprof was doing.
 #[derive(Debug, Clone)]

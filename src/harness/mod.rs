@@ -13,13 +13,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use crate::config::plan::{Arg, Buffer, Compare, Instance, Plan, Variant, Verify};
+use crate::model::measurement::Check;
 use gpu::{Gpu, Kernel};
 pub use gpu::{GpuError, driver_available};
-pub use protocol::{Check, DriverFacts, Event, Item, Job, KernelResources, Mode};
+pub use protocol::{Event, Item, Job, Mode};
 
 /// Opens device 0 and reads its facts (for `gpuprof doctor`; a report asks
 /// a harness process instead, so that its own process holds no context).
-pub fn device_facts() -> Result<DriverFacts, GpuError> {
+pub fn device_facts() -> Result<crate::model::device::DriverFacts, GpuError> {
     Gpu::open()?.facts()
 }
 

@@ -4,7 +4,21 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::harness::DriverFacts;
+/// Device facts the harness reads from the CUDA driver.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DriverFacts {
+    pub name: String,
+    pub compute_capability: (u32, u32),
+    pub multiprocessors: u32,
+    pub sm_clock_khz: u64,
+    pub memory_clock_khz: u64,
+    pub memory_bus_width_bits: u32,
+    pub l2_cache_bytes: u64,
+    pub total_memory_bytes: u64,
+    pub shared_memory_per_sm_bytes: u64,
+    pub max_threads_per_sm: u32,
+    pub driver_cuda_version: String,
+}
 
 /// The device a suite ran on, as recorded in results.json.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,13 +1,21 @@
-//! The data model: [`Results`] (results.json, with a schema version),
-//! device facts from nvidia-smi and the driver, and the ingest step that
-//! turns ncu's parsed exports into per-run profiles. Formats no numbers.
+//! The data model, all of results.json's schema: [`Results`] (with a schema
+//! version) and every type it holds — the suite's sizes and timing
+//! settings, what kind of variant each is, the declared changes, the
+//! verification outcome and kernel resources, the fixed metric set that
+//! names a profile's counters, per-line source counters and the device's
+//! facts. It is the leaf of the crate: every stage converts *into* these
+//! types, and `analysis` and `render` read nothing else. It imports no
+//! other module of the crate and formats no numbers.
 
+pub mod change;
 pub mod device;
-pub mod import;
-pub mod ingest;
-#[cfg(test)]
-pub mod probe;
+pub mod measurement;
+pub mod metrics;
 pub mod results;
+pub mod source;
+pub mod suite;
+pub mod variant;
 
+pub use change::Change;
 pub use device::Device;
 pub use results::{Results, read_results, write_results};

@@ -9,11 +9,12 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::change::Change;
 use super::device::Device;
-use crate::config::Change;
-use crate::config::plan::{Library, Role, Size, Timing};
-use crate::harness::{Check, KernelResources};
-use crate::ncu::source::SourceLine;
+use super::measurement::{Check, KernelResources};
+use super::source::SourceLine;
+use super::suite::{Size, Timing};
+use super::variant::{Library, Role};
 
 /// Bumped whenever a change to these types would misread older files.
 pub const SCHEMA_VERSION: u32 = 1;

@@ -241,7 +241,7 @@ fn check_width(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ncu::metrics;
+    use crate::model::metrics;
 
     const RAW: &str = include_str!("../../tests/fixtures/h200-probe/raw.csv");
     const RAW_BASE: &str = include_str!("../../tests/fixtures/h200-probe/raw-base-units.csv");

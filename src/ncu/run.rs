@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::metrics;
+use crate::model::metrics;
 use crate::process::Invocation;
 
 /// Where to look for ncu: an explicit path, then PATH, then `$CUDA_HOME`,

@@ -19,64 +19,13 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::units::parse_number;
+use crate::model::source::{SourceLine, Split};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SourceFile {
     pub path: String,
     pub function: String,
     pub lines: Vec<SourceLine>,
-}
-
-/// The counters of one CUDA source line; `None` where ncu printed `-`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct SourceLine {
-    pub line: u32,
-    pub text: String,
-    pub warp_stall_samples: Option<f64>,
-    pub instructions_executed: Option<f64>,
-    pub shared_wavefronts: Option<f64>,
-    pub shared_wavefronts_ideal: Option<f64>,
-    pub shared_wavefronts_excessive: Option<f64>,
-    pub global_sectors: Option<f64>,
-    pub global_sectors_ideal: Option<f64>,
-    pub global_sectors_excessive: Option<f64>,
-    /// e.g. `Load(4),Store(4)`.
-    pub access_operation: String,
-    /// e.g. `Global(4),Shared(4)`.
-    pub address_space: String,
-    /// Non-zero warp-stall sample counts by reason (`long_sb`, `mio`…).
-    pub stalls: BTreeMap<String, f64>,
-    /// The line's counters split by the SASS instructions under it.
-    #[serde(default)]
-    pub by_instruction: Split,
-}
-
-/// Actual and ideal counts of one kind of access.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-pub struct Count {
-    pub actual: f64,
-    pub ideal: f64,
-}
-
-impl Count {
-    fn add(&mut self, actual: Option<f64>, ideal: Option<f64>) {
-        self.actual += actual.unwrap_or(0.0);
-        self.ideal += ideal.unwrap_or(0.0);
-    }
-
-    /// Actual over ideal, when there was any access.
-    pub fn factor(&self) -> Option<f64> {
-        (self.ideal > 0.0).then(|| self.actual / self.ideal)
-    }
-}
-
-/// Global sectors and shared wavefronts by direction.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-pub struct Split {
-    pub global_load_sectors: Count,
-    pub global_store_sectors: Count,
-    pub shared_load_wavefronts: Count,
-    pub shared_store_wavefronts: Count,
 }
 
 /// What a SASS instruction does to memory, from its opcode.
@@ -354,6 +303,7 @@ pub fn parse_source_page(text: &str) -> Result<Vec<SourceFile>, SourcePageError>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::source::Count;
 
     const TILED: &str = include_str!("../../tests/fixtures/h200-probe/source-sass-cuda-tiled.csv");
 

@@ -11,8 +11,8 @@ use super::charts::{
 use super::view::ChartView;
 use crate::analysis::derived::Key;
 use crate::analysis::{Analysis, RunAnalysis, Status, VariantAnalysis, format};
-use crate::config::plan::Role;
 use crate::model::Results;
+use crate::model::variant::Role;
 
 /// Counters drawn as grouped bars, when any variant has a non-zero value.
 const KEY_METRICS: [(Key, &str); 6] = [

@@ -81,7 +81,7 @@ pub fn markdown(view: &view::ReportView) -> String {
 mod tests {
     use super::*;
     use crate::analysis::analyze;
-    use crate::model::probe::probe_results;
+    use crate::ncu::probe::probe_results;
 
     #[test]
     fn the_report_names_the_conflict_and_shows_the_line() {

@@ -56,7 +56,7 @@ pub fn summary(view: &ReportView) -> String {
 mod tests {
     use super::*;
     use crate::analysis::analyze;
-    use crate::model::probe::probe_results;
+    use crate::ncu::probe::probe_results;
     use crate::render::view;
 
     #[test]

@@ -9,9 +9,9 @@ use crate::analysis::derived::Key;
 use crate::analysis::findings::Severity;
 use crate::analysis::stats::{Speedup, TimeVerdict};
 use crate::analysis::{Analysis, RunAnalysis, Status, VariantAnalysis, Verdict, format};
-use crate::config::plan::Role;
 use crate::model::Results;
 use crate::model::results::VariantResult;
+use crate::model::variant::Role;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ReportView {
@@ -840,7 +840,7 @@ fn run_view(
 
 /// The fixed metric set with the labels and units of its table.
 fn counters(profile: Option<&crate::model::results::Profile>) -> Vec<Fact> {
-    use crate::ncu::metrics::{METRICS, Quantity};
+    use crate::model::metrics::{METRICS, Quantity};
     let Some(profile) = profile else {
         return Vec::new();
     };

@@ -10,9 +10,10 @@ use toml::Spanned;
 use super::values::{Bounds, Compiled, below, fits, largest, show, type_bounds, type_requirement};
 use super::{Context, is_identifier};
 use crate::config::error::ConfigError;
-use crate::config::plan::{Arg, Buffer, Compare, ElementType, Fill, Scalar, Size};
+use crate::config::plan::{Arg, Buffer, Compare, ElementType, Fill, Scalar};
 use crate::config::raw::{RawArg, RawFill};
 use crate::config::suggest;
+use crate::model::suite::Size;
 
 const ELEMENT_TYPES: [(&str, ElementType); 6] = [
     ("f32", ElementType::F32),

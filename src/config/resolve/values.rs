@@ -10,8 +10,9 @@ use toml::Spanned;
 use super::{Context, Merged};
 use crate::config::error::ConfigError;
 use crate::config::expr::{self, Expr, ExprError, ExprErrorKind};
-use crate::config::plan::{ElementType, Size};
+use crate::config::plan::ElementType;
 use crate::config::raw::ExprSource;
+use crate::model::suite::Size;
 
 /// CUDA's limit on threads per block.
 const MAX_BLOCK_THREADS: u64 = 1024;

@@ -6,10 +6,13 @@
 use std::path::Path;
 
 use super::ingest::profile_from_launch;
-use super::results::{BuildRecord, Results, RunResult, SCHEMA_VERSION, SuiteRecord, VariantResult};
-use crate::config::Change;
-use crate::config::plan::{Role, Size, Timing};
-use crate::harness::Check;
+use crate::model::Change;
+use crate::model::measurement::Check;
+use crate::model::results::{
+    BuildRecord, Results, RunResult, SCHEMA_VERSION, SuiteRecord, VariantResult,
+};
+use crate::model::suite::{Size, Timing};
+use crate::model::variant::Role;
 use crate::ncu::raw::parse_raw_page;
 use crate::ncu::source::parse_source_page;
 

@@ -5,10 +5,11 @@
 
 use std::path::Path;
 
-use super::results::Profile;
-use crate::ncu::metrics;
+use crate::model::metrics;
+use crate::model::results::Profile;
+use crate::model::source::SourceLine;
 use crate::ncu::raw::RawLaunch;
-use crate::ncu::source::{SourceFile, SourceLine};
+use crate::ncu::source::SourceFile;
 
 /// The fixed metric set (plus ncu's pass count) that a launch has; a metric
 /// it lacks is absent, never zero.

@@ -4,13 +4,14 @@
 //! `device__attribute_*` columns, and every metric of the fixed set that the
 //! export lacks is named, with the ncu option that would collect it.
 
-use super::device::Device;
-use super::results::{
+use crate::model::device::{Device, DriverFacts};
+use crate::model::measurement::Check;
+use crate::model::metrics;
+use crate::model::results::{
     BuildRecord, Profile, Results, RunResult, SCHEMA_VERSION, SuiteRecord, VariantResult,
 };
-use crate::config::plan::{Role, Size, Timing};
-use crate::harness::{Check, DriverFacts};
-use crate::ncu::metrics;
+use crate::model::suite::{Size, Timing};
+use crate::model::variant::Role;
 use crate::ncu::raw::{RawLaunch, Value};
 use crate::ncu::source::SourceFile;
 
