@@ -12,6 +12,7 @@ pub mod build;
 pub mod cli;
 pub mod config;
 pub mod doctor;
+pub mod error;
 pub mod harness;
 pub mod init;
 pub mod model;

@@ -1,7 +1,8 @@
 //! The `gpuprof` binary: parses the command line, runs the pipeline, prints
-//! the summary or a one-paragraph error, and maps outcomes to the exit
-//! codes documented in the README (0 all good, 1 output error, 2 bad input,
-//! 3 report written but a variant failed, 4 missing GPU or tools).
+//! the summary or the error (once, with `error: `), and maps outcomes to the
+//! exit codes of `gpuprof::error::exit_code` (documented in the README). A
+//! reader that closes the pipe early (`gpuprof render … --dump-view | head`)
+//! is a normal end, not a panic.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -10,9 +11,8 @@ use std::time::Duration;
 use clap::Parser;
 
 use gpuprof::cli::{Cli, Command};
-use gpuprof::pipeline::{
-    self, CompareRequest, Outcome, PipelineError, RenderRequest, ReportRequest,
-};
+use gpuprof::error::{Error, exit_code};
+use gpuprof::pipeline::{self, CompareRequest, Outcome, RenderRequest, ReportRequest};
 use gpuprof::{analysis, harness, render};
 
 fn main() -> ExitCode {
@@ -25,7 +25,7 @@ fn main() -> ExitCode {
         eprintln!(
             "\ninterrupted: results.json holds what was measured so far (`gpuprof render` makes a report of it); the previous report.html is untouched"
         );
-        std::process::exit(130);
+        std::process::exit(exit_code::INTERRUPTED.into());
     });
     if let Err(error) = interrupted {
         eprintln!("warning: Ctrl-C will not stop child processes cleanly: {error}");
@@ -70,19 +70,17 @@ fn main() -> ExitCode {
         }
         Command::Init { folder } => match gpuprof::init::write(&folder) {
             Ok(written) => {
-                for path in written {
-                    anstream::println!("wrote {}", path.display());
-                }
-                anstream::println!(
-                    "next: gpuprof report {}",
+                let mut text: String = written
+                    .iter()
+                    .map(|path| format!("wrote {}\n", path.display()))
+                    .collect();
+                text.push_str(&format!(
+                    "next: gpuprof report {}\n",
                     folder.join("variants.toml").display()
-                );
-                ExitCode::SUCCESS
+                ));
+                print_out(&text, ExitCode::SUCCESS)
             }
-            Err(error) => {
-                anstream::eprintln!("error: {error}");
-                ExitCode::from(2)
-            }
+            Err(error) => fail(&Error::Input(error)),
         },
         Command::Compare {
             inputs,
@@ -104,15 +102,14 @@ fn main() -> ExitCode {
         ),
         Command::Doctor { ncu, binary } => {
             let findings = gpuprof::doctor::check(ncu.as_deref(), binary.as_deref());
-            anstream::print!("{}", gpuprof::doctor::render(&findings));
             let failed = findings
                 .iter()
                 .any(|f| f.state == gpuprof::doctor::State::Missing);
-            if failed {
-                ExitCode::from(4)
-            } else {
-                ExitCode::SUCCESS
-            }
+            let code = match failed {
+                true => exit_code::ENVIRONMENT,
+                false => exit_code::SUCCESS,
+            };
+            print_out(&gpuprof::doctor::render(&findings), ExitCode::from(code))
         }
         Command::Harness { job } => run_harness(&job),
     }
@@ -148,61 +145,72 @@ fn open_in_browser(report: &std::path::Path) {
     }
 }
 
-fn finish(outcome: Result<Outcome, PipelineError>, open: bool) -> ExitCode {
-    match outcome {
-        Ok(outcome) => {
-            if open {
-                open_in_browser(&outcome.report);
-            }
-            anstream::print!("{}", render::terminal::summary(&outcome.view));
-            for notice in &outcome.results.notices {
-                anstream::eprintln!("note: {notice}");
-            }
-            anstream::println!("report: {}", outcome.report.display());
-            let failed = outcome
-                .analysis
-                .variants
-                .iter()
-                .flat_map(|v| &v.runs)
-                .any(|run| !run.status.is_trusted());
-            if failed {
-                ExitCode::from(3)
-            } else {
-                ExitCode::SUCCESS
-            }
-        }
+fn finish(outcome: Result<Outcome, Error>, open: bool) -> ExitCode {
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(error) => return fail(&error),
+    };
+    if open {
+        open_in_browser(&outcome.report);
+    }
+    if let Err(code) = write_stdout(&render::terminal::summary(&outcome.view)) {
+        return code;
+    }
+    for notice in &outcome.results.notices {
+        anstream::eprintln!("note: {notice}");
+    }
+    let failed = outcome
+        .analysis
+        .variants
+        .iter()
+        .flat_map(|v| &v.runs)
+        .any(|run| !run.status.is_trusted());
+    let code = match failed {
+        true => exit_code::VARIANT_FAILED,
+        false => exit_code::SUCCESS,
+    };
+    print_out(
+        &format!("report: {}\n", outcome.report.display()),
+        ExitCode::from(code),
+    )
+}
+
+/// Prints the error once and ends with its exit code.
+fn fail(error: &Error) -> ExitCode {
+    anstream::eprintln!("{}", error.diagnostic());
+    ExitCode::from(error.exit_code())
+}
+
+/// Writes `text` to stdout and ends with `code` (see [`write_stdout`]).
+fn print_out(text: &str, code: ExitCode) -> ExitCode {
+    write_stdout(text).map_or_else(|stop| stop, |()| code)
+}
+
+/// Writes `text` to stdout; on failure, the code to end with at once: a
+/// reader that closed the pipe early (`| head`) is a quiet, successful end.
+fn write_stdout(text: &str) -> Result<(), ExitCode> {
+    let mut stdout = anstream::stdout();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Err(ExitCode::SUCCESS),
         Err(error) => {
-            anstream::eprintln!("error: {error}");
-            ExitCode::from(match error {
-                PipelineError::Input(_) => 2,
-                PipelineError::Environment(_) => 4,
-                PipelineError::Output { .. } => 1,
-            })
+            eprintln!("error: cannot write to standard output: {error}");
+            Err(ExitCode::from(exit_code::OUTPUT_FAILED))
         }
     }
 }
 
 fn dump(path: &std::path::Path) -> ExitCode {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) => {
-            anstream::eprintln!("error: cannot read {}: {error}", path.display());
-            return ExitCode::from(2);
-        }
-    };
-    match gpuprof::model::read_results(&text) {
+    match pipeline::read_saved(path) {
         Ok(results) => {
             let view = render::view(&results, &analysis::analyze(&results));
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&view).expect("the view serializes")
-            );
-            ExitCode::SUCCESS
+            let json = serde_json::to_string_pretty(&view).expect("the view serializes");
+            print_out(&format!("{json}\n"), ExitCode::SUCCESS)
         }
-        Err(error) => {
-            anstream::eprintln!("error: {}:{error}", path.display());
-            ExitCode::from(2)
-        }
+        Err(error) => fail(&error),
     }
 }
 
@@ -219,12 +227,12 @@ fn run_harness(job: &std::path::Path) -> ExitCode {
                 "error: cannot read the harness job {}: {error}",
                 job.display()
             );
-            return ExitCode::from(2);
+            return ExitCode::from(exit_code::BAD_INPUT);
         }
     };
     if !harness::driver_available() {
         eprintln!("error: the NVIDIA driver library (libcuda.so.1) was not found");
-        return ExitCode::from(4);
+        return ExitCode::from(exit_code::ENVIRONMENT);
     }
     let stdout = std::io::stdout();
     let mut emit = |event: harness::Event| {
@@ -236,7 +244,7 @@ fn run_harness(job: &std::path::Path) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error}");
-            ExitCode::from(3)
+            ExitCode::from(exit_code::VARIANT_FAILED)
         }
     }
 }

@@ -19,6 +19,7 @@ use serde::Serialize;
 use crate::model::Change;
 use crate::model::Results;
 use crate::model::measurement::Check;
+use crate::model::results::Stage;
 use crate::model::results::{RunResult, VariantResult};
 use crate::model::variant::Role;
 use derived::{Derived, Key};
@@ -65,7 +66,7 @@ pub enum Status {
         reason: String,
     },
     Failed {
-        stage: String,
+        stage: Stage,
         message: String,
     },
 }
@@ -251,7 +252,7 @@ pub fn analyze(results: &Results) -> Analysis {
 fn status_of(run: &RunResult) -> Status {
     if let Some(failure) = &run.failure {
         return Status::Failed {
-            stage: failure.stage.clone(),
+            stage: failure.stage,
             message: failure.message.clone(),
         };
     }
@@ -297,7 +298,7 @@ fn status_of(run: &RunResult) -> Status {
             reason: reason.clone(),
         },
         None => Status::Failed {
-            stage: "run".into(),
+            stage: Stage::Run,
             message: "no result was recorded (the run was interrupted)".into(),
         },
     }

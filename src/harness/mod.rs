@@ -14,6 +14,7 @@ use std::rc::Rc;
 
 use crate::config::plan::{Arg, Buffer, Compare, Instance, Plan, Variant, Verify};
 use crate::model::measurement::Check;
+use crate::model::results::Stage;
 use gpu::{Gpu, Kernel};
 pub use gpu::{GpuError, driver_available};
 pub use protocol::{Event, Item, Job, Mode};
@@ -70,15 +71,15 @@ pub fn run(job: &Job, emit: &mut dyn FnMut(Event)) -> Result<(), GpuError> {
 }
 
 struct Failure {
-    stage: String,
+    stage: Stage,
     error: GpuError,
     fatal: bool,
 }
 
 impl Failure {
-    fn fatal(stage: &str) -> impl FnOnce(GpuError) -> Failure + '_ {
+    fn fatal(stage: Stage) -> impl FnOnce(GpuError) -> Failure {
         move |error| Failure {
-            stage: stage.to_string(),
+            stage,
             error,
             fatal: true,
         }
@@ -107,7 +108,7 @@ impl Runner<'_> {
 
     fn variant(&self, name: &str) -> Result<&Variant, Failure> {
         self.plan().variant(name).ok_or_else(|| Failure {
-            stage: "plan".into(),
+            stage: Stage::Plan,
             error: GpuError {
                 during: "looking up the variant".into(),
                 message: format!("no variant `{name}`"),
@@ -122,7 +123,7 @@ impl Runner<'_> {
             let variant = self.variant(name)?;
             if variant.library.is_some() {
                 let kernel = self.gpu.sgemm().map_err(|error| Failure {
-                    stage: "load".into(),
+                    stage: Stage::Load,
                     error,
                     fatal: false,
                 })?;
@@ -131,7 +132,7 @@ impl Runner<'_> {
             }
             let Some(cubin) = self.job.cubins.get(name) else {
                 return Err(Failure {
-                    stage: "build".into(),
+                    stage: Stage::Build,
                     error: GpuError {
                         during: "loading the kernel".into(),
                         message: "it did not compile".into(),
@@ -143,7 +144,7 @@ impl Runner<'_> {
                 .gpu
                 .load(cubin, &variant.entry)
                 .map_err(|error| Failure {
-                    stage: "load".into(),
+                    stage: Stage::Load,
                     error,
                     fatal: false,
                 })?;
@@ -174,9 +175,9 @@ impl Runner<'_> {
                 let (gpu, kernel) = (&self.gpu, &self.kernels[&item.variant]);
                 let buffers = gpu
                     .upload(kernel, instance, &borrowed(&contents))
-                    .map_err(Failure::fatal("upload"))?;
+                    .map_err(Failure::fatal(Stage::Upload))?;
                 gpu.profiled(kernel, instance, &buffers)
-                    .map_err(Failure::fatal("profile"))?;
+                    .map_err(Failure::fatal(Stage::Profile))?;
                 let sequence = self.sequence;
                 self.sequence += 1;
                 Ok(Event::Profiled {
@@ -294,11 +295,11 @@ impl Runner<'_> {
         let (gpu, kernel) = (&self.gpu, &self.kernels[&variant.name]);
         let buffers = gpu
             .upload(kernel, instance, &borrowed(&contents))
-            .map_err(Failure::fatal("upload"))?;
+            .map_err(Failure::fatal(Stage::Upload))?;
         gpu.launch(kernel, instance, &buffers)
-            .map_err(Failure::fatal("launch"))?;
+            .map_err(Failure::fatal(Stage::Launch))?;
         gpu.synchronize("running the kernel")
-            .map_err(Failure::fatal("launch"))?;
+            .map_err(Failure::fatal(Stage::Launch))?;
         let mut outputs = Outputs::new();
         for (index, arg) in instance.args.iter().enumerate() {
             if let Arg::Buffer(buffer) = arg
@@ -306,7 +307,7 @@ impl Runner<'_> {
             {
                 let bytes = gpu
                     .download(&buffers, index, &buffer.name)
-                    .map_err(Failure::fatal("download"))?;
+                    .map_err(Failure::fatal(Stage::Download))?;
                 outputs.insert(buffer.name.clone(), bytes);
             }
         }
@@ -318,7 +319,7 @@ impl Runner<'_> {
                 timing.warmup,
                 timing.repetitions,
             )
-            .map_err(Failure::fatal("timing"))?
+            .map_err(Failure::fatal(Stage::Timing))?
         } else {
             Vec::new()
         };

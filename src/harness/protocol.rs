@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::Plan;
 use crate::model::device::DriverFacts;
 use crate::model::measurement::{Check, KernelResources};
+use crate::model::results::Stage;
 
 /// Report the device's facts; time (and verify) every item; or launch
 /// each item once for ncu.
@@ -70,7 +71,7 @@ pub enum Event {
     /// for the remaining items.
     Failed {
         item: Item,
-        stage: String,
+        stage: Stage,
         message: String,
         fatal: bool,
     },
@@ -103,7 +104,7 @@ mod tests {
                 variant: "naive".into(),
                 size: "N=2048".into(),
             },
-            stage: "launch".into(),
+            stage: Stage::Launch,
             message: "CUDA_ERROR_ILLEGAL_ADDRESS".into(),
             fatal: true,
         };

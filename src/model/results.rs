@@ -120,8 +120,61 @@ pub struct RunResult {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Failure {
-    pub stage: String,
+    pub stage: Stage,
     pub message: String,
+}
+
+/// Where a run failed, in the order a run goes through them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stage {
+    /// A command variant's build line.
+    Build,
+    /// NVRTC compiling the kernel.
+    Compile,
+    /// The harness preparing the run (the plan it was given).
+    Plan,
+    /// Loading the compiled module or finding its kernel.
+    Load,
+    /// Allocating and filling the buffers.
+    Upload,
+    /// Launching the kernel.
+    Launch,
+    /// Reading the outputs back.
+    Download,
+    /// The timing events.
+    Timing,
+    /// The launch profiled under ncu, or ncu itself.
+    Profile,
+    /// The harness's report of the run could not be read.
+    Harness,
+    /// The harness process ended (crash, timeout) or never reported.
+    Run,
+}
+
+impl Stage {
+    /// The word the report shows: "failed (compile)".
+    pub fn word(self) -> &'static str {
+        match self {
+            Stage::Build => "build",
+            Stage::Compile => "compile",
+            Stage::Plan => "plan",
+            Stage::Load => "load",
+            Stage::Upload => "upload",
+            Stage::Launch => "launch",
+            Stage::Download => "download",
+            Stage::Timing => "timing",
+            Stage::Profile => "profile",
+            Stage::Harness => "harness",
+            Stage::Run => "run",
+        }
+    }
+}
+
+impl std::fmt::Display for Stage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.word())
+    }
 }
 
 /// What ncu measured for one launch.
@@ -149,6 +202,18 @@ impl Results {
 impl VariantResult {
     pub fn run(&self, size: &str) -> Option<&RunResult> {
         self.runs.iter().find(|r| r.size == size)
+    }
+}
+
+impl Results {
+    /// The run of `variant` at `size`, to fill in.
+    pub fn run_mut(&mut self, variant: &str, size: &str) -> Option<&mut RunResult> {
+        self.variants
+            .iter_mut()
+            .find(|v| v.name == variant)?
+            .runs
+            .iter_mut()
+            .find(|r| r.size == size)
     }
 }
 

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::model::metrics;
-use crate::process::Invocation;
+use crate::process::{Invocation, ToolError};
 
 /// Where to look for ncu: an explicit path, then PATH, then `$CUDA_HOME`,
 /// then the usual install folders.
@@ -139,6 +139,20 @@ pub fn export_source_invocation(ncu: &Path, report: &Path, index: usize) -> Invo
 pub const PERMISSION_FIX: &str = "Run as root, or let all users read them: create /etc/modprobe.d/nvidia-profiler.conf with \
      `options nvidia NVreg_RestrictProfilingToAdminUsers=0` and reboot (see \
      https://developer.nvidia.com/ERR_NVGPUCTRPERM). In a container, start it with --cap-add=SYS_ADMIN.";
+
+/// Why an ncu run failed: gpuprof's advice where it recognises what ncu
+/// printed to its log or stderr, else the error with the log's last lines.
+pub fn explain_failure(log: &str, error: &ToolError) -> String {
+    diagnose(log)
+        .or_else(|| diagnose(&error.stderr))
+        .unwrap_or_else(|| format!("{error}\n{}", last_lines(log, 10)))
+}
+
+/// The last `count` lines of `text`.
+pub fn last_lines(text: &str, count: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(count)..].join("\n")
+}
 
 /// Advice for what ncu printed, when it is a failure gpuprof recognises.
 pub fn diagnose(output: &str) -> Option<String> {

@@ -1,0 +1,130 @@
+//! The one way gpuprof reads an `.ncu-rep`: `ncu --import` exports its raw
+//! page (every launch's metrics, parsed) and the source pages of the
+//! launches the caller asks for (several ncu processes at once), and this
+//! returns them as data with the CSV text they came from. It writes no
+//! file: the pipeline decides what to keep. Used by `gpuprof report` (the
+//! harness's profile), command variants and `gpuprof compare`.
+
+use std::path::Path;
+
+use super::raw::{RawLaunch, RawPageError, parse_raw_page};
+use super::run::{export_raw_invocation, export_source_invocation};
+use super::source::{SourceFile, parse_source_page};
+use crate::process::{self, ToolError};
+
+/// What an `.ncu-rep` holds, as parsed pages.
+#[derive(Debug)]
+pub struct Export {
+    /// The raw page's CSV, as ncu printed it.
+    pub raw_csv: String,
+    /// Every launch in the report, in ncu's result order.
+    pub launches: Vec<RawLaunch>,
+    /// The source page of each launch asked for, by index into `launches`.
+    pub sources: Vec<(usize, SourcePage)>,
+}
+
+/// One launch's source page: its CSV and the parsed files, or why there
+/// is none.
+#[derive(Debug)]
+pub struct SourcePage {
+    pub csv: Option<String>,
+    pub files: Result<Vec<SourceFile>, String>,
+}
+
+/// Why the raw page could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("exporting the ncu report failed: {0}")]
+    Export(ToolError),
+    #[error("ncu's raw export could not be read: {error}")]
+    Unreadable {
+        /// The CSV as ncu printed it, kept for the user to look at.
+        csv: String,
+        error: RawPageError,
+    },
+}
+
+/// Which launches' source pages to export.
+pub enum SourcePages<'a> {
+    All,
+    /// The last launch only (a command variant's profile).
+    Last,
+    /// The launches for which the predicate holds.
+    Where(&'a dyn Fn(&RawLaunch) -> bool),
+}
+
+/// Exports `report` with `ncu`: the raw page, then the source pages asked
+/// for.
+pub fn export(ncu: &Path, report: &Path, pages: SourcePages) -> Result<Export, ExportError> {
+    let raw_csv = process::run(&export_raw_invocation(ncu, report))
+        .map_err(ExportError::Export)?
+        .stdout;
+    let launches = match parse_raw_page(&raw_csv) {
+        Ok(launches) => launches,
+        Err(error) => {
+            return Err(ExportError::Unreadable {
+                csv: raw_csv,
+                error,
+            });
+        }
+    };
+    let wanted: Vec<usize> = launches
+        .iter()
+        .enumerate()
+        .filter(|(index, launch)| match &pages {
+            SourcePages::All => true,
+            SourcePages::Last => index + 1 == launches.len(),
+            SourcePages::Where(wanted) => wanted(launch),
+        })
+        .map(|(index, _)| index)
+        .collect();
+    let sources = wanted
+        .iter()
+        .copied()
+        .zip(source_pages(ncu, report, &wanted))
+        .collect();
+    Ok(Export {
+        raw_csv,
+        launches,
+        sources,
+    })
+}
+
+/// The source pages of the launches at `indices`, several ncu processes at
+/// once (each re-reads the report, so they run side by side).
+fn source_pages(ncu: &Path, report: &Path, indices: &[usize]) -> Vec<SourcePage> {
+    let parallel = std::thread::available_parallelism().map_or(4, |n| n.get().clamp(1, 8));
+    let mut pages = Vec::with_capacity(indices.len());
+    for chunk in indices.chunks(parallel) {
+        let texts: Vec<Result<String, String>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = chunk
+                .iter()
+                .map(|index| {
+                    scope.spawn(move || {
+                        process::run(&export_source_invocation(ncu, report, *index))
+                            .map(|o| o.stdout)
+                            .map_err(|e| format!("exporting ncu's source page failed: {e}"))
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err("the export thread panicked".into()))
+                })
+                .collect()
+        });
+        pages.extend(texts.into_iter().map(|text| match text {
+            Ok(csv) => SourcePage {
+                files: parse_source_page(&csv).map_err(|e| e.to_string()),
+                csv: Some(csv),
+            },
+            Err(reason) => SourcePage {
+                csv: None,
+                files: Err(reason),
+            },
+        }));
+    }
+    pages
+}

@@ -1,0 +1,263 @@
+//! Command variants under ncu: each one's program runs at every size in an
+//! ncu process of its own, which profiles the first `launches` launches of
+//! the kernels matching its filter. Their durations are its timing samples
+//! and the last launch is its profile. Each size writes its own
+//! `.ncu-rep`, named so that no two runs share a file.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::output::{save, write_atomic};
+use super::profile::Ncu;
+use super::progress::progress;
+use super::{Folders, ReportRequest};
+use crate::config::plan::{CommandVariant, Plan};
+use crate::error::Error;
+use crate::model::measurement::Check;
+use crate::model::results::{Failure, Profile, ProfilerRun, Results, Stage};
+use crate::ncu::export::{SourcePages, export};
+use crate::ncu::{import, run as ncu_run};
+use crate::process::{self, Invocation};
+
+/// One command variant at one size, with the file name its report gets.
+struct CommandRun<'a> {
+    variant: &'a str,
+    size: &'a str,
+    command: &'a CommandVariant,
+    argv: &'a [String],
+    /// Unique among the suite's command runs: `naive-N_4096`.
+    slug: String,
+}
+
+/// Profiles every command variant at every size.
+pub(super) fn profile_all(
+    plan: &Plan,
+    ncu: &Result<Ncu, String>,
+    request: &ReportRequest,
+    folders: &Folders,
+    results: &mut Results,
+) -> Result<(), Error> {
+    let runs = command_runs(plan);
+    if runs.is_empty() {
+        return Ok(());
+    }
+    let absolute = |path: &Path| std::path::absolute(path).map_err(|e| Error::output(path, e));
+    let (out_dir, work_dir) = (absolute(&folders.out)?, absolute(&folders.work)?);
+    let clock_control = plan.profile.clock_control.as_ncu_value();
+    let ncu = match ncu {
+        Ok(found) => found,
+        Err(reason) => {
+            let message = format!("command variants are timed and profiled by ncu: {reason}");
+            fail_all(plan, results, &message);
+            return Ok(());
+        }
+    };
+    let mut reports = Vec::new();
+    let bar = progress(0, "profile");
+    for run in &runs {
+        let failed_before = results
+            .run_mut(run.variant, run.size)
+            .is_some_and(|r| r.failure.is_some());
+        if failed_before {
+            continue;
+        }
+        bar.set_message(format!("{} {}", run.variant, run.size));
+        let measured = profile_one(
+            run,
+            ncu,
+            request,
+            clock_control,
+            (&out_dir, &work_dir),
+            results,
+        );
+        if let Some(record) = results.run_mut(run.variant, run.size) {
+            match measured {
+                Ok((samples, profile)) => {
+                    record.samples_ms = samples;
+                    record.profile = Some(profile);
+                    record.check = Some(Check::NotChecked {
+                        reason:
+                            "a command variant's outputs are its own: gpuprof does not compare them"
+                                .into(),
+                    });
+                    reports.push(format!("{}.ncu-rep", run.slug));
+                }
+                Err(message) => {
+                    record.failure = Some(Failure {
+                        stage: Stage::Profile,
+                        message,
+                    })
+                }
+            }
+        }
+        save(&folders.results, results)?;
+    }
+    bar.finish_and_clear();
+    if !reports.is_empty() {
+        results.notices.push(format!(
+            "Command variants are timed by ncu, not by CUDA events: their samples are the durations of the profiled launches (ncu flushes the caches before each, so they read cold data). Their reports: {}.",
+            reports.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// Every command variant at every size, in plan order, each with a report
+/// name of its own: the name and size with anything but letters, digits,
+/// `-` and `_` replaced by `_`, and a number appended where two would
+/// otherwise be the same (`Naive ` and `naive!` differ only in punctuation).
+fn command_runs(plan: &Plan) -> Vec<CommandRun<'_>> {
+    let mut taken = BTreeSet::new();
+    let mut runs = Vec::new();
+    for variant in &plan.variants {
+        let Some(command) = &variant.command else {
+            continue;
+        };
+        for instance in &variant.instances {
+            let Some(argv) = instance.command.as_deref() else {
+                continue;
+            };
+            let base: String = format!("{}-{}", variant.name, instance.size)
+                .chars()
+                .map(
+                    |c| match c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                        true => c,
+                        false => '_',
+                    },
+                )
+                .collect();
+            let slug = (1..)
+                .map(|n| match n {
+                    1 => base.clone(),
+                    n => format!("{base}-{n}"),
+                })
+                .find(|candidate| !taken.contains(&candidate.to_lowercase()))
+                .unwrap_or(base);
+            taken.insert(slug.to_lowercase());
+            runs.push(CommandRun {
+                variant: &variant.name,
+                size: &instance.size,
+                command,
+                argv,
+                slug,
+            });
+        }
+    }
+    runs
+}
+
+/// Runs one command under ncu and reads back its samples and profile.
+fn profile_one(
+    run: &CommandRun,
+    ncu: &Ncu,
+    request: &ReportRequest,
+    clock_control: &str,
+    (out_dir, work_dir): (&Path, &Path),
+    results: &mut Results,
+) -> Result<(Vec<f64>, Profile), String> {
+    let (program, args) = run.argv.split_first().ok_or("the command is empty")?;
+    let folder: PathBuf =
+        std::path::absolute(&run.command.folder).unwrap_or_else(|_| run.command.folder.clone());
+    let ncu_request = ncu_run::ProfileRequest {
+        selection: ncu_run::Selection::Kernel {
+            regex: run.command.kernel.clone(),
+            count: run.command.launches,
+        },
+        clock_control: clock_control.to_string(),
+        report_base: out_dir.join(&run.slug),
+        log_file: work_dir.join(format!("{}.log", run.slug)),
+    };
+    let target = Invocation::new(program).args(args);
+    let invocation =
+        ncu_run::profile_invocation(&ncu.path, &ncu_request, &target).in_folder(&folder);
+    let started = Instant::now();
+    let outcome = process::run_streaming(&invocation, Some(request.idle_timeout * 4), |_| {});
+    let seconds = started.elapsed().as_secs_f64();
+    let log = std::fs::read_to_string(&ncu_request.log_file).unwrap_or_default();
+    let report = ncu_run::report_path(&ncu_request);
+    results.profiler.get_or_insert_with(|| ProfilerRun {
+        ncu_version: ncu.version.clone(),
+        command: invocation.display(),
+        clock_control: ncu_request.clock_control.clone(),
+        report_file: format!("{}.ncu-rep", run.slug),
+        passes_per_launch: None,
+        seconds,
+    });
+    match (&outcome, report.is_file()) {
+        (_, true) => measure(&ncu.path, &report, work_dir, run),
+        (Err(error), false) => Err(ncu_run::explain_failure(&log, error)),
+        (Ok(_), false) => Err(format!(
+            "no launch matched the kernel filter `{}`, so ncu wrote no report: check `kernel` against the names ncu prints ({})",
+            run.command.kernel,
+            ncu_run::last_lines(&log, 3)
+        )),
+    }
+}
+
+/// Reads one command's report: the launch durations (ms) and the profile
+/// of the last launch, with its source lines.
+fn measure(
+    ncu: &Path,
+    report: &Path,
+    work_dir: &Path,
+    run: &CommandRun,
+) -> Result<(Vec<f64>, Profile), String> {
+    let exported = export(ncu, report, SourcePages::Last).map_err(|e| e.to_string())?;
+    write_atomic(
+        &work_dir.join(format!("{}-raw.csv", run.slug)),
+        exported.raw_csv.as_bytes(),
+    )
+    .map_err(|e| e.to_string())?;
+    let launches = &exported.launches;
+    let last = launches
+        .len()
+        .checked_sub(1)
+        .ok_or("ncu profiled no launch")?;
+    let samples: Vec<f64> = launches
+        .iter()
+        .filter_map(|l| l.number(crate::model::metrics::DURATION))
+        .map(|ns| ns / 1e6)
+        .collect();
+    let source = exported
+        .sources
+        .into_iter()
+        .find(|(index, _)| *index == last)
+        .map(|(_, page)| page.files)
+        .unwrap_or_else(|| Err("ncu exported no source page".into()));
+    let mut profile = import::profile_of_launch(&launches[last], &source);
+    let wanted = run.command.launches as usize;
+    if launches.len() < wanted {
+        profile.source_note.get_or_insert(format!(
+            "ncu profiled {} launches of the {wanted} asked for: the program launched no more matching kernels",
+            launches.len()
+        ));
+    }
+    Ok((samples, profile))
+}
+
+/// Under `--no-profile`, command variants (which only ncu times) fail with
+/// the reason, and the report says that profiling was skipped.
+pub(super) fn record_skipped(plan: &Plan, results: &mut Results) {
+    fail_all(
+        plan,
+        results,
+        "command variants are timed by ncu, and --no-profile skipped it",
+    );
+    results.notices.push(
+        "profiling was skipped (--no-profile): the report has timings and verification only".into(),
+    );
+}
+
+/// Marks every run of every command variant failed with `message` (unless
+/// it already failed).
+fn fail_all(plan: &Plan, results: &mut Results, message: &str) {
+    for run in command_runs(plan) {
+        if let Some(record) = results.run_mut(run.variant, run.size) {
+            record.failure.get_or_insert(Failure {
+                stage: Stage::Profile,
+                message: message.to_string(),
+            });
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! The device stage: the CUDA device's facts, asked of a harness process
+//! (so that gpuprof itself never creates a CUDA context), merged with what
+//! nvidia-smi says about the driver and clocks.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use super::output::{write_atomic, write_json};
+use super::time::harness_job;
+use crate::config::Plan;
+use crate::error::Error;
+use crate::harness::{Event, Job, Mode};
+use crate::model::device::{Device, DriverFacts, SmiFacts, parse_nvidia_smi};
+use crate::process::{self, Invocation};
+
+/// Asks a harness process for the device's facts.
+pub(super) fn probe(
+    harness: &Invocation,
+    plan: &Plan,
+    work_dir: &Path,
+) -> Result<DriverFacts, Error> {
+    let job_path = work_dir.join("device-job.json");
+    write_json(
+        &job_path,
+        &Job {
+            mode: Mode::Device,
+            plan: plan.clone(),
+            cubins: BTreeMap::new(),
+            items: Vec::new(),
+        },
+    )?;
+    let mut facts = None;
+    let mut events_log = String::new();
+    let outcome = process::run_streaming(
+        &harness_job(harness, &job_path),
+        Some(Duration::from_secs(120)),
+        |line| {
+            if let Some(Ok(Event::Device(device))) = Event::from_line(line) {
+                facts = Some(device);
+                events_log.push_str(line);
+                events_log.push('\n');
+            }
+        },
+    );
+    write_atomic(&work_dir.join("device-events.jsonl"), events_log.as_bytes())?;
+    match (facts, outcome) {
+        (Some(facts), Ok(_)) => Ok(facts),
+        (_, Err(error)) => Err(Error::Tool(format!(
+            "no usable CUDA device: {}\n(`gpuprof render` works without a GPU on a saved results.json)",
+            error.output_tail(6).trim_start_matches("error: ")
+        ))),
+        (None, Ok(_)) => Err(Error::Tool("the harness reported no device".into())),
+    }
+}
+
+/// The device as results.json records it: the driver's facts and, where
+/// nvidia-smi answers, its driver version and clocks (a notice otherwise).
+pub(super) fn describe(facts: &DriverFacts, notices: &mut Vec<String>) -> Device {
+    Device::from_facts(facts, read_nvidia_smi(notices))
+}
+
+fn read_nvidia_smi(notices: &mut Vec<String>) -> Option<SmiFacts> {
+    let outcome = process::run(&Invocation::new("nvidia-smi").args(["-q", "-x"]))
+        .map_err(|e| e.to_string())
+        .and_then(|output| parse_nvidia_smi(&output.stdout));
+    match outcome {
+        Ok(facts) => Some(facts),
+        Err(reason) => {
+            notices.push(format!(
+                "nvidia-smi could not be read, so the driver version and current clocks are missing: {reason}"
+            ));
+            None
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! The pipeline: the order of the stages of `gpuprof report` and nothing
+//! else. Each stage has a file of its own: `plan` (the results skeleton and
+//! the reuse of unchanged runs), `device` (the device's facts), `build`
+//! (NVRTC and command variants' build lines), `time` (the harness: verify
+//! and time), `profile` (ncu over the harness), `commands` (command
+//! variants under ncu), `compare` (`gpuprof compare` over existing ncu
+//! data) and `output` (atomic writes of results.json and the reports).
+//! The pipeline keeps going when one variant fails and saves results.json
+//! after every stage; it computes no metric and formats no report text.
+
+mod build;
+mod commands;
+mod compare;
+mod device;
+mod output;
+mod plan;
+mod profile;
+mod progress;
+mod time;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::analysis::Analysis;
+use crate::config;
+use crate::error::Error;
+use crate::model::read_results;
+use crate::model::results::Results;
+use crate::render;
+
+pub use compare::{CompareRequest, compare};
+pub use output::write_atomic;
+
+/// What `gpuprof report` was asked to do.
+#[derive(Debug, Clone)]
+pub struct ReportRequest {
+    pub config: PathBuf,
+    pub out_dir: Option<PathBuf>,
+    /// An explicit ncu binary (else PATH and the usual folders).
+    pub ncu: Option<PathBuf>,
+    /// Skip profiling (time and verify only).
+    pub skip_profile: bool,
+    /// A harness that prints nothing for this long is stopped.
+    pub idle_timeout: Duration,
+    /// The command line as typed, recorded in the results.
+    pub command_line: String,
+    /// Ignore the previous results.json: run everything again.
+    pub force: bool,
+}
+
+/// What `gpuprof render` was asked to do.
+#[derive(Debug, Clone)]
+pub struct RenderRequest {
+    pub results: PathBuf,
+    pub out_dir: Option<PathBuf>,
+}
+
+/// The files written and what they say.
+#[derive(Debug)]
+pub struct Outcome {
+    pub out_dir: PathBuf,
+    pub results: Results,
+    pub analysis: Analysis,
+    /// The view-model the reports were rendered from.
+    pub view: render::view::ReportView,
+    pub report: PathBuf,
+}
+
+/// Where one report run writes: the output folder, ncu's work folder
+/// inside it, and results.json.
+struct Folders {
+    out: PathBuf,
+    work: PathBuf,
+    results: PathBuf,
+}
+
+/// Runs the whole line for one variants.toml.
+pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
+    let plan = config::load(&request.config)?;
+    let folders = output::prepare_folders(request.out_dir.as_deref(), &plan.suite.name)?;
+    let harness = time::harness_program()?;
+    let facts = device::probe(&harness, &plan, &folders.work)?;
+
+    // Read before anything overwrites it: unchanged runs are reused.
+    let previous = match request.force {
+        true => None,
+        false => output::read_previous(&folders.results),
+    };
+    let mut results = plan::new_results(&plan, request);
+    results.device = Some(device::describe(&facts, &mut results.notices));
+    output::save(&folders.results, &results)?;
+
+    let cubins = build::build_all(&plan, facts.compute_capability, &mut results)?;
+    let ncu = profile::find_ncu(request);
+    let reused = plan::reuse_unchanged(
+        &plan,
+        &facts,
+        ncu.as_ref().ok().map(|found| found.version.as_str()),
+        request.skip_profile,
+        previous.as_ref(),
+        &mut results,
+    );
+    output::save(&folders.results, &results)?;
+
+    let time_job = plan::timing_job(&plan, &cubins, &reused);
+    time::run(
+        &harness,
+        &time_job,
+        &folders,
+        request.idle_timeout,
+        &mut results,
+    )?;
+    output::save(&folders.results, &results)?;
+
+    if request.skip_profile {
+        commands::record_skipped(&plan, &mut results);
+    } else {
+        profile::run(
+            &harness,
+            &time_job,
+            &reused,
+            &ncu,
+            request,
+            &folders,
+            &mut results,
+        )?;
+        if results.profiler.is_none() && !reused.is_empty() {
+            // Every profiled run was reused: so is the record of how.
+            results.profiler = previous.as_ref().and_then(|p| p.profiler.clone());
+        }
+        output::save(&folders.results, &results)?;
+        commands::profile_all(&plan, &ncu, request, &folders, &mut results)?;
+    }
+    output::save(&folders.results, &results)?;
+    output::write_reports(&folders.out, results)
+}
+
+/// Re-renders the reports from a saved results.json.
+pub fn render_saved(request: &RenderRequest) -> Result<Outcome, Error> {
+    let results = read_saved(&request.results)?;
+    let out_dir = request
+        .out_dir
+        .clone()
+        .or_else(|| request.results.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| PathBuf::from("."));
+    output::create_dir(&out_dir)?;
+    output::write_reports(&out_dir, results)
+}
+
+/// Reads a results.json that the user named.
+pub fn read_saved(path: &Path) -> Result<Results, Error> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Input(format!("cannot read {}: {e}", path.display())))?;
+    read_results(&text).map_err(|source| Error::Results {
+        path: path.to_path_buf(),
+        source,
+    })
+}

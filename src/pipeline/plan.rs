@@ -1,0 +1,239 @@
+//! Planning and reuse: the skeleton of results.json for a plan (one record
+//! per variant and size, before anything ran), the key of everything each
+//! run's numbers depend on, the reuse of unchanged runs from the previous
+//! results.json, and the order in which the harness runs the rest.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use super::ReportRequest;
+use crate::config::plan::{Plan, Variant, Verify};
+use crate::harness::{Item, Job, Mode};
+use crate::model::device::DriverFacts;
+use crate::model::results::{
+    BuildRecord, Results, RunResult, SCHEMA_VERSION, SuiteRecord, VariantResult,
+};
+use crate::process::Invocation;
+
+/// Results with every run planned and nothing measured.
+pub(super) fn new_results(plan: &Plan, request: &ReportRequest) -> Results {
+    let config_dir = plan.suite.config_path.parent().unwrap_or(Path::new("/"));
+    let variants = plan
+        .variants
+        .iter()
+        .map(|variant| VariantResult {
+            name: variant.name.clone(),
+            role: variant.role,
+            source: match (variant.library, &variant.command) {
+                (Some(library), _) => format!("library: {}", library.word()),
+                (None, Some(command)) => format!("command, kernels matching `{}`", command.kernel),
+                (None, None) => pathdiff::diff_paths(&variant.source, config_dir)
+                    .unwrap_or_else(|| variant.source.clone())
+                    .to_string_lossy()
+                    .into_owned(),
+            },
+            library: variant.library,
+            entry: variant.entry.clone(),
+            changes: variant.changes.clone(),
+            notes: variant.notes.clone(),
+            verify_against: match &variant.verify {
+                Verify::Against(name) => Some(name.clone()),
+                Verify::Skip => None,
+            },
+            source_text: std::fs::read_to_string(&variant.source).unwrap_or_default(),
+            build: BuildRecord::default(),
+            runs: variant
+                .instances
+                .iter()
+                .map(|instance| RunResult {
+                    size: instance.size.clone(),
+                    grid: instance.grid,
+                    block: instance.block,
+                    shared_bytes: instance.shared_bytes,
+                    bytes: instance.bytes,
+                    flops: instance.flops,
+                    samples_ms: Vec::new(),
+                    check: None,
+                    failure: None,
+                    profile: None,
+                    command: instance.command.as_ref().map(|argv| shell_words(argv)),
+                    cache_key: None,
+                })
+                .collect(),
+        })
+        .collect();
+    Results {
+        schema_version: SCHEMA_VERSION,
+        gpuprof_version: env!("CARGO_PKG_VERSION").to_string(),
+        created: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        command: request.command_line.clone(),
+        suite: SuiteRecord {
+            name: plan.suite.name.clone(),
+            description: plan.suite.description.clone(),
+            config: request.config.display().to_string(),
+            baseline: plan.suite.baseline.clone(),
+            sizes: plan.suite.sizes.clone(),
+            timing: plan.timing,
+            seed: plan.suite.seed,
+        },
+        device: None,
+        profiler: None,
+        variants,
+        notices: Vec::new(),
+    }
+}
+
+/// The hash of everything a run's numbers depend on; `None` for command
+/// variants (their program can change without the suite changing).
+fn cache_key(
+    plan: &Plan,
+    variant: &Variant,
+    size_index: usize,
+    facts: &DriverFacts,
+    ncu_version: Option<&str>,
+    skip_profile: bool,
+) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    if variant.command.is_some() {
+        return None;
+    }
+    let reference = match &variant.verify {
+        Verify::Against(name) => plan.variant(name),
+        Verify::Skip => None,
+    };
+    let describe = |v: &Variant| {
+        serde_json::json!({
+            "source": std::fs::read_to_string(&v.source).unwrap_or_default(),
+            "entry": v.entry,
+            "options": v.compile_options,
+            "library": v.library,
+            "instance": v.instances.get(size_index),
+        })
+    };
+    let everything = serde_json::json!({
+        "gpuprof": env!("CARGO_PKG_VERSION"),
+        "variant": describe(variant),
+        "reference": reference.map(describe),
+        "tolerance": [variant.tolerance.rel, variant.tolerance.abs],
+        "device": [&facts.name, &facts.driver_cuda_version, &format!("{:?}", facts.compute_capability)],
+        "ncu": ncu_version,
+        "profiled": !skip_profile,
+        "clock_control": plan.profile.clock_control.as_ncu_value(),
+        "timing": [plan.timing.warmup, plan.timing.repetitions],
+        "seed": plan.suite.seed,
+    });
+    let digest = Sha256::digest(everything.to_string().as_bytes());
+    Some(digest.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Keys every run and copies unchanged, complete runs of the previous
+/// results.json into `results`; the items reused.
+pub(super) fn reuse_unchanged(
+    plan: &Plan,
+    facts: &DriverFacts,
+    ncu_version: Option<&str>,
+    skip_profile: bool,
+    previous: Option<&Results>,
+    results: &mut Results,
+) -> BTreeSet<Item> {
+    let mut reused = BTreeSet::new();
+    for (variant, record) in plan.variants.iter().zip(results.variants.iter_mut()) {
+        let before = previous.and_then(|p| p.variant(&variant.name));
+        for (size_index, run) in record.runs.iter_mut().enumerate() {
+            let key = cache_key(plan, variant, size_index, facts, ncu_version, skip_profile);
+            run.cache_key = key.clone();
+            let Some(old) = before.and_then(|b| b.run(&run.size)) else {
+                continue;
+            };
+            let complete = old.failure.is_none()
+                && !old.samples_ms.is_empty()
+                && (skip_profile || old.profile.is_some() || variant.library.is_some());
+            if key.is_some() && old.cache_key == key && complete && run.failure.is_none() {
+                *run = old.clone();
+                reused.insert(Item {
+                    variant: variant.name.clone(),
+                    size: run.size.clone(),
+                });
+            }
+        }
+        if let Some(before) = before
+            && record.build.resources.is_none()
+        {
+            record.build.resources = before.build.resources;
+        }
+    }
+    if !reused.is_empty() {
+        results.notices.push(format!(
+            "{} of the runs were reused from the previous results.json: nothing they depend on changed (source, options, geometry, reference, device, ncu version, timing settings). `--force` runs everything again. The ncu report holds only the launches profiled this time.",
+            reused.len()
+        ));
+    }
+    reused
+}
+
+/// A command line as the user would type it.
+fn shell_words(argv: &[String]) -> String {
+    argv.first()
+        .map(|program| Invocation::new(program).args(&argv[1..]).display())
+        .unwrap_or_default()
+}
+
+/// Every compiled variant at every size, sizes in order, and within a size
+/// each reference before the variants verified against it.
+pub(super) fn ordered_items(plan: &Plan, cubins: &BTreeMap<String, PathBuf>) -> Vec<Item> {
+    let mut order: Vec<&str> = Vec::new();
+    fn visit<'a>(
+        plan: &'a Plan,
+        name: &'a str,
+        order: &mut Vec<&'a str>,
+        seen: &mut BTreeSet<&'a str>,
+    ) {
+        if !seen.insert(name) {
+            return;
+        }
+        if let Some(variant) = plan.variant(name)
+            && let Verify::Against(reference) = &variant.verify
+        {
+            visit(plan, reference, order, seen);
+        }
+        order.push(name);
+    }
+    let mut seen = BTreeSet::new();
+    for variant in &plan.variants {
+        visit(plan, &variant.name, &mut order, &mut seen);
+    }
+    plan.suite
+        .sizes
+        .iter()
+        .flat_map(|size| {
+            order
+                .iter()
+                .filter(|name| {
+                    cubins.contains_key(**name)
+                        || plan.variant(name).is_some_and(|v| v.library.is_some())
+                })
+                .map(|name| Item {
+                    variant: name.to_string(),
+                    size: size.label.clone(),
+                })
+        })
+        .collect()
+}
+
+/// The timing job: every item that compiled (or calls a library) and was
+/// not reused.
+pub(super) fn timing_job(
+    plan: &Plan,
+    cubins: &BTreeMap<String, PathBuf>,
+    reused: &BTreeSet<Item>,
+) -> Job {
+    Job {
+        mode: Mode::Time,
+        plan: plan.clone(),
+        cubins: cubins.clone(),
+        items: ordered_items(plan, cubins)
+            .into_iter()
+            .filter(|i| !reused.contains(i))
+            .collect(),
+    }
+}
