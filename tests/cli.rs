@@ -1,7 +1,10 @@
 //! The binary, end to end, without a GPU: `render` on the committed example
 //! run, `report` through stand-ins for the harness and ncu that replay a
 //! real H200 run (tests/fixtures/h200-transpose, tests/standin/), ncu's
-//! failure modes, and bad input with file, line and column.
+//! failure modes, and bad input with file, line and column. What a failing
+//! command prints on stderr is held in inline insta snapshots, so the text a
+//! user reads sits in the test; `cargo insta test --accept --test cli`
+//! rewrites them after a deliberate change (review the diff).
 
 use std::path::{Path, PathBuf};
 
@@ -16,6 +19,17 @@ fn gpuprof() -> Command {
     let mut command = Command::cargo_bin("gpuprof").unwrap();
     command.current_dir(root()).env("NO_COLOR", "1");
     command
+}
+
+/// The stderr of a finished command, for a snapshot: the temporary folder
+/// `temp` (if any) reads [TEMP] and this checkout [ROOT], as both differ
+/// from run to run and machine to machine.
+fn stderr_of(assert: &assert_cmd::assert::Assert, temp: Option<&Path>) -> String {
+    let mut text = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    if let Some(temp) = temp {
+        text = text.replace(&temp.display().to_string(), "[TEMP]");
+    }
+    text.replace(&root().display().to_string(), "[ROOT]")
 }
 
 #[test]
@@ -200,7 +214,7 @@ fn a_harness_that_dies_loses_only_the_variant_it_was_running() {
 
 #[test]
 fn config_errors_name_file_line_and_column() {
-    gpuprof()
+    let assert = gpuprof()
         .args(["report", "tests/configs/errors/baseline-not-variant.toml"])
         .assert()
         .code(2)
@@ -208,16 +222,28 @@ fn config_errors_name_file_line_and_column() {
             "--> tests/configs/errors/baseline-not-variant.toml:",
         ))
         .stderr(predicate::str::contains("= help:"));
+    insta::assert_snapshot!(stderr_of(&assert, None), @r#"
+    error: error: baseline "naiv" is not a variant
+     --> tests/configs/errors/baseline-not-variant.toml:4:12
+      |
+    4 | baseline = "naiv"
+      |            ^^^^^^
+      = help: the variants are: naive, copy, tiled, padded (did you mean "naive"?)
+    "#);
 }
 
 #[test]
 fn a_missing_config_is_a_clear_error() {
-    gpuprof()
+    let assert = gpuprof()
         .args(["report", "no/such/variants.toml"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("no/such/variants.toml"))
         .stderr(predicate::str::contains("panicked").not());
+    insta::assert_snapshot!(stderr_of(&assert, None), @"
+    error: error: cannot read no/such/variants.toml: No such file or directory (os error 2)
+      = help: give the path of an existing, readable variants.toml (see docs/variants-toml.md)
+    ");
 }
 
 #[test]
@@ -236,13 +262,20 @@ fn broken_results_json_is_a_clear_error() {
             "schema version 99",
         ),
     ];
+    let mut stderr = String::new();
     for (name, text, expected) in cases {
         let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
-        gpuprof().arg("render").arg(&path).assert().code(2).stderr(
+        let assert = gpuprof().arg("render").arg(&path).assert().code(2).stderr(
             predicate::str::contains(expected).and(predicate::str::contains("panicked").not()),
         );
+        stderr += &stderr_of(&assert, Some(dir.path()));
     }
+    insta::assert_snapshot!(stderr, @r#"
+    error: [TEMP]/cut.json:1:41: EOF while parsing a value at line 1 column 41 (results.json is written by `gpuprof report`; re-run it if the file was edited or cut short)
+    error: [TEMP]/other.json:this JSON has no "schema_version": it is not a gpuprof results.json
+    error: [TEMP]/future.json:schema version 99 is not the version this gpuprof reads (1); render it with the gpuprof that wrote it, or re-run `gpuprof report`
+    "#);
 }
 
 #[test]
@@ -315,7 +348,7 @@ fn compare_reads_an_ncu_report_through_ncu_with_source_lines() {
 
 #[test]
 fn compare_explains_bad_input() {
-    gpuprof()
+    let bad_regex = gpuprof()
         .args([
             "compare",
             "tests/fixtures/h200-probe/raw.csv",
@@ -325,7 +358,8 @@ fn compare_explains_bad_input() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("is not a regular expression"));
-    gpuprof()
+    insta::assert_snapshot!(stderr_of(&bad_regex, None), @r#"error: --kernel "(" is not a regular expression: unclosed group"#);
+    let no_match = gpuprof()
         .args([
             "compare",
             "tests/fixtures/h200-probe/raw.csv",
@@ -337,11 +371,13 @@ fn compare_explains_bad_input() {
         .stderr(predicate::str::contains(
             "no launch's kernel name matches --kernel \"sgemm\"",
         ));
-    gpuprof()
+    insta::assert_snapshot!(stderr_of(&no_match, None), @r#"error: tests/fixtures/h200-probe/raw.csv: no launch's kernel name matches --kernel "sgemm""#);
+    let wrong_page = gpuprof()
         .args(["compare", "tests/fixtures/h200-probe/source-cuda-tiled.csv"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("this is not the raw page"));
+    insta::assert_snapshot!(stderr_of(&wrong_page, None), @r#"error: tests/fixtures/h200-probe/source-cuda-tiled.csv: this is not the raw page (its first column is "File Name", the raw page starts with "ID"); export it with `ncu --import REPORT.ncu-rep --csv --page raw > raw.csv`"#);
 }
 
 #[test]
@@ -561,12 +597,13 @@ fn init_writes_a_suite_that_loads() {
         .success()
         .stdout(predicate::str::contains("next: gpuprof report"));
     assert!(gpuprof::config::load(&out.path().join("s/variants.toml")).is_ok());
-    gpuprof()
+    let again = gpuprof()
         .arg("init")
         .arg(out.path().join("s"))
         .assert()
         .code(2)
         .stderr(predicate::str::contains("already exists"));
+    insta::assert_snapshot!(stderr_of(&again, Some(out.path())), @"error: [TEMP]/s/variants.toml already exists: gpuprof init writes only new files; choose an empty folder (`gpuprof init my-suite`)");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The analysis on the suites recorded on the H200 (examples/*/results.json):
 //! what the report concludes from real runs, checked against what the
-//! kernels were written to show.
+//! kernels were written to show, and the whole view of each report
+//! (`gpuprof render --dump-view`) against its insta snapshot.
 
 use std::path::Path;
 
@@ -148,4 +149,51 @@ fn the_access_ladder_sees_each_stride_and_the_misalignment() {
         Verdict::NotSeen,
         "a copy re-reads nothing"
     );
+}
+
+/// The folders of examples/ that hold a recorded results.json, sorted.
+fn recorded_suites() -> Vec<String> {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut suites: Vec<String> = std::fs::read_dir(examples)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|folder| folder.join("results.json").is_file())
+        .map(|folder| folder.file_name().unwrap().to_str().unwrap().to_string())
+        .collect();
+    suites.sort();
+    suites
+}
+
+/// Every string each recorded report shows, as `gpuprof render --dump-view`
+/// prints it, against its snapshot in tests/snapshots/: a change to a
+/// finding, a number's format or a chart shows as a diff to review (`cargo
+/// insta review`, or `INSTA_UPDATE=always cargo test` and `git diff`).
+#[test]
+fn the_view_of_each_recorded_example_matches_its_snapshot() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let suites = recorded_suites();
+    assert!(suites.len() >= 6, "only {suites:?} recorded");
+    for suite in &suites {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_gpuprof"))
+            .current_dir(root)
+            .env("NO_COLOR", "1")
+            .args(["render", &format!("examples/{suite}/results.json")])
+            .arg("--dump-view")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{suite}: {stderr}");
+        let view = String::from_utf8(output.stdout).unwrap();
+        let parsed: serde_json::Value = serde_json::from_str(&view).unwrap();
+        assert_eq!(parsed["header"]["suite"].as_str(), Some(suite.as_str()));
+        // The view is built from results.json alone, so no path of this
+        // checkout should be in it; were one there, it would read [ROOT].
+        let view = view.replace(root, "[ROOT]");
+        insta::with_settings!({
+            prepend_module_to_snapshot => false,
+            input_file => format!("examples/{suite}/results.json"),
+        }, {
+            insta::assert_snapshot!(format!("dump-view-{suite}"), view);
+        });
+    }
 }

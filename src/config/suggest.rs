@@ -1,32 +1,11 @@
-//! "Did you mean": edit distance between a misspelt name and the names that
-//! are allowed where it was written, for the help lines of diagnostics.
+//! "Did you mean": edit distance (strsim's optimal string alignment) between
+//! a misspelt name and the names that are allowed where it was written, for
+//! the help lines of diagnostics.
 
 /// Edit distance (optimal string alignment: insertions, deletions,
 /// substitutions and swaps of neighbours each cost 1), ignoring ASCII case.
 pub(crate) fn distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().map(|c| c.to_ascii_lowercase()).collect();
-    let b: Vec<char> = b.chars().map(|c| c.to_ascii_lowercase()).collect();
-    // rows[i][j]: distance between a[..i] and b[..j].
-    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in rows.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in rows[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (rows[i - 1][j] + 1)
-                .min(rows[i][j - 1] + 1)
-                .min(rows[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(rows[i - 2][j - 2] + 1);
-            }
-            rows[i][j] = best;
-        }
-    }
-    rows[a.len()][b.len()]
+    strsim::osa_distance(&a.to_ascii_lowercase(), &b.to_ascii_lowercase())
 }
 
 /// The candidate nearest to `word`, if it is near enough to be a likely
@@ -81,7 +60,17 @@ mod tests {
         assert_eq!(distance("kitten", "sitting"), 3);
         assert_eq!(distance("", "abc"), 3);
         assert_eq!(distance("Padding", "padding"), 0);
-        assert_eq!(distance("nmae", "name"), 1);
+        assert_eq!(
+            distance("nmae", "name"),
+            1,
+            "a swap of neighbours is one edit"
+        );
+        assert_eq!(
+            distance("ca", "abc"),
+            3,
+            "optimal string alignment, not Damerau"
+        );
+        assert_eq!(distance("Grïd", "GRÏD"), 1, "case is ignored in ASCII only");
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! End-to-end tests of [`load`] over the suites in tests/configs/: the valid
 //! suites resolve to the expected plans, and every `.toml` in
-//! tests/configs/errors/ fails with exactly the diagnostic in its sibling
-//! `.expected`. `GPUPROF_BLESS=1 cargo test` rewrites the `.expected` files
-//! from the current output (read every changed one before committing).
+//! tests/configs/errors/ fails with exactly the diagnostic in its insta
+//! snapshot, tests/configs/errors/snapshots/NAME.snap. A changed diagnostic
+//! fails with a diff; `cargo insta review` (or `INSTA_UPDATE=always cargo
+//! test`, then `git diff`) accepts it.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -290,7 +291,7 @@ fn the_plan_survives_a_json_round_trip() {
 }
 
 #[test]
-fn every_error_file_fails_with_its_expected_diagnostic() {
+fn every_error_file_fails_with_its_snapshotted_diagnostic() {
     let folder = Path::new("tests/configs/errors");
     let mut cases: Vec<PathBuf> = fs::read_dir(folder)
         .unwrap()
@@ -299,37 +300,37 @@ fn every_error_file_fails_with_its_expected_diagnostic() {
         .collect();
     cases.sort();
     assert!(cases.len() >= 15, "only {} error files", cases.len());
-    let bless = std::env::var_os("GPUPROF_BLESS").is_some();
-    let mut failures = Vec::new();
+    let root = env!("CARGO_MANIFEST_DIR");
     for case in &cases {
-        let expected_path = case.with_extension("expected");
-        let actual = match load(case) {
-            Ok(_) => format!("{} loaded without an error", case.display()),
-            Err(e) => format!("{e}\n"),
+        let name = case.file_stem().unwrap().to_str().unwrap();
+        let error = match load(case) {
+            Ok(_) => panic!("{} loaded without an error", case.display()),
+            Err(e) => e,
         };
-        if bless {
-            fs::write(&expected_path, &actual).unwrap();
-            continue;
-        }
-        let expected = fs::read_to_string(&expected_path).unwrap_or_default();
-        if actual != expected {
-            failures.push(format!(
-                "{}\n--- expected\n{expected}--- actual\n{actual}",
-                case.display()
-            ));
-        }
+        // Absolute paths differ between checkouts; none is expected, but
+        // one would snapshot as [ROOT] rather than as this machine's path.
+        let diagnostic = error.to_string().replace(root, "[ROOT]");
+        insta::with_settings!({
+            snapshot_path => "../../tests/configs/errors/snapshots",
+            prepend_module_to_snapshot => false,
+            input_file => case,
+        }, {
+            insta::assert_snapshot!(name, diagnostic);
+        });
     }
-    for entry in fs::read_dir(folder).unwrap() {
+    for entry in fs::read_dir(folder.join("snapshots")).unwrap() {
         let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "expected") {
-            assert!(
-                path.with_extension("toml").exists(),
-                "{} has no .toml",
-                path.display()
-            );
+        if path.extension().is_none_or(|e| e != "snap") {
+            continue; // a pending .snap.new, left by a failed comparison
         }
+        let stem = path.file_stem().unwrap().to_str().unwrap();
+        assert!(
+            folder.join(format!("{stem}.toml")).exists(),
+            "{} is not the snapshot of a .toml in {}",
+            path.display(),
+            folder.display()
+        );
     }
-    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
 
 #[test]
