@@ -39,7 +39,7 @@ pub enum Error {
     #[error(transparent)]
     Config(#[from] ConfigError),
     /// A saved results.json could not be read.
-    #[error("{}:{source}", path.display())]
+    #[error("{}", located(path, source))]
     Results { path: PathBuf, source: ReadError },
     /// An input other than a suite or a results.json (an ncu export given to
     /// `compare`, a command-line value) is unusable.
@@ -55,6 +55,15 @@ pub enum Error {
     /// A file could not be written.
     #[error("cannot write {}: {reason}", path.display())]
     Output { path: PathBuf, reason: String },
+}
+
+/// `results.json:3:14: …` where the error has a place in the file,
+/// `results.json: …` otherwise.
+fn located(path: &std::path::Path, error: &ReadError) -> String {
+    match error {
+        ReadError::Json { .. } => format!("{}:{error}", path.display()),
+        _ => format!("{}: {error}", path.display()),
+    }
 }
 
 impl Error {

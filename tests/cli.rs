@@ -33,6 +33,30 @@ fn stderr_of(assert: &assert_cmd::assert::Assert, temp: Option<&Path>) -> String
 }
 
 #[test]
+fn a_reader_that_closes_the_pipe_early_is_a_normal_end() {
+    use std::io::Read;
+    // Read one line of the (multi-megabyte) view, then hang up, as `| head -1`
+    // does: gpuprof must end quietly with 0, not panic with 101.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gpuprof"))
+        .current_dir(root())
+        .args(["render", "examples/matmul/results.json", "--dump-view"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 1];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(first, *b"{");
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
 fn render_reproduces_the_committed_example_report() {
     let out = tempfile::tempdir().unwrap();
     gpuprof()
@@ -223,7 +247,7 @@ fn config_errors_name_file_line_and_column() {
         ))
         .stderr(predicate::str::contains("= help:"));
     insta::assert_snapshot!(stderr_of(&assert, None), @r#"
-    error: error: baseline "naiv" is not a variant
+    error: baseline "naiv" is not a variant
      --> tests/configs/errors/baseline-not-variant.toml:4:12
       |
     4 | baseline = "naiv"
@@ -241,7 +265,7 @@ fn a_missing_config_is_a_clear_error() {
         .stderr(predicate::str::contains("no/such/variants.toml"))
         .stderr(predicate::str::contains("panicked").not());
     insta::assert_snapshot!(stderr_of(&assert, None), @"
-    error: error: cannot read no/such/variants.toml: No such file or directory (os error 2)
+    error: cannot read no/such/variants.toml: No such file or directory (os error 2)
       = help: give the path of an existing, readable variants.toml (see docs/variants-toml.md)
     ");
 }
@@ -273,8 +297,8 @@ fn broken_results_json_is_a_clear_error() {
     }
     insta::assert_snapshot!(stderr, @r#"
     error: [TEMP]/cut.json:1:41: EOF while parsing a value at line 1 column 41 (results.json is written by `gpuprof report`; re-run it if the file was edited or cut short)
-    error: [TEMP]/other.json:this JSON has no "schema_version": it is not a gpuprof results.json
-    error: [TEMP]/future.json:schema version 99 is not the version this gpuprof reads (1); render it with the gpuprof that wrote it, or re-run `gpuprof report`
+    error: [TEMP]/other.json: this JSON has no "schema_version": it is not a gpuprof results.json
+    error: [TEMP]/future.json: schema version 99 is not the version this gpuprof reads (1); render it with the gpuprof that wrote it, or re-run `gpuprof report`
     "#);
 }
 
