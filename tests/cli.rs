@@ -298,7 +298,7 @@ fn broken_results_json_is_a_clear_error() {
     insta::assert_snapshot!(stderr, @r#"
     error: [TEMP]/cut.json:1:41: EOF while parsing a value at line 1 column 41 (results.json is written by `gpuprof report`; re-run it if the file was edited or cut short)
     error: [TEMP]/other.json: this JSON has no "schema_version": it is not a gpuprof results.json
-    error: [TEMP]/future.json: schema version 99 is not the version this gpuprof reads (1); render it with the gpuprof that wrote it, or re-run `gpuprof report`
+    error: [TEMP]/future.json: schema version 99 is not one this gpuprof reads (1 to 2); render it with the gpuprof that wrote it, or re-run `gpuprof report`
     "#);
 }
 
@@ -700,8 +700,7 @@ fn a_second_run_reuses_what_did_not_change_and_force_runs_it_all() {
     assert!(
         results
             .notices
-            .iter()
-            .any(|n| n.starts_with("6 of the runs were reused")),
+            .contains(&gpuprof::model::notice::Notice::Reused { runs: 6 }),
         "{:?}",
         results.notices
     );

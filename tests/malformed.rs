@@ -142,8 +142,8 @@ fn malformed_results_are_explained() {
         ),
         (
             "newer version",
-            RESULTS.replacen("\"schema_version\": 1", "\"schema_version\": 2", 1),
-            "schema version 2",
+            RESULTS.replacen("\"schema_version\": 1", "\"schema_version\": 3", 1),
+            "schema version 3",
         ),
         (
             "version as text",

@@ -11,6 +11,8 @@ pub mod change;
 pub mod device;
 pub mod measurement;
 pub mod metrics;
+mod migrate;
+pub mod notice;
 pub mod results;
 pub mod source;
 pub mod suite;

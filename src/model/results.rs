@@ -12,12 +12,14 @@ use serde::{Deserialize, Serialize};
 use super::change::Change;
 use super::device::Device;
 use super::measurement::{Check, KernelResources};
+use super::notice::Notice;
 use super::source::SourceLine;
 use super::suite::{Size, Timing};
-use super::variant::{Library, Role};
+use super::variant::{Role, VariantKind};
 
-/// Bumped whenever a change to these types would misread older files.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Bumped whenever a change to these types would misread older files;
+/// `super::migrate` brings each older version up to this one.
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Results {
@@ -33,7 +35,7 @@ pub struct Results {
     pub variants: Vec<VariantResult>,
     /// Problems that did not stop the run (ncu missing, a stage skipped),
     /// each phrased as advice.
-    pub notices: Vec<String>,
+    pub notices: Vec<Notice>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -65,13 +67,9 @@ pub struct ProfilerRun {
 pub struct VariantResult {
     pub name: String,
     pub role: Role,
-    /// Source path relative to the folder of the variants.toml.
-    pub source: String,
-    pub entry: String,
-    /// A library call run instead of a kernel (timed and verified, not
-    /// profiled).
-    #[serde(default)]
-    pub library: Option<Library>,
+    /// What it runs: a kernel, a library call, a command or an imported
+    /// launch.
+    pub kind: VariantKind,
     pub changes: Vec<Change>,
     pub notes: String,
     /// The variant outputs are compared against, if any.
@@ -234,6 +232,11 @@ pub enum ReadError {
     Version {
         found: u32,
     },
+    /// A file of an older schema whose migration did not read.
+    Migrated {
+        found: u32,
+        message: String,
+    },
     NotResults,
 }
 
@@ -250,7 +253,11 @@ impl std::fmt::Display for ReadError {
             ),
             ReadError::Version { found } => write!(
                 f,
-                "schema version {found} is not the version this gpuprof reads ({SCHEMA_VERSION}); render it with the gpuprof that wrote it, or re-run `gpuprof report`"
+                "schema version {found} is not one this gpuprof reads (1 to {SCHEMA_VERSION}); render it with the gpuprof that wrote it, or re-run `gpuprof report`"
+            ),
+            ReadError::Migrated { found, message } => write!(
+                f,
+                "this results.json has schema version {found}, and brought up to version {SCHEMA_VERSION} it does not read: {message} (re-run `gpuprof report`)"
             ),
             ReadError::NotResults => write!(
                 f,
@@ -275,12 +282,20 @@ pub fn read_results(text: &str) -> Result<Results, ReadError> {
         .get("schema_version")
         .and_then(serde_json::Value::as_u64)
         .ok_or(ReadError::NotResults)?;
-    if version != u64::from(SCHEMA_VERSION) {
-        return Err(ReadError::Version {
-            found: u32::try_from(version).unwrap_or(u32::MAX),
-        });
+    match version {
+        1 => {
+            let mut value = value;
+            super::migrate::from_1_to_2(&mut value);
+            serde_json::from_value(value).map_err(|e| ReadError::Migrated {
+                found: 1,
+                message: e.to_string(),
+            })
+        }
+        current if current == u64::from(SCHEMA_VERSION) => serde_json::from_str(text).map_err(json),
+        other => Err(ReadError::Version {
+            found: u32::try_from(other).unwrap_or(u32::MAX),
+        }),
     }
-    serde_json::from_str(text).map_err(json)
 }
 
 /// Serializes results for results.json (pretty, stable key order).

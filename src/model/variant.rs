@@ -31,3 +31,63 @@ impl Library {
         }
     }
 }
+
+/// What a variant runs, as results.json records it: each kind carries only
+/// the fields that mean something for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum VariantKind {
+    /// A kernel gpuprof compiled and launched.
+    Kernel {
+        /// The source file, relative to the folder of the variants.toml.
+        source: String,
+        /// The kernel's name as the suite gave it.
+        entry: String,
+    },
+    /// A library routine run instead of a kernel: timed and verified, not
+    /// profiled (its kernels are the library's choice).
+    Library { library: Library },
+    /// The user's own program, profiled under ncu as it is.
+    Command {
+        /// ncu's kernel-name filter (a regular expression).
+        kernel: String,
+    },
+    /// A launch read from existing ncu data (`gpuprof compare`).
+    Imported {
+        /// The file it came from, as the user named it.
+        origin: String,
+        /// The kernel's name as ncu printed it.
+        kernel: String,
+    },
+}
+
+impl VariantKind {
+    /// Where the variant comes from, in a few words: the source path, the
+    /// library, the command's filter or the imported file.
+    pub fn source_label(&self) -> String {
+        match self {
+            VariantKind::Kernel { source, .. } => source.clone(),
+            VariantKind::Library { library } => format!("library: {}", library.word()),
+            VariantKind::Command { kernel } => format!("command, kernels matching `{kernel}`"),
+            VariantKind::Imported { origin, .. } => origin.clone(),
+        }
+    }
+
+    /// The kernel the variant names: its entry, the library routine, the
+    /// command's filter or the imported launch's kernel.
+    pub fn entry_label(&self) -> &str {
+        match self {
+            VariantKind::Kernel { entry, .. } => entry,
+            VariantKind::Library { library } => library.word(),
+            VariantKind::Command { kernel } | VariantKind::Imported { kernel, .. } => kernel,
+        }
+    }
+
+    /// The library routine, for a library variant.
+    pub fn library(&self) -> Option<Library> {
+        match self {
+            VariantKind::Library { library } => Some(*library),
+            _ => None,
+        }
+    }
+}

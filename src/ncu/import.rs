@@ -7,11 +7,12 @@
 use crate::model::device::{Device, DriverFacts};
 use crate::model::measurement::Check;
 use crate::model::metrics;
+use crate::model::notice::Notice;
 use crate::model::results::{
     BuildRecord, Profile, Results, RunResult, SCHEMA_VERSION, SuiteRecord, VariantResult,
 };
 use crate::model::suite::{Size, Timing};
-use crate::model::variant::Role;
+use crate::model::variant::{Role, VariantKind};
 use crate::ncu::raw::{RawLaunch, Value};
 use crate::ncu::source::SourceFile;
 
@@ -101,47 +102,45 @@ pub fn missing_metrics(launch: &RawLaunch) -> Vec<&'static str> {
 /// Results for `gpuprof compare`: one variant per imported launch, the
 /// first as the baseline, times from ncu's kernel duration.
 pub fn compare_results(imported: &[ImportedLaunch], command: String, created: String) -> Results {
-    let mut notices = vec![
-        "These results come from existing ncu data: times are ncu's gpu__time_duration of one profiled launch each (no timing samples, so speedups carry no noise estimate), outputs were not verified, and no change was declared.".to_string(),
-    ];
+    let mut notices = vec![Notice::Imported];
     for item in imported {
         let missing = missing_metrics(&item.launch);
         if !missing.is_empty() {
-            notices.push(format!(
-                "`{}` ({}): {} of gpuprof's {} metrics were not collected and show as \"not collected\": {}. Profile again with `ncu --metrics {} --section SourceCounters --import-source yes -o REPORT ...`, or let `gpuprof report` do it.",
-                item.name,
-                item.origin,
-                missing.len(),
-                metrics::METRICS.len(),
-                missing.join(", "),
-                missing.join(",")
-            ));
+            notices.push(Notice::MetricsMissing {
+                variant: item.name.clone(),
+                origin: item.origin.clone(),
+                missing: missing.iter().map(|m| m.to_string()).collect(),
+                of: metrics::METRICS.len(),
+            });
         }
     }
     // One notice per distinct reason, naming the results it applies to.
-    let mut without_source: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut without_source: Vec<(&str, Vec<String>)> = Vec::new();
     for item in imported {
         if let Err(reason) = &item.source {
             match without_source.iter_mut().find(|(r, _)| r == reason) {
-                Some((_, names)) => names.push(&item.name),
-                None => without_source.push((reason, vec![&item.name])),
+                Some((_, names)) => names.push(item.name.clone()),
+                None => without_source.push((reason, vec![item.name.clone()])),
             }
         }
     }
-    for (reason, names) in without_source {
-        notices.push(format!(
-            "No per-line counters for {}: {reason}",
-            names.join(", ")
-        ));
-    }
+    notices.extend(
+        without_source
+            .into_iter()
+            .map(|(reason, variants)| Notice::NoSourceLines {
+                variants,
+                reason: reason.to_string(),
+            }),
+    );
     let variants = imported
         .iter()
         .map(|item| VariantResult {
             name: item.name.clone(),
             role: Role::Step,
-            source: item.origin.clone(),
-            entry: item.launch.kernel_name.clone(),
-            library: None,
+            kind: VariantKind::Imported {
+                origin: item.origin.clone(),
+                kernel: item.launch.kernel_name.clone(),
+            },
             changes: Vec::new(),
             notes: format!("ncu result {} of {}", item.launch.id, item.origin),
             verify_against: None,
@@ -259,7 +258,7 @@ mod tests {
             2,
             "the timing caveat and one source note for all four"
         );
-        assert!(results.notices[1].starts_with("No per-line counters for copy_reference, transpose_naive, transpose_tiled, transpose_padded: "));
+        assert!(results.notices[1].to_string().starts_with("No per-line counters for copy_reference, transpose_naive, transpose_tiled, transpose_padded: "));
     }
 
     #[test]
@@ -278,7 +277,7 @@ mod tests {
             source: Ok(Vec::new()),
         }];
         let results = compare_results(&imported, String::new(), String::new());
-        let notice = &results.notices[1];
+        let notice = results.notices[1].to_string();
         assert!(
             notice.contains("2 of gpuprof's 40 metrics were not collected"),
             "{notice}"

@@ -12,7 +12,7 @@ use crate::model::results::{
     BuildRecord, Results, RunResult, SCHEMA_VERSION, SuiteRecord, VariantResult,
 };
 use crate::model::suite::{Size, Timing};
-use crate::model::variant::Role;
+use crate::model::variant::{Role, VariantKind};
 use crate::ncu::raw::parse_raw_page;
 use crate::ncu::source::parse_source_page;
 
@@ -61,9 +61,10 @@ pub fn probe_results() -> Results {
             VariantResult {
                 name: name.to_string(),
                 role: *role,
-                source: format!("../../kernels/transpose/{file}"),
-                entry: entry.to_string(),
-                library: None,
+                kind: VariantKind::Kernel {
+                    source: format!("../../kernels/transpose/{file}"),
+                    entry: entry.to_string(),
+                },
                 changes: changes.to_vec(),
                 notes: String::new(),
                 verify_against: None,

@@ -15,6 +15,7 @@ use super::{Folders, ReportRequest};
 use crate::config::plan::{CommandVariant, Plan};
 use crate::error::Error;
 use crate::model::measurement::Check;
+use crate::model::notice::Notice;
 use crate::model::results::{Failure, Profile, ProfilerRun, Results, Stage};
 use crate::ncu::export::{SourcePages, export};
 use crate::ncu::{import, run as ncu_run};
@@ -95,10 +96,7 @@ pub(super) fn profile_all(
     }
     bar.finish_and_clear();
     if !reports.is_empty() {
-        results.notices.push(format!(
-            "Command variants are timed by ncu, not by CUDA events: their samples are the durations of the profiled launches (ncu flushes the caches before each, so they read cold data). Their reports: {}.",
-            reports.join(", ")
-        ));
+        results.notices.push(Notice::CommandsTimedByNcu { reports });
     }
     Ok(())
 }
@@ -244,9 +242,7 @@ pub(super) fn record_skipped(plan: &Plan, results: &mut Results) {
         results,
         "command variants are timed by ncu, and --no-profile skipped it",
     );
-    results.notices.push(
-        "profiling was skipped (--no-profile): the report has timings and verification only".into(),
-    );
+    results.notices.push(Notice::ProfilingNotRequested);
 }
 
 /// Marks every run of every command variant failed with `message` (unless

@@ -12,6 +12,7 @@ use crate::config::Plan;
 use crate::error::Error;
 use crate::harness::{Event, Job, Mode};
 use crate::model::device::{Device, DriverFacts, SmiFacts, parse_nvidia_smi};
+use crate::model::notice::Notice;
 use crate::process::{self, Invocation};
 
 /// Asks a harness process for the device's facts.
@@ -56,20 +57,18 @@ pub(super) fn probe(
 
 /// The device as results.json records it: the driver's facts and, where
 /// nvidia-smi answers, its driver version and clocks (a notice otherwise).
-pub(super) fn describe(facts: &DriverFacts, notices: &mut Vec<String>) -> Device {
+pub(super) fn describe(facts: &DriverFacts, notices: &mut Vec<Notice>) -> Device {
     Device::from_facts(facts, read_nvidia_smi(notices))
 }
 
-fn read_nvidia_smi(notices: &mut Vec<String>) -> Option<SmiFacts> {
+fn read_nvidia_smi(notices: &mut Vec<Notice>) -> Option<SmiFacts> {
     let outcome = process::run(&Invocation::new("nvidia-smi").args(["-q", "-x"]))
         .map_err(|e| e.to_string())
         .and_then(|output| parse_nvidia_smi(&output.stdout));
     match outcome {
         Ok(facts) => Some(facts),
         Err(reason) => {
-            notices.push(format!(
-                "nvidia-smi could not be read, so the driver version and current clocks are missing: {reason}"
-            ));
+            notices.push(Notice::NvidiaSmiUnreadable { reason });
             None
         }
     }

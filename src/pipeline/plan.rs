@@ -10,9 +10,11 @@ use super::ReportRequest;
 use crate::config::plan::{Plan, Variant, Verify};
 use crate::harness::{Item, Job, Mode};
 use crate::model::device::DriverFacts;
+use crate::model::notice::Notice;
 use crate::model::results::{
     BuildRecord, Results, RunResult, SCHEMA_VERSION, SuiteRecord, VariantResult,
 };
+use crate::model::variant::VariantKind;
 use crate::process::Invocation;
 
 /// Results with every run planned and nothing measured.
@@ -24,16 +26,19 @@ pub(super) fn new_results(plan: &Plan, request: &ReportRequest) -> Results {
         .map(|variant| VariantResult {
             name: variant.name.clone(),
             role: variant.role,
-            source: match (variant.library, &variant.command) {
-                (Some(library), _) => format!("library: {}", library.word()),
-                (None, Some(command)) => format!("command, kernels matching `{}`", command.kernel),
-                (None, None) => pathdiff::diff_paths(&variant.source, config_dir)
-                    .unwrap_or_else(|| variant.source.clone())
-                    .to_string_lossy()
-                    .into_owned(),
+            kind: match (variant.library, &variant.command) {
+                (Some(library), _) => VariantKind::Library { library },
+                (None, Some(command)) => VariantKind::Command {
+                    kernel: command.kernel.clone(),
+                },
+                (None, None) => VariantKind::Kernel {
+                    source: pathdiff::diff_paths(&variant.source, config_dir)
+                        .unwrap_or_else(|| variant.source.clone())
+                        .to_string_lossy()
+                        .into_owned(),
+                    entry: variant.entry.clone(),
+                },
             },
-            library: variant.library,
-            entry: variant.entry.clone(),
             changes: variant.changes.clone(),
             notes: variant.notes.clone(),
             verify_against: match &variant.verify {
@@ -163,10 +168,7 @@ pub(super) fn reuse_unchanged(
         }
     }
     if !reused.is_empty() {
-        results.notices.push(format!(
-            "{} of the runs were reused from the previous results.json: nothing they depend on changed (source, options, geometry, reference, device, ncu version, timing settings). `--force` runs everything again. The ncu report holds only the launches profiled this time.",
-            reused.len()
-        ));
+        results.notices.push(Notice::Reused { runs: reused.len() });
     }
     reused
 }

@@ -16,6 +16,7 @@ use super::{Folders, ReportRequest};
 use crate::config::Plan;
 use crate::error::Error;
 use crate::harness::{Event, Item, Job, Mode};
+use crate::model::notice::Notice;
 use crate::model::results::{ProfilerRun, Results};
 use crate::ncu::export::{ExportError, SourcePages, export};
 use crate::ncu::{ingest, run as ncu_run};
@@ -66,18 +67,16 @@ pub(super) fn run(
     let Ncu { path: ncu, version } = match ncu {
         Ok(found) => found,
         Err(reason) => {
-            results
-                .notices
-                .push(format!("profiling was skipped: {reason}"));
+            results.notices.push(Notice::ProfilingSkipped {
+                reason: reason.clone(),
+            });
             return Ok(());
         }
     };
     let items = profiled_items(time_job, reused, results);
     if items.is_empty() {
         if reused.is_empty() {
-            results
-                .notices
-                .push("profiling was skipped: no variant ran cleanly".into());
+            results.notices.push(Notice::NothingToProfile);
         }
         return Ok(());
     }
@@ -109,10 +108,9 @@ pub(super) fn run(
     )?;
     let log = std::fs::read_to_string(&ncu_request.log_file).unwrap_or_default();
     if let Err(error) = &outcome {
-        results.notices.push(format!(
-            "profiling failed: {}",
-            ncu_run::explain_failure(&log, error)
-        ));
+        results.notices.push(Notice::ProfilingFailed {
+            reason: ncu_run::explain_failure(&log, error),
+        });
     }
     results.profiler = Some(ProfilerRun {
         ncu_version: version.clone(),
@@ -125,12 +123,9 @@ pub(super) fn run(
     let report_file = ncu_run::report_path(&ncu_request);
     if !report_file.is_file() || profiled.is_empty() {
         if outcome.is_ok() {
-            results.notices.push(format!(
-                "ncu wrote no report{}",
-                ncu_run::diagnose(&log)
-                    .map(|a| format!(": {a}"))
-                    .unwrap_or_default()
-            ));
+            results.notices.push(Notice::NoReport {
+                advice: ncu_run::diagnose(&log),
+            });
         }
         return Ok(());
     }
@@ -211,7 +206,9 @@ fn ingest_report(
             if let ExportError::Unreadable { csv, .. } = &error {
                 write_atomic(&folders.work.join("raw.csv"), csv.as_bytes())?;
             }
-            results.notices.push(error.to_string());
+            results.notices.push(Notice::ExportFailed {
+                reason: error.to_string(),
+            });
             return Ok(());
         }
     };
@@ -226,7 +223,7 @@ fn ingest_report(
     }
     let expected: Vec<String> = profiled.iter().map(|l| l.kernel.clone()).collect();
     if let Err(reason) = ingest::check_order(&exported.launches, &expected) {
-        results.notices.push(reason);
+        results.notices.push(Notice::LaunchMismatch { reason });
         return Ok(());
     }
     if let Some(profiler) = &mut results.profiler {

@@ -11,7 +11,7 @@ use crate::analysis::stats::{Speedup, TimeVerdict};
 use crate::analysis::{Analysis, RunAnalysis, Status, VariantAnalysis, Verdict, format};
 use crate::model::Results;
 use crate::model::results::VariantResult;
-use crate::model::variant::Role;
+use crate::model::variant::{Role, VariantKind};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ReportView {
@@ -315,7 +315,7 @@ pub fn build(results: &Results, analysis: &Analysis) -> ReportView {
     ReportView {
         title: format!("gpuprof report: {}", results.suite.name),
         header: header(results),
-        notices: results.notices.clone(),
+        notices: results.notices.iter().map(|n| n.to_string()).collect(),
         sizes: results
             .suite
             .sizes
@@ -604,25 +604,25 @@ fn variant_view(
         .iter()
         .filter_map(|r| r.command.as_ref().map(|c| format!("{}: {c}", r.size)))
         .collect();
-    match variant.library {
-        _ if !commands.is_empty() => {
+    match &variant.kind {
+        VariantKind::Command { kernel } => {
             build_facts.push(Fact { label: "command".into(), value: commands.join(" · ") });
             if !variant.build.options.is_empty() {
                 build_facts.push(Fact { label: "built with".into(), value: variant.build.options.join(" ") });
             }
             build_facts.push(Fact {
                 label: "profiled".into(),
-                value: format!("kernels matching `{}`, timed by ncu (no verification: the program's outputs are its own)", variant.entry),
+                value: format!("kernels matching `{}`, timed by ncu (no verification: the program's outputs are its own)", kernel),
             });
         }
-        Some(library) => build_facts.push(Fact {
+        VariantKind::Library { library } => build_facts.push(Fact {
             label: "library call".into(),
             value: format!(
                 "{} in FP32 (CUBLAS_PEDANTIC_MATH: no tensor cores); timed and verified like the kernels, not profiled (its kernels are cuBLAS's choice)",
                 library.word()
             ),
         }),
-        None => build_facts.push(Fact {
+        VariantKind::Kernel { .. } | VariantKind::Imported { .. } => build_facts.push(Fact {
             label: "NVRTC options".into(),
             value: variant.build.options.join(" "),
         }),
@@ -634,8 +634,8 @@ fn variant_view(
             Role::Step => "step",
             Role::Ceiling => "ceiling",
         },
-        source: variant.source.clone(),
-        entry: variant.entry.clone(),
+        source: variant.kind.source_label(),
+        entry: variant.kind.entry_label().to_string(),
         changes: variant
             .changes
             .iter()

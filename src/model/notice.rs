@@ -1,0 +1,108 @@
+//! Notices: what did not stop a run but the reader must know (a stage
+//! skipped or failed, runs reused, data that ncu did not collect). Each is a
+//! variant with its facts, so a script can match on the kind; its Display
+//! is the advice the report and the terminal show.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Notice {
+    /// nvidia-smi did not answer, so the driver version and clocks are
+    /// missing.
+    NvidiaSmiUnreadable { reason: String },
+    /// Profiling did not run: ncu was not found or `--no-profile` was given
+    /// (`reason` says which).
+    ProfilingSkipped { reason: String },
+    /// No variant ran cleanly, so there was nothing to profile.
+    NothingToProfile,
+    /// `--no-profile`: timings and verification only.
+    ProfilingNotRequested,
+    /// ncu ran and failed; `reason` is gpuprof's advice or ncu's output.
+    ProfilingFailed { reason: String },
+    /// ncu ended without writing a report.
+    NoReport { advice: Option<String> },
+    /// ncu's report could not be exported or read.
+    ExportFailed { reason: String },
+    /// ncu's results do not line up with the launches the harness profiled.
+    LaunchMismatch { reason: String },
+    /// Command variants are timed by ncu; their reports.
+    CommandsTimedByNcu { reports: Vec<String> },
+    /// Runs reused from the previous results.json.
+    Reused { runs: usize },
+    /// `gpuprof compare`: the results come from existing ncu data.
+    Imported,
+    /// `gpuprof compare`: an imported launch lacks metrics of the fixed set.
+    MetricsMissing {
+        variant: String,
+        origin: String,
+        missing: Vec<String>,
+        /// How many metrics the fixed set had.
+        of: usize,
+    },
+    /// Variants without per-line counters, and why.
+    NoSourceLines {
+        variants: Vec<String>,
+        reason: String,
+    },
+    /// A notice from a results.json of schema 1, whose notices were text.
+    Earlier { text: String },
+}
+
+impl fmt::Display for Notice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Notice::NvidiaSmiUnreadable { reason } => write!(
+                f,
+                "nvidia-smi could not be read, so the driver version and current clocks are missing: {reason}"
+            ),
+            Notice::ProfilingSkipped { reason } => write!(f, "profiling was skipped: {reason}"),
+            Notice::NothingToProfile => {
+                f.write_str("profiling was skipped: no variant ran cleanly")
+            }
+            Notice::ProfilingNotRequested => f.write_str(
+                "profiling was skipped (--no-profile): the report has timings and verification only",
+            ),
+            Notice::ProfilingFailed { reason } => write!(f, "profiling failed: {reason}"),
+            Notice::NoReport { advice } => match advice {
+                Some(advice) => write!(f, "ncu wrote no report: {advice}"),
+                None => f.write_str("ncu wrote no report"),
+            },
+            Notice::ExportFailed { reason } | Notice::LaunchMismatch { reason } => {
+                f.write_str(reason)
+            }
+            Notice::CommandsTimedByNcu { reports } => write!(
+                f,
+                "Command variants are timed by ncu, not by CUDA events: their samples are the durations of the profiled launches (ncu flushes the caches before each, so they read cold data). Their reports: {}.",
+                reports.join(", ")
+            ),
+            Notice::Reused { runs } => write!(
+                f,
+                "{runs} of the runs were reused from the previous results.json: nothing they depend on changed (source, options, geometry, reference, device, ncu version, timing settings). `--force` runs everything again. The ncu report holds only the launches profiled this time."
+            ),
+            Notice::Imported => f.write_str(
+                "These results come from existing ncu data: times are ncu's gpu__time_duration of one profiled launch each (no timing samples, so speedups carry no noise estimate), outputs were not verified, and no change was declared.",
+            ),
+            Notice::MetricsMissing {
+                variant,
+                origin,
+                missing,
+                of,
+            } => write!(
+                f,
+                "`{variant}` ({origin}): {} of gpuprof's {of} metrics were not collected and show as \"not collected\": {}. Profile again with `ncu --metrics {} --section SourceCounters --import-source yes -o REPORT ...`, or let `gpuprof report` do it.",
+                missing.len(),
+                missing.join(", "),
+                missing.join(",")
+            ),
+            Notice::NoSourceLines { variants, reason } => write!(
+                f,
+                "No per-line counters for {}: {reason}",
+                variants.join(", ")
+            ),
+            Notice::Earlier { text } => f.write_str(text),
+        }
+    }
+}
