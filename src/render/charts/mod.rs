@@ -9,14 +9,14 @@
 //! comes back as a small SVG that says so, never as a panic.
 //!
 //! This file owns the charts' inputs and the three entry points,
-//! [`bar_chart`], [`line_chart`] and [`roofline`]; each chart's layout and
+//! [`bar_chart`], [`line_chart`] and [`roofline()`]; each chart's layout and
 //! drawing live in `bars` (with `category_labels`), `lines` and `roofline`
 //! (with `placement`, which places its labels), on the shared `axis`,
 //! `heading` (title, legend, markers), `style` (sizes, colours, fonts),
 //! `numbers` (tick and label numbers) and `svg` (the document around a
 //! chart).
 //!
-//! One signature differs from the first sketch: [`roofline`] returns a
+//! One signature differs from the first sketch: [`roofline()`] returns a
 //! [`RooflineSvg`] (the SVG plus the labels of the points it could not
 //! place) rather than a bare `String`. A kernel with no floating-point work
 //! (intensity 0, e.g. a transpose or a copy) has no position on a log–log
