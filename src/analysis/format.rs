@@ -1,5 +1,8 @@
 //! Number formatting shared by the explanations (analysis) and the tables
-//! (render): one place decides how a time, a byte count or a ratio reads.
+//! and chart values (render): one place decides how a time, a byte count
+//! or a ratio reads. The charts' axis ticks and the roofline's key and ridge
+//! label are the exception: `render::charts` writes those in its own,
+//! shorter SI form ("10k", "4.8 TB/s") so that they fit between grid lines.
 
 /// `4187806` → `4,187,806`.
 pub fn count(value: f64) -> String {

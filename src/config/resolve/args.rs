@@ -7,8 +7,9 @@ use std::ops::Range;
 
 use toml::Spanned;
 
+use super::Context;
+use super::suite::is_identifier;
 use super::values::{Bounds, Compiled, below, fits, largest, show, type_bounds, type_requirement};
-use super::{Context, is_identifier};
 use crate::config::error::ConfigError;
 use crate::config::plan::{Arg, Buffer, Compare, ElementType, Fill, Scalar};
 use crate::config::raw::{RawArg, RawFill};
@@ -248,52 +249,7 @@ impl Context<'_> {
                 ));
         };
         match fill.get_ref() {
-            RawFill::Random => {
-                let Some(range) = &arg.range else {
-                    return Ok(if element.is_float() {
-                        Fill::Random {
-                            low: -1.0,
-                            high: 1.0,
-                        }
-                    } else {
-                        Fill::Random {
-                            low: 0.0,
-                            high: 100.0,
-                        }
-                    });
-                };
-                let bad = |message: String| {
-                    doc.error(range.span(), message).help(format!(
-                        "write range = [low, high] with low < high, each {}",
-                        type_requirement(element)
-                    ))
-                };
-                let &[low, high] = range.get_ref().as_slice() else {
-                    return Err(bad(format!(
-                        "`range` takes two numbers, not {}",
-                        range.get_ref().len()
-                    )));
-                };
-                // Integer contents are [low, high) rounded down, so `high` may
-                // be one past the largest value.
-                let upper = if element.is_float() { high } else { high - 1.0 };
-                if !(fits(element, low.floor()) && fits(element, upper.floor())) {
-                    return Err(bad(format!(
-                        "range [{}, {}] does not fit buffer `{name}` of type {}",
-                        show(low),
-                        show(high),
-                        element.name()
-                    )));
-                }
-                if low >= high {
-                    return Err(bad(format!(
-                        "range [{}, {}] is empty: low must be below high",
-                        show(low),
-                        show(high)
-                    )));
-                }
-                Ok(Fill::Random { low, high })
-            }
+            RawFill::Random => self.random_fill(arg, element),
             RawFill::Zeros => match &arg.range {
                 Some(range) => Err(range_only_random(range.span())),
                 None => Ok(Fill::Constant { value: 0.0 }),
@@ -317,6 +273,57 @@ impl Context<'_> {
                 Ok(Fill::Constant { value: *value })
             }
         }
+    }
+
+    /// Random contents: uniform in `range` when given (which must fit the
+    /// element type and not be empty), else in [-1, 1) for floats and
+    /// [0, 100) for integers.
+    fn random_fill(&self, arg: &RawArg, element: ElementType) -> Result<Fill, ConfigError> {
+        let name = arg.name.get_ref();
+        let Some(range) = &arg.range else {
+            return Ok(if element.is_float() {
+                Fill::Random {
+                    low: -1.0,
+                    high: 1.0,
+                }
+            } else {
+                Fill::Random {
+                    low: 0.0,
+                    high: 100.0,
+                }
+            });
+        };
+        let bad = |message: String| {
+            self.doc.error(range.span(), message).help(format!(
+                "write range = [low, high] with low < high, each {}",
+                type_requirement(element)
+            ))
+        };
+        let &[low, high] = range.get_ref().as_slice() else {
+            return Err(bad(format!(
+                "`range` takes two numbers, not {}",
+                range.get_ref().len()
+            )));
+        };
+        // Integer contents are [low, high) rounded down, so `high` may
+        // be one past the largest value.
+        let upper = if element.is_float() { high } else { high - 1.0 };
+        if !(fits(element, low.floor()) && fits(element, upper.floor())) {
+            return Err(bad(format!(
+                "range [{}, {}] does not fit buffer `{name}` of type {}",
+                show(low),
+                show(high),
+                element.name()
+            )));
+        }
+        if low >= high {
+            return Err(bad(format!(
+                "range [{}, {}] is empty: low must be below high",
+                show(low),
+                show(high)
+            )));
+        }
+        Ok(Fill::Random { low, high })
     }
 
     pub(super) fn instantiate(&self, spec: &ArgSpec, size: &Size) -> Result<Arg, ConfigError> {

@@ -1,0 +1,188 @@
+//! Raw file → [`Plan`]: `[defaults]` merged into each variant (a key the
+//! variant sets replaces the default wholesale), source paths resolved
+//! against the toml's folder and canonicalized, entry points looked up in the
+//! sources, sizes and constants bound, names, roles, changes, verification
+//! targets and tolerances checked, and the checks across variants (cycles of
+//! `verify`, outputs that match their reference's). The first problem found
+//! is returned as a [`ConfigError`] pointing at the value responsible.
+//!
+//! This file owns the entry point [`resolve`] and what the steps share: the
+//! file errors point into (`Doc`), what a variant is resolved against
+//! (`Context`) and a key merged from `[defaults]` (`Merged`). The steps
+//! live beside it: `suite` (the `[suite]` table, sizes, names, `[defaults]`
+//! and `[profile]`), `variant` (one `[[variant]]`), with `source` (a
+//! kernel's source and entry point), `library` (library calls) and
+//! `command` (the user's own programs), `values` (number-or-expression
+//! values) and `args` (kernel arguments), and `checks` (the checks across
+//! variants).
+
+use std::collections::HashMap;
+use std::fs;
+use std::ops::Range;
+use std::path::Path;
+
+mod args;
+mod checks;
+mod command;
+mod library;
+mod source;
+mod suite;
+mod values;
+mod variant;
+
+use checks::check_verify_cycles;
+use suite::{
+    check_baseline, check_suite_name, check_version, clock_control, defaults, repetitions, sizes,
+    variant_names,
+};
+
+use super::error::ConfigError;
+use super::plan::{Plan, ProfileSettings, Suite, Variant};
+use super::raw::{RawFile, RawVariant};
+use crate::model::suite::{Size, Timing};
+
+const DEFAULT_WARMUP: u32 = 3;
+const DEFAULT_SEED: u64 = 1234;
+
+/// The file being resolved: where errors point.
+struct Doc<'a> {
+    text: &'a str,
+    path: &'a Path,
+    /// The toml's folder as the caller gave it (empty for the working folder).
+    dir: &'a Path,
+}
+
+impl Doc<'_> {
+    fn error(&self, span: Range<usize>, message: impl Into<String>) -> ConfigError {
+        ConfigError::new(message, self.path).at(self.text, span)
+    }
+
+    /// The file range of `inner`, a range of the expression string `expression`
+    /// written at `span`: exact when the string has no escapes, else the whole value.
+    fn expression_span(
+        &self,
+        span: Range<usize>,
+        expression: &str,
+        inner: Range<usize>,
+    ) -> Range<usize> {
+        let written = &self.text[span.clone()];
+        let quote = if written.starts_with("\"\"\"") || written.starts_with("'''") {
+            3
+        } else if written.starts_with('"') || written.starts_with('\'') {
+            1
+        } else {
+            return span;
+        };
+        match written.get(quote..written.len().saturating_sub(quote)) {
+            Some(body) if body == expression => {
+                span.start + quote + inner.start..span.start + quote + inner.end
+            }
+            _ => span,
+        }
+    }
+}
+
+/// Resolves the deserialized `raw` read from `text`, the contents of `path`.
+pub(crate) fn resolve(raw: &RawFile, text: &str, path: &Path) -> Result<Plan, ConfigError> {
+    let doc = Doc {
+        text,
+        path,
+        dir: path.parent().unwrap_or(Path::new("")),
+    };
+    check_version(&doc, raw)?;
+    let suite = raw.suite.get_ref();
+    check_suite_name(&doc, &suite.name)?;
+    let sizes = sizes(&doc, suite)?;
+    let repetitions = repetitions(&doc, suite)?;
+    let clock_control = clock_control(&doc, raw)?;
+    let defaults = defaults(&doc, raw)?;
+    let names = variant_names(&doc, raw)?;
+    check_baseline(&doc, &suite.baseline, &names)?;
+    let context = Context {
+        doc: &doc,
+        sizes: &sizes,
+        names: &names,
+        baseline: suite.baseline.get_ref(),
+        defaults,
+    };
+    let mut kernels = HashMap::new();
+    let mut resolved = Vec::with_capacity(raw.variant.len());
+    for (variant, name) in raw.variant.iter().zip(&names) {
+        resolved.push(context.variant(variant, name, &mut kernels)?);
+    }
+    check_verify_cycles(&doc, &resolved)?;
+    for variant in &resolved {
+        context.check_outputs(variant, &resolved)?;
+    }
+    Ok(Plan {
+        suite: Suite {
+            name: suite.name.get_ref().clone(),
+            description: suite.description.clone().unwrap_or_default(),
+            config_path: fs::canonicalize(path)
+                .or_else(|_| std::path::absolute(path))
+                .unwrap_or_else(|_| path.to_path_buf()),
+            sizes,
+            baseline: suite.baseline.get_ref().clone(),
+            seed: suite.seed.unwrap_or(DEFAULT_SEED),
+        },
+        timing: Timing {
+            warmup: suite.warmup.unwrap_or(DEFAULT_WARMUP),
+            repetitions,
+        },
+        profile: ProfileSettings { clock_control },
+        variants: resolved.into_iter().map(|r| r.variant).collect(),
+    })
+}
+
+/// A variant resolved, plus the spans the checks across variants point at.
+struct Resolved {
+    variant: Variant,
+    header: Range<usize>,
+    /// Where `verify` was written, if it was.
+    verify_span: Option<Range<usize>>,
+    outputs: Vec<OutputSpans>,
+}
+
+struct OutputSpans {
+    name: String,
+    name_span: Range<usize>,
+    element_span: Range<usize>,
+    count_span: Range<usize>,
+}
+
+/// Everything a variant is resolved against.
+struct Context<'a> {
+    doc: &'a Doc<'a>,
+    sizes: &'a [Size],
+    names: &'a [String],
+    baseline: &'a str,
+    defaults: Option<&'a RawVariant>,
+}
+
+/// A key's value from the variant, else from `[defaults]`.
+struct Merged<'a, T> {
+    value: &'a T,
+    inherited: bool,
+}
+
+fn merged<'a, T>(
+    variant: &'a RawVariant,
+    defaults: Option<&'a RawVariant>,
+    field: impl Fn(&'a RawVariant) -> &'a Option<T>,
+) -> Option<Merged<'a, T>> {
+    if let Some(value) = field(variant) {
+        return Some(Merged {
+            value,
+            inherited: false,
+        });
+    }
+    defaults
+        .and_then(|d| field(d).as_ref())
+        .map(|value| Merged {
+            value,
+            inherited: true,
+        })
+}
+
+#[cfg(test)]
+pub(super) mod tests;

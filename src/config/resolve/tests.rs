@@ -1,0 +1,706 @@
+//! Helpers shared by the tests of `resolve`, `values` and `args`, and the
+//! tests of the suite-level and cross-variant rules.
+
+use super::*;
+use crate::config::parse;
+use crate::config::plan::{Arg, ClockControl, Compare, Tolerance, Verify};
+use crate::model::Change;
+use crate::model::suite::Timing;
+use crate::model::variant::Role;
+
+/// Files "next to" the unit-test suites: their sources live in
+/// tests/configs/errors/kernels/.
+pub(crate) const PATH: &str = "tests/configs/errors/unit.toml";
+
+pub(crate) const GEOMETRY: &str = "grid = [\"cdiv(N, 256)\"]\nblock = [256]";
+
+pub(crate) const ARGS: &str = r#"args = [
+  { name = "in",  buffer = "f32", count = "N", fill = "random" },
+  { name = "out", buffer = "f32", count = "N", output = true },
+  { name = "n",   scalar = "i32", value = "N" },
+]"#;
+
+/// A suite at sizes 1024 and 4096 with baseline "plain": `suite` is added
+/// to [suite], `defaults` to [defaults] (which runs the `scale` kernel),
+/// and `variants` follows.
+pub(crate) fn suite(suite: &str, defaults: &str, variants: &str) -> String {
+    format!(
+        "[suite]\nname = \"unit\"\nsizes = [1024, 4096]\nbaseline = \"plain\"\n{suite}\n\n\
+             [defaults]\nsource = \"kernels/scale.cu\"\nentry = \"scale\"\n{defaults}\n\n\
+             {variants}\n"
+    )
+}
+
+/// The standard suite with variant "plain" given `keys`.
+pub(crate) fn one_variant(keys: &str) -> String {
+    suite(
+        "",
+        &format!("{GEOMETRY}\n{ARGS}"),
+        &format!("[[variant]]\nname = \"plain\"\n{keys}"),
+    )
+}
+
+/// The standard suite with variant "plain" taking `args` (lines of inline tables).
+pub(crate) fn with_args(args: &str) -> String {
+    one_variant(&format!("args = [\n{args}\n]"))
+}
+
+pub(crate) fn ok(text: &str) -> Plan {
+    match parse(text, Path::new(PATH)) {
+        Ok(plan) => plan,
+        Err(e) => panic!("{e}\n--- in\n{text}"),
+    }
+}
+
+pub(crate) fn err(text: &str) -> ConfigError {
+    match parse(text, Path::new(PATH)) {
+        Ok(plan) => panic!("resolved to {plan:?}\n--- from\n{text}"),
+        Err(e) => e,
+    }
+}
+
+/// Asserts that `text` fails with `message`, pointing at the first
+/// occurrence of `needle`, or where `»` stands in it.
+#[track_caller]
+pub(crate) fn fails(text: &str, message: &str, needle: &str) -> ConfigError {
+    let e = err(text);
+    assert_eq!(e.message(), message, "\n{e}");
+    let (before, _) = needle.split_once('»').unwrap_or(("", needle));
+    let offset = text
+        .find(&needle.replace('»', ""))
+        .unwrap_or_else(|| panic!("{needle:?} not in\n{text}"))
+        + before.len();
+    let line = text[..offset].matches('\n').count() + 1;
+    let column = text[..offset]
+        .rsplit('\n')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .count()
+        + 1;
+    assert_eq!((e.line(), e.column()), (Some(line), Some(column)), "\n{e}");
+    e
+}
+
+fn help(e: &ConfigError) -> String {
+    e.to_string()
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("= help: ").map(str::to_string))
+        .unwrap_or_default()
+}
+
+#[test]
+fn suite_defaults() {
+    let plan = ok(&one_variant(""));
+    assert_eq!(plan.suite.description, "");
+    assert_eq!(plan.suite.seed, 1234);
+    assert_eq!(
+        plan.timing,
+        Timing {
+            warmup: 3,
+            repetitions: 20
+        }
+    );
+    assert_eq!(plan.profile.clock_control, ClockControl::None);
+    assert!(plan.suite.config_path.is_absolute());
+    assert!(plan.suite.config_path.ends_with(PATH));
+}
+
+#[test]
+fn defaults_fill_in_keys_and_a_variant_key_replaces_the_default_wholesale() {
+    let defaults = format!(
+        "{GEOMETRY}\n{ARGS}\ntolerance = {{ rel = 1e-3, abs = 1e-4 }}\nnotes = \"shared\"\n\
+             compile_options = [\"-lineinfo\"]"
+    );
+    let variants = r#"[[variant]]
+name = "plain"
+
+[[variant]]
+name = "other"
+tolerance = { abs = 0.5 }
+compile_options = []
+block = [128]
+args = [{ name = "out", buffer = "f32", count = "N", output = true }]
+"#;
+    let plan = ok(&suite("", &defaults, variants));
+    let plain = plan.variant("plain").unwrap();
+    assert_eq!(plain.notes, "shared");
+    assert_eq!(plain.compile_options, ["-lineinfo"]);
+    assert_eq!(
+        plain.tolerance,
+        Tolerance {
+            rel: 1e-3,
+            abs: 1e-4
+        }
+    );
+    assert_eq!(plain.instances[0].args.len(), 3);
+    assert_eq!(plain.instances[0].block, [256, 1, 1]);
+    let other = plan.variant("other").unwrap();
+    assert_eq!(other.notes, "shared");
+    assert!(other.compile_options.is_empty());
+    assert_eq!(
+        other.tolerance,
+        Tolerance {
+            rel: 1e-5,
+            abs: 0.5
+        },
+        "tolerance is replaced, not merged with the default"
+    );
+    assert_eq!(other.instances[0].args.len(), 1, "args are not merged");
+    assert_eq!(other.instances[0].block, [128, 1, 1]);
+    assert_eq!(
+        other.instances[1].grid,
+        [16, 1, 1],
+        "grid still from [defaults]"
+    );
+}
+
+#[test]
+fn defaults_cannot_name_a_variant() {
+    let text = suite(
+        "",
+        &format!("name = \"x\"\n{GEOMETRY}\n{ARGS}"),
+        "[[variant]]\nname = \"plain\"",
+    );
+    fails(&text, "[defaults] cannot set `name`", "\"x\"");
+}
+
+#[test]
+fn size_labels_bind_n_or_the_table_keys_in_file_order() {
+    let text = one_variant(
+        r#"grid = [1]
+args = [{ name = "out", buffer = "f32", count = "C", output = true }]"#,
+    )
+    .replace(
+        "sizes = [1024, 4096]",
+        "sizes = [64, { K = 2, M = 3 }, { M = 1, K = 9 }]\nconstants = { C = 5, A = 1 }",
+    );
+    let plan = ok(&text);
+    let labels: Vec<&str> = plan.suite.sizes.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["N=64", "K=2, M=3", "M=1, K=9"]);
+    let first: Vec<(&str, i64)> = plan.suite.sizes[0]
+        .symbols
+        .iter()
+        .map(|(k, v)| (k.as_str(), *v))
+        .collect();
+    assert_eq!(first, [("A", 1), ("C", 5), ("N", 64)]);
+    assert_eq!(plan.suite.sizes[2].symbols["K"], 9);
+    let sizes: Vec<&str> = plan.variants[0]
+        .instances
+        .iter()
+        .map(|i| i.size.as_str())
+        .collect();
+    assert_eq!(sizes, labels);
+}
+
+#[test]
+fn size_rules() {
+    let with_sizes = |sizes: &str| one_variant("").replace("sizes = [1024, 4096]", sizes);
+    fails(&with_sizes("sizes = []"), "the suite has no sizes", "[]");
+    fails(
+        &with_sizes("sizes = [64, { N = 64 }]"),
+        "size N=64 is listed twice",
+        "{ N = 64 }",
+    );
+    let e = fails(
+        &with_sizes("sizes = [{ M = 1, N = 2 }, { N = 2, M = 1 }]"),
+        "size N=2, M=1 is listed twice",
+        "{ N = 2, M = 1 }",
+    );
+    assert_eq!(
+        help(&e),
+        "it binds the same symbols as size M=1, N=2: remove one of them"
+    );
+    fails(
+        &with_sizes("sizes = [64, {}]"),
+        "this size binds no symbols",
+        "{}",
+    );
+    fails(
+        &with_sizes("sizes = [{ tile-size = 4 }]"),
+        "size symbol `tile-size` is not a name expressions can use",
+        "tile-size",
+    );
+    fails(
+        &with_sizes("sizes = [64]\nconstants = { TILE = 4, N = 2 }"),
+        "constant `N` has the same name as a size symbol",
+        "N = 2",
+    );
+    fails(
+        &with_sizes("sizes = [64]\nconstants = { \"2x\" = 4 }"),
+        "constant `2x` is not a name expressions can use",
+        "\"2x\"",
+    );
+}
+
+#[test]
+fn suite_rules() {
+    let named = |name: &str| one_variant("").replace("name = \"unit\"", name);
+    assert_eq!(ok(&named("name = \"My_suite-2\"")).suite.name, "My_suite-2");
+    let e = fails(
+        &named("name = \"a.b\""),
+        "suite name \"a.b\" may only contain letters, digits, '-' and '_'",
+        "\"a.b\"",
+    );
+    assert!(help(&e).ends_with("e.g. \"a-b\""));
+    fails(&named("name = \"\""), "the suite name is empty", "\"\"");
+    assert_eq!(
+        ok(&format!("version = 1\n{}", one_variant("")))
+            .variants
+            .len(),
+        1
+    );
+    fails(
+        &format!("version = 2\n{}", one_variant("")),
+        "unknown version 2",
+        "version = »2",
+    );
+    let with = |line: &str| {
+        one_variant("").replace(
+            "baseline = \"plain\"",
+            &format!("baseline = \"plain\"\n{line}"),
+        )
+    };
+    fails(
+        &with("repetitions = 0"),
+        "repetitions must be at least 1",
+        "repetitions = »0",
+    );
+    let plan = ok(&with(
+        "repetitions = 1\nwarmup = 0\nseed = 99\ndescription = \"d\"",
+    ));
+    assert_eq!(
+        (plan.timing.repetitions, plan.timing.warmup, plan.suite.seed),
+        (1, 0, 99)
+    );
+    assert_eq!(plan.suite.description, "d");
+    let profile =
+        |value: &str| format!("[profile]\nclock_control = {value}\n\n{}", one_variant(""));
+    assert_eq!(
+        ok(&profile("\"base\"")).profile.clock_control,
+        ClockControl::Base
+    );
+    assert_eq!(
+        ok(&profile("\"none\"")).profile.clock_control,
+        ClockControl::None
+    );
+    fails(
+        &profile("\"locked\""),
+        "unknown clock_control \"locked\"",
+        "\"locked\"",
+    );
+}
+
+#[test]
+fn variant_name_rules() {
+    let text = suite("", &format!("{GEOMETRY}\n{ARGS}"), "");
+    fails(&text, "the suite has no variants", "[suite]");
+    let text = suite(
+        "",
+        &format!("{GEOMETRY}\n{ARGS}"),
+        "[[variant]]\nnotes = \"x\"",
+    );
+    fails(&text, "this [[variant]] has no name", "[[variant]]");
+    let text = suite(
+        "",
+        &format!("{GEOMETRY}\n{ARGS}"),
+        "[[variant]]\nname = \" \"",
+    );
+    fails(&text, "a variant name cannot be empty", "\" \"");
+    let text = suite(
+        "",
+        &format!("{GEOMETRY}\n{ARGS}"),
+        "[[variant]]\nname = \"plain\"\n\n[[variant]]\nname = \"Plain\"\n\n[[variant]]\nname = \"plain\" # again",
+    );
+    let e = fails(
+        &text,
+        "variant name \"plain\" is used twice",
+        "\"plain\" # again",
+    );
+    let first = text[..text.find("name = \"plain\"").unwrap()]
+        .matches('\n')
+        .count()
+        + 1;
+    assert!(
+        help(&e).ends_with(&format!("the one on line {first}")),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_baseline_must_be_a_variant_and_the_help_lists_the_nearest_first() {
+    let text = suite(
+        "",
+        &format!("{GEOMETRY}\n{ARGS}"),
+        "[[variant]]\nname = \"copy\"\n\n[[variant]]\nname = \"plan\"\n\n[[variant]]\nname = \"tiled\"",
+    );
+    let e = fails(&text, "baseline \"plain\" is not a variant", "\"plain\"");
+    assert_eq!(
+        help(&e),
+        "the variants are: plan, copy, tiled (did you mean \"plan\"?)"
+    );
+}
+
+#[test]
+fn required_variant_keys() {
+    for key in ["source", "entry", "grid", "block", "args"] {
+        let defaults = format!("{GEOMETRY}\n{ARGS}")
+            .lines()
+            .filter(|l| !l.starts_with(key))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let defaults = if key == "args" {
+            defaults
+                .lines()
+                .filter(|l| !l.starts_with("  {") && *l != "]")
+                .collect::<Vec<_>>()
+                .join("\n")
+        } else {
+            defaults
+        };
+        let text = suite("", &defaults, "[[variant]]\nname = \"plain\"")
+            .replace(&format!("{key} = \"kernels/scale.cu\"\n"), "")
+            .replace(&format!("{key} = \"scale\"\n"), "");
+        fails(
+            &text,
+            &format!("variant `plain` has no `{key}`"),
+            "[[variant]]",
+        );
+    }
+}
+
+#[test]
+fn sources_resolve_against_the_toml_folder_and_are_canonical() {
+    let plan = ok(&one_variant("source = \"./kernels/../kernels/scale.cu\""));
+    assert_eq!(
+        plan.variants[0].source,
+        fs::canonicalize("tests/configs/errors/kernels/scale.cu").unwrap()
+    );
+    let e = fails(
+        &one_variant("source = \"kernels/none.cu\""),
+        "cannot read kernel source tests/configs/errors/kernels/none.cu: No such file or \
+             directory (os error 2)",
+        "\"kernels/none.cu\"",
+    );
+    assert_eq!(
+        help(&e),
+        "`source` is relative to the folder of the variants.toml (tests/configs/errors)"
+    );
+    let e = err(&one_variant("source = \"kernels\""));
+    assert!(
+        e.message()
+            .starts_with("cannot read kernel source tests/configs/errors/kernels:")
+    );
+    fails(
+        &one_variant("source = \"kernels/binary.cu\""),
+        "kernel source tests/configs/errors/kernels/binary.cu contains a NUL byte (at byte 68)",
+        "\"kernels/binary.cu\"",
+    );
+}
+
+#[test]
+fn a_source_that_is_not_utf8_is_an_error() {
+    let folder = tempfile::tempdir().unwrap();
+    fs::write(
+        folder.path().join("k.cu"),
+        b"extern \"C\" __global__ void k() {} \xff",
+    )
+    .unwrap();
+    let text = one_variant("source = \"k.cu\"\nentry = \"k\"");
+    let e = parse(&text, &folder.path().join("variants.toml")).unwrap_err();
+    assert!(
+        e.message().ends_with("k.cu is not UTF-8 (at byte 34)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn entry_points_must_be_extern_c_kernels_of_the_source() {
+    let e = fails(
+        &one_variant("entry = \"scale_mangled\""),
+        "`scale_mangled` is not an extern \"C\" kernel of tests/configs/errors/kernels/scale.cu",
+        "\"scale_mangled\"",
+    );
+    let text = e.to_string();
+    assert!(
+        text.contains("= note: `scale_mangled` is declared __global__ but without extern \"C\"")
+    );
+    assert!(help(&e).contains("NVRTC looks kernels up by unmangled name"));
+    let e = err(&one_variant("entry = \"scal\""));
+    assert!(
+        e.to_string()
+            .contains("defines the extern \"C\" kernels: scale\n"),
+        "{e}"
+    );
+    assert!(help(&e).starts_with("did you mean `scale`? NVRTC looks kernels up by unmangled name"));
+    let e = err(&one_variant(
+        "source = \"kernels/helpers.cu\"\nentry = \"twice\"",
+    ));
+    assert!(
+        e.to_string()
+            .contains("= note: tests/configs/errors/kernels/helpers.cu defines no extern \"C\" __global__ function"),
+        "{e}"
+    );
+}
+
+#[test]
+fn roles() {
+    assert_eq!(ok(&one_variant("")).variants[0].role, Role::Step);
+    assert_eq!(
+        ok(&one_variant("role = \"step\"")).variants[0].role,
+        Role::Step
+    );
+    assert_eq!(
+        ok(&one_variant("role = \"ceiling\"")).variants[0].role,
+        Role::Ceiling
+    );
+    fails(
+        &one_variant("role = \"Ceiling\""),
+        "unknown role \"Ceiling\"",
+        "\"Ceiling\"",
+    );
+}
+
+#[test]
+fn changes_map_to_the_vocabulary_in_order() {
+    let plan = ok(&one_variant(
+        "changes = [\"work-per-thread\", \"alignment\", \"coalescing\"]",
+    ));
+    assert_eq!(
+        plan.variants[0].changes,
+        [Change::WorkPerThread, Change::Alignment, Change::Coalescing]
+    );
+    assert!(ok(&one_variant("")).variants[0].changes.is_empty());
+    let e = fails(
+        &one_variant("changes = [\"coalesing\"]"),
+        "unknown change \"coalesing\"",
+        "\"coalesing\"",
+    );
+    assert!(help(&e).starts_with("did you mean \"coalescing\"? the vocabulary is: coalescing, "));
+    assert!(help(&e).ends_with("work-per-thread, alignment"));
+    let e = err(&one_variant("changes = [\"unrolling\"]"));
+    assert!(
+        help(&e).starts_with("did you mean \"loop-unrolling\"?"),
+        "{e}"
+    );
+    fails(
+        &one_variant("changes = [\"padding\", \"padding\"]"),
+        "change \"padding\" is listed twice",
+        "\"padding\"]",
+    );
+}
+
+fn two(plain: &str, other: &str) -> String {
+    suite(
+        "",
+        &format!("{GEOMETRY}\n{ARGS}"),
+        &format!(
+            "[[variant]]\nname = \"plain\"\n{plain}\n\n[[variant]]\nname = \"other\"\n{other}"
+        ),
+    )
+}
+
+#[test]
+fn verify_targets() {
+    let plan = ok(&two("", ""));
+    assert_eq!(plan.variants[0].verify, Verify::Skip, "the baseline itself");
+    assert_eq!(plan.variants[1].verify, Verify::Against("plain".into()));
+    let plan = ok(&two("verify = \"baseline\"", "verify = \"baseline\""));
+    assert_eq!(plan.variants[0].verify, Verify::Skip);
+    assert_eq!(plan.variants[1].verify, Verify::Against("plain".into()));
+    let plan = ok(&two("verify = \"other\"", "verify = \"none\""));
+    assert_eq!(plan.variants[0].verify, Verify::Against("other".into()));
+    assert_eq!(plan.variants[1].verify, Verify::Skip);
+    let e = fails(
+        &two("", "verify = \"plian\""),
+        "verify names \"plian\", which is not a variant",
+        "\"plian\"",
+    );
+    assert!(help(&e).ends_with("the variants are: plain, other (did you mean \"plain\"?)"));
+    fails(
+        &two("", "verify = \"other\""),
+        "variant `other` verifies against itself",
+        "verify = »\"other\"",
+    );
+}
+
+#[test]
+fn verifying_against_itself_through_defaults_says_where_the_value_comes_from() {
+    let text = suite(
+        "",
+        &format!("{GEOMETRY}\n{ARGS}\nverify = \"plain\""),
+        "[[variant]]\nname = \"plain\"",
+    );
+    let e = fails(
+        &text,
+        "variant `plain` verifies against itself",
+        "verify = »\"plain\"",
+    );
+    assert!(help(&e).ends_with("(the value comes from [defaults]: override it here)"));
+}
+
+#[test]
+fn verification_cycles_are_refused() {
+    let text = suite(
+        "",
+        &format!("{GEOMETRY}\n{ARGS}"),
+        "[[variant]]\nname = \"plain\"\nverify = \"b\"\n\n[[variant]]\nname = \"a\"\n\n\
+             [[variant]]\nname = \"b\"\nverify = \"c\"\n\n[[variant]]\nname = \"c\"\nverify = \"plain\"",
+    );
+    fails(
+        &text,
+        "verification goes round in a circle: plain → b → c → plain",
+        "\"b\"",
+    );
+}
+
+#[test]
+fn tolerances() {
+    let t = |keys: &str| ok(&one_variant(keys)).variants[0].tolerance;
+    assert_eq!(
+        t(""),
+        Tolerance {
+            rel: 1e-5,
+            abs: 1e-6
+        }
+    );
+    assert_eq!(
+        t("tolerance = { rel = 0.01 }"),
+        Tolerance {
+            rel: 0.01,
+            abs: 1e-6
+        }
+    );
+    assert_eq!(
+        t("tolerance = { abs = 0 }"),
+        Tolerance {
+            rel: 1e-5,
+            abs: 0.0
+        }
+    );
+    fails(
+        &one_variant("tolerance = { rel = -1e-3 }"),
+        "tolerance rel must be a finite number of 0 or more",
+        "-1e-3",
+    );
+    fails(
+        &one_variant("tolerance = { abs = nan }"),
+        "tolerance abs must be a finite number of 0 or more",
+        "nan",
+    );
+}
+
+fn reference_and(other_args: &str) -> String {
+    two("", &format!("args = [\n{other_args}\n]"))
+}
+
+#[test]
+fn elementwise_outputs_must_match_the_reference_at_every_size() {
+    let e = fails(
+        &reference_and(
+            r#"  { name = "in",  buffer = "f32", count = "N", fill = "random" },
+  { name = "out", buffer = "f32", count = "min(N, 1024)", output = true },"#,
+        ),
+        "output `out` has 1024 elements in `other` but 4096 in `plain` (its reference) at N=4096",
+        "\"min(N, 1024)\"",
+    );
+    assert!(help(&e).contains("compare = \"sum\""));
+    fails(
+        &reference_and(r#"  { name = "out", buffer = "u32", count = "N", output = true },"#),
+        "output `out` is u32 in `other` but f32 in `plain`, which it verifies against",
+        "\"u32\"",
+    );
+    let e = fails(
+        &reference_and(r#"  { name = "result", buffer = "f32", count = "N", output = true },"#),
+        "output `result` of `other` has no counterpart in `plain`, which it verifies against",
+        "\"result\"",
+    );
+    assert!(
+        e.to_string()
+            .contains("= note: the outputs of `plain` are: out")
+    );
+    fails(
+        &reference_and(r#"  { name = "in", buffer = "f32", count = "N", output = true },"#),
+        "output `in` of `other` has no counterpart in `plain`, which it verifies against",
+        "name = »\"in\", buffer = \"f32\", count = \"N\", output",
+    );
+    fails(
+        &reference_and(r#"  { name = "in", buffer = "f32", count = "N", fill = 1 },"#),
+        "variant `other` verifies against `plain` but has no outputs",
+        "[[variant]]\nname = \"other\"",
+    );
+}
+
+#[test]
+fn sum_compared_outputs_only_need_the_same_name_and_type() {
+    let sum = |element: &str| {
+        two(
+            "args = [{ name = \"out\", buffer = \"f32\", count = \"N\", output = true, compare = \"sum\" }]",
+            &format!(
+                "args = [{{ name = \"out\", buffer = \"{element}\", count = \"N / 4\", output = true, compare = \"sum\" }}]"
+            ),
+        )
+    };
+    let plan = ok(&sum("f32"));
+    let Arg::Buffer(out) = &plan.variants[1].instances[0].args[0] else {
+        panic!("not a buffer");
+    };
+    assert_eq!((out.count, out.compare), (256, Compare::Sum));
+    fails(
+        &sum("f64"),
+        "output `out` is f64 in `other` but f32 in `plain`, which it verifies against",
+        "\"f64\"",
+    );
+}
+
+#[test]
+fn unverified_variants_need_no_matching_outputs() {
+    let plan = ok(&two(
+        "",
+        "verify = \"none\"\nargs = [{ name = \"x\", buffer = \"f64\", count = 1, fill = 0 }]",
+    ));
+    assert_eq!(plan.variants[1].verify, Verify::Skip);
+}
+
+#[test]
+fn expression_errors_point_inside_the_string() {
+    fails(
+        &one_variant("grid = [\"N +* 2\"]"),
+        "unexpected `*` in grid x of variant `plain`",
+        "* 2",
+    );
+    fails(
+        &one_variant("grid = ['N +* 2']"),
+        "unexpected `*` in grid x of variant `plain`",
+        "* 2",
+    );
+    fails(
+        &one_variant("grid = [\"\"\"N +* 2\"\"\"]"),
+        "unexpected `*` in grid x of variant `plain`",
+        "* 2",
+    );
+    // With an escape the string's text differs from the file's: the
+    // whole value is underlined instead.
+    fails(
+        &one_variant("grid = [\"N \\u002B* 2\"]"),
+        "unexpected `*` in grid x of variant `plain`",
+        "\"N \\u",
+    );
+}
+
+#[test]
+fn unknown_symbols_say_the_size_only_when_another_size_binds_them() {
+    let text = one_variant("grid = [\"M\"]\nargs = []")
+        .replace("sizes = [1024, 4096]", "sizes = [{ M = 4, N = 8 }, 16]");
+    let e = fails(
+        &text,
+        "unknown symbol `M` in grid x of variant `plain` at N=16",
+        "M\"]",
+    );
+    assert_eq!(help(&e), "the symbols are: N");
+    fails(
+        &one_variant("grid = [\"Q\"]"),
+        "unknown symbol `Q` in grid x of variant `plain`",
+        "Q\"]",
+    );
+}

@@ -1,0 +1,68 @@
+//! The charts' look, shared by every chart: the SVG width, font stack and
+//! label sizes, the palette and the greys, and the text helpers built on
+//! them (fonts and text styles, the estimated width of a text, cutting a
+//! text to a number of characters).
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+pub(super) const WIDTH: u32 = 760;
+pub(super) const FONT_STACK: &str = "system-ui, -apple-system, Segoe UI, Roboto, Helvetica Neue, Arial, Liberation Sans, sans-serif";
+/// plotters' SVG backend writes `font-size` as the requested size / 1.24.
+pub(super) const PLOTTERS_FONT_SCALE: f64 = 1.24;
+/// Average advance of a sans-serif glyph in em; generous, so labels fit in wide fonts.
+pub(super) const GLYPH_EM: f64 = 0.56;
+pub(super) const LABEL_PX: f64 = 12.0;
+pub(super) const LINE_PX: i32 = 15;
+pub(super) const MARGIN_LEFT: u32 = 12;
+
+/// Okabe–Ito, ordered so the first colours are the most distinct on white;
+/// vermillion is kept for [`Mark::Wrong`](super::Mark::Wrong).
+pub(super) const PALETTE: [RGBColor; 7] = [
+    RGBColor(0, 114, 178),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(0, 0, 0),
+    RGBColor(240, 228, 66),
+];
+pub(super) const WRONG: RGBColor = RGBColor(213, 94, 0);
+pub(super) const INK: RGBColor = RGBColor(34, 34, 34);
+pub(super) const MUTED: RGBColor = RGBColor(102, 102, 102);
+pub(super) const GRID: RGBColor = RGBColor(230, 230, 230);
+pub(super) const AXIS: RGBColor = RGBColor(140, 140, 140);
+pub(super) const ROOF: RGBColor = RGBColor(40, 40, 40);
+pub(super) const RIDGE_GUIDE: RGBColor = RGBColor(175, 175, 175);
+
+pub(super) fn color(series: usize) -> RGBColor {
+    PALETTE[series % PALETTE.len()]
+}
+
+pub(super) fn font(px: f64) -> FontDesc<'static> {
+    // The size whose division by the backend's scale gives `px` exactly, so
+    // the SVG says font-size="12" rather than "12.000000000000002".
+    let size = px * PLOTTERS_FONT_SCALE;
+    let size = [size, size.next_down(), size.next_up()]
+        .into_iter()
+        .find(|s| s / PLOTTERS_FONT_SCALE == px)
+        .unwrap_or(size);
+    FontDesc::new(FontFamily::Name(FONT_STACK), size, FontStyle::Normal)
+}
+
+pub(super) fn text_style(px: f64, colour: RGBColor, h: HPos, v: VPos) -> TextStyle<'static> {
+    font(px).color(&colour).pos(Pos::new(h, v))
+}
+
+pub(super) fn text_width(text: &str, px: f64) -> f64 {
+    text.chars().count() as f64 * px * GLYPH_EM
+}
+
+pub(super) fn truncate(text: &str, max_chars: usize) -> String {
+    if text.chars().count() <= max_chars {
+        text.to_string()
+    } else {
+        let kept: String = text.chars().take(max_chars - 1).collect();
+        format!("{kept}…")
+    }
+}

@@ -1,0 +1,118 @@
+//! The report's header: the facts of the run (device, driver and CUDA,
+//! peaks and clocks, Nsight Compute and its passes, timing, sizes, date,
+//! version) and the commands that made it.
+
+use super::{Fact, HeaderView};
+use crate::analysis::format;
+use crate::model::Device;
+use crate::model::Results;
+use crate::model::results::ProfilerRun;
+
+pub(super) fn header(results: &Results) -> HeaderView {
+    let mut facts = match &results.device {
+        Some(device) => device_facts(device),
+        None => vec![Fact::new("device", "not recorded".into())],
+    };
+    match &results.profiler {
+        Some(profiler) => facts.extend(profiler_facts(profiler)),
+        None => facts.push(Fact::new("Nsight Compute", "not run".into())),
+    }
+    facts.push(Fact::new(
+        "timing",
+        format!(
+            "{} timed launches after {} warm-ups, CUDA events, median reported",
+            results.suite.timing.repetitions, results.suite.timing.warmup
+        ),
+    ));
+    facts.push(Fact::new(
+        "sizes",
+        results
+            .suite
+            .sizes
+            .iter()
+            .map(|s| s.label.clone())
+            .collect::<Vec<_>>()
+            .join(" · "),
+    ));
+    facts.push(Fact::new("date", results.created.clone()));
+    facts.push(Fact::new("gpuprof", results.gpuprof_version.clone()));
+    HeaderView {
+        suite: results.suite.name.clone(),
+        description: results.suite.description.clone(),
+        facts,
+        command: results.command.clone(),
+        ncu_command: results.profiler.as_ref().map(|p| p.command.clone()),
+        ncu_report: results.profiler.as_ref().map(|p| p.report_file.clone()),
+    }
+}
+
+/// The device: its name and sizes, driver, CUDA version, peaks, and the
+/// clocks nvidia-smi saw before the run.
+fn device_facts(device: &Device) -> Vec<Fact> {
+    let mut facts = vec![
+        Fact::new(
+            "device",
+            format!(
+                "{} · compute capability {} · {} SMs · {} memory · {} L2",
+                device.name,
+                device.compute_capability,
+                device.multiprocessors,
+                format::bytes(device.memory_bytes as f64),
+                format::bytes(device.l2_cache_bytes as f64)
+            ),
+        ),
+        Fact::new(
+            "driver",
+            device
+                .driver_version
+                .clone()
+                .unwrap_or_else(|| "unknown".into()),
+        ),
+        Fact::new("CUDA (driver)", device.cuda_version.clone()),
+    ];
+    let mut peaks = format!(
+        "DRAM {}",
+        format::bytes_per_second(device.peak_dram_bytes_per_second)
+    );
+    if let Some(flops) = device.peak_fp32_flops_per_second {
+        peaks.push_str(&format!(" · FP32 {}", format::flops_per_second(flops)));
+    }
+    facts.push(Fact::new("peaks (from clocks)", peaks));
+    if let Some(smi) = &device.nvidia_smi {
+        let clock = |v: Option<f64>| v.map(|v| format!("{v} MHz")).unwrap_or_else(|| "?".into());
+        facts.push(Fact::new(
+            "clocks before the run",
+            format!(
+                "SM {} of {} max · memory {} · {}",
+                clock(smi.sm_clock_mhz),
+                clock(smi.sm_clock_max_mhz),
+                clock(smi.memory_clock_mhz),
+                smi.performance_state.clone().unwrap_or_default()
+            ),
+        ));
+    }
+    facts
+}
+
+/// Nsight Compute: its version, clock control, and how long profiling took
+/// with how many replay passes per launch.
+fn profiler_facts(profiler: &ProfilerRun) -> Vec<Fact> {
+    let passes = profiler
+        .passes_per_launch
+        .map(|p| format!(", {} replay passes per launch", format::count(p)));
+    vec![
+        Fact::new("Nsight Compute", profiler.ncu_version.clone()),
+        Fact::new(
+            "clock control",
+            format!("--clock-control {}", profiler.clock_control),
+        ),
+        Fact::new(
+            "profiling",
+            format!(
+                "{}{}",
+                format::nanoseconds(profiler.seconds * 1e9),
+                passes.unwrap_or_default()
+            ),
+        ),
+    ]
+}

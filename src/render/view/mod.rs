@@ -1,0 +1,271 @@
+//! The view-model: every string the report shows, already formatted, built
+//! from [`Results`] and [`Analysis`] alone. The HTML and Markdown templates
+//! only place these strings; `--dump-view` prints this as JSON, to review
+//! what a report will say without rendering it.
+//!
+//! This file owns the view's types, the entry point [`build`] and the
+//! helpers its parts share; the parts are built in `header` (the facts of
+//! the run), `summary` (the tables per size and the optimization chain),
+//! `variant` (each variant's section and its changes) and `run` (each run
+//! of a variant: timing, metrics, findings, hot lines, counters).
+
+use serde::Serialize;
+
+use crate::analysis::{Analysis, RunAnalysis, Status, VariantAnalysis, Verdict};
+use crate::model::Results;
+
+mod header;
+mod run;
+mod summary;
+mod variant;
+
+use header::header;
+use summary::{chain, summary_rows};
+use variant::variant_view;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ReportView {
+    pub title: String,
+    pub header: HeaderView,
+    pub notices: Vec<String>,
+    pub sizes: Vec<SizeView>,
+    pub focus_size: String,
+    pub chain: Vec<ChainRow>,
+    pub variants: Vec<VariantView>,
+    /// Inline SVG charts, filled in by the chart layer.
+    pub charts: Vec<ChartView>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Fact {
+    pub label: String,
+    pub value: String,
+}
+
+impl Fact {
+    fn new(label: &str, value: String) -> Self {
+        Fact {
+            label: label.into(),
+            value,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HeaderView {
+    pub suite: String,
+    pub description: String,
+    pub facts: Vec<Fact>,
+    pub command: String,
+    pub ncu_command: Option<String>,
+    pub ncu_report: Option<String>,
+}
+
+/// The summary table of one problem size.
+#[derive(Debug, Clone, Serialize)]
+pub struct SizeView {
+    pub label: String,
+    pub rows: Vec<SummaryRow>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SummaryRow {
+    pub variant: String,
+    pub anchor: String,
+    pub ceiling: bool,
+    /// `ok`, `wrong`, `failed` or `unverified`: a CSS class.
+    pub state: &'static str,
+    pub median: String,
+    pub spread: String,
+    pub vs_baseline: Cell,
+    pub vs_previous: Cell,
+    pub bandwidth: String,
+    pub flops: String,
+    pub vs_ceiling: String,
+    pub correctness: String,
+}
+
+/// A table cell with a CSS class (`faster`, `slower`, `same`, `invalid`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Cell {
+    pub text: String,
+    pub class: &'static str,
+    pub title: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChainRow {
+    pub step: String,
+    pub anchor: String,
+    pub changes: String,
+    pub speedup: Cell,
+    pub explanation: String,
+    /// What limits the step now.
+    pub limit: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChartView {
+    pub title: String,
+    pub caption: String,
+    pub svg: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct VariantView {
+    pub name: String,
+    pub anchor: String,
+    pub role: &'static str,
+    pub source: String,
+    pub entry: String,
+    pub changes: Vec<String>,
+    pub notes: String,
+    pub verify: String,
+    pub build: Vec<Fact>,
+    pub build_error: Option<String>,
+    pub build_log: String,
+    pub change_explanations: Vec<ChangeView>,
+    pub runs: Vec<RunView>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChangeView {
+    pub title: String,
+    pub word: String,
+    pub mechanism: String,
+    pub verdict: &'static str,
+    pub verdict_class: &'static str,
+    pub measured: String,
+    pub expectations: Vec<ExpectationRow>,
+    pub next: String,
+    pub size: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ExpectationRow {
+    pub metric: String,
+    pub expected: String,
+    pub before: String,
+    pub after: String,
+    pub verdict: &'static str,
+    pub verdict_class: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RunView {
+    pub size: String,
+    pub state: &'static str,
+    pub status: String,
+    pub timing: String,
+    pub metrics: Vec<MetricRow>,
+    pub findings: Vec<FindingView>,
+    pub hot_lines: Vec<HotLineView>,
+    pub source_note: Option<String>,
+    pub profiled: bool,
+    pub limit: Option<LimitView>,
+    pub line_diffs: Vec<String>,
+    /// Every counter of the fixed metric set as ncu reported it.
+    pub counters: Vec<Fact>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LimitView {
+    pub bottleneck: String,
+    pub evidence: String,
+    pub advice: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MetricRow {
+    pub label: String,
+    pub value: String,
+    pub previous: String,
+    pub change: String,
+    pub change_class: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FindingView {
+    pub severity: &'static str,
+    pub title: String,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HotLineView {
+    pub line: u32,
+    pub summary: String,
+    pub excerpt: Vec<ExcerptLine>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ExcerptLine {
+    pub number: u32,
+    pub code: String,
+    pub hot: bool,
+}
+
+pub fn anchor(name: &str) -> String {
+    let slug: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!("variant-{slug}")
+}
+
+fn state(status: &Status) -> &'static str {
+    match status {
+        Status::Verified { .. } => "ok",
+        Status::Wrong { .. } => "wrong",
+        Status::Failed { .. } => "failed",
+        Status::Unverified { .. } => "unverified",
+    }
+}
+
+fn verdict_words(verdict: Verdict) -> (&'static str, &'static str) {
+    match verdict {
+        Verdict::Confirmed => ("confirmed", "confirmed"),
+        Verdict::Partly => ("partly confirmed", "partly"),
+        Verdict::NotSeen => ("not seen", "not-seen"),
+        Verdict::Contradicted => ("contradicted", "contradicted"),
+        Verdict::NotMeasured => ("not measured", "not-measured"),
+        Verdict::AlreadyIdeal => ("already ideal", "not-measured"),
+    }
+}
+
+pub fn build(results: &Results, analysis: &Analysis) -> ReportView {
+    let focus_size = analysis.focus_size.clone().unwrap_or_default();
+    ReportView {
+        title: format!("gpuprof report: {}", results.suite.name),
+        header: header(results),
+        notices: results.notices.iter().map(|n| n.to_string()).collect(),
+        sizes: results
+            .suite
+            .sizes
+            .iter()
+            .map(|size| SizeView {
+                label: size.label.clone(),
+                rows: summary_rows(results, analysis, &size.label),
+            })
+            .collect(),
+        chain: chain(analysis, results, &focus_size),
+        variants: results
+            .variants
+            .iter()
+            .zip(&analysis.variants)
+            .map(|(variant, variant_analysis)| variant_view(variant, variant_analysis, analysis))
+            .collect(),
+        focus_size,
+        charts: Vec::new(),
+    }
+}
+
+fn run_at<'a>(analysis: &'a VariantAnalysis, size: &str) -> Option<&'a RunAnalysis> {
+    analysis.runs.iter().find(|r| r.size == size)
+}

@@ -1,0 +1,234 @@
+//! One run of a variant at one size: its status and timing, the metric
+//! table against the previous step, the findings and the limit, the hot
+//! source lines with an excerpt around each, the line diffs, and every
+//! counter of the fixed metric set.
+
+use super::{ExcerptLine, Fact, FindingView, HotLineView, LimitView, MetricRow, RunView, state};
+use crate::analysis::derived::Key;
+use crate::analysis::findings::{HotLine, Severity};
+use crate::analysis::{RunAnalysis, Status, format};
+
+/// Metrics shown in each run's table, in order.
+const TABLE_METRICS: [Key; 22] = [
+    Key::Time,
+    Key::KernelDuration,
+    Key::GlobalLoadSectorsPerRequest,
+    Key::GlobalStoreSectorsPerRequest,
+    Key::GlobalExcessSectors,
+    Key::GlobalLoadRequests,
+    Key::GlobalStoreRequests,
+    Key::SharedLoadWavefrontsPerInstruction,
+    Key::SharedStoreWavefrontsPerInstruction,
+    Key::SharedExcessWavefronts,
+    Key::SharedLoadBankConflicts,
+    Key::SharedStoreBankConflicts,
+    Key::AchievedOccupancy,
+    Key::TheoreticalOccupancy,
+    Key::RegistersPerThread,
+    Key::SharedMemoryPerBlock,
+    Key::LocalMemorySectors,
+    Key::DramThroughput,
+    Key::SmThroughput,
+    Key::DramBytes,
+    Key::ArithmeticIntensity,
+    Key::WarpInstructions,
+];
+
+fn status_text(status: &Status) -> String {
+    match status {
+        Status::Verified {
+            against,
+            max_abs_error,
+            relative_l2_error,
+        } => format!(
+            "correct: matches `{against}` (largest error {}, relative L2 error {})",
+            format::significant(*max_abs_error, 2),
+            format::significant(*relative_l2_error, 2)
+        ),
+        Status::Wrong { summary, .. } => format!("WRONG: {summary}"),
+        Status::Unverified { reason } => format!("not verified: {reason}"),
+        Status::Failed { stage, message } => format!("failed ({stage}): {message}"),
+    }
+}
+
+fn severity(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Info => "info",
+        Severity::Warning => "warning",
+        Severity::Problem => "problem",
+    }
+}
+
+pub(super) fn run_view(
+    run: &RunAnalysis,
+    recorded: &crate::model::results::RunResult,
+    previous: Option<&RunAnalysis>,
+    source_text: &str,
+) -> RunView {
+    RunView {
+        size: run.size.clone(),
+        state: state(&run.status),
+        status: status_text(&run.status),
+        timing: run
+            .timing
+            .map(|t| {
+                format!(
+                    "median {} over {} launches (min {}, max {}, noise ±{})",
+                    format::milliseconds(t.median_ms),
+                    t.samples,
+                    format::milliseconds(t.min_ms),
+                    format::milliseconds(t.max_ms),
+                    format::share(t.relative_noise)
+                )
+            })
+            .unwrap_or_else(|| "not timed".into()),
+        metrics: metric_rows(run, previous),
+        findings: run
+            .findings
+            .iter()
+            .map(|f| FindingView {
+                severity: severity(f.severity),
+                title: f.title.clone(),
+                detail: f.detail.clone(),
+            })
+            .collect(),
+        hot_lines: hot_line_views(run, source_text),
+        source_note: recorded
+            .profile
+            .as_ref()
+            .and_then(|p| p.source_note.clone()),
+        profiled: recorded.profile.is_some(),
+        limit: run.limit.as_ref().map(|l| LimitView {
+            bottleneck: l.bottleneck.clone(),
+            evidence: l.evidence.clone(),
+            advice: l.advice.clone(),
+        }),
+        line_diffs: run.line_diffs.iter().map(|d| d.text.clone()).collect(),
+        counters: counters(recorded.profile.as_ref()),
+    }
+}
+
+/// The fixed table of metrics, each with its value before (at the previous
+/// step) and the relative change.
+fn metric_rows(run: &RunAnalysis, previous: Option<&RunAnalysis>) -> Vec<MetricRow> {
+    TABLE_METRICS
+        .iter()
+        .filter_map(|key| {
+            let value = run.derived.get(*key)?;
+            let before = previous.and_then(|p| p.derived.get(*key));
+            let (change, change_class) = metric_change(*key, value, before);
+            Some(MetricRow {
+                label: key.info().label.to_string(),
+                value: key.format(value),
+                previous: before.map(|b| key.format(b)).unwrap_or_default(),
+                change,
+                change_class,
+            })
+        })
+        .collect()
+}
+
+/// The relative change from `before` to `value` and its CSS class:
+/// `better` or `worse` by the metric's direction, `flat` under 2 % (and
+/// when there is no non-zero value before), `neutral` for a metric with no
+/// better direction.
+fn metric_change(key: Key, value: f64, before: Option<f64>) -> (String, &'static str) {
+    match before {
+        Some(b) if b != 0.0 => {
+            let relative = (value - b) / b.abs();
+            let class = match key.info().lower_is_better {
+                _ if relative.abs() < 0.02 => "flat",
+                Some(true) if relative < 0.0 => "better",
+                Some(false) if relative > 0.0 => "better",
+                None => "neutral",
+                _ => "worse",
+            };
+            (
+                format!(
+                    "{}{}",
+                    if relative >= 0.0 { "+" } else { "" },
+                    format::share(relative)
+                ),
+                class,
+            )
+        }
+        _ => (String::new(), "flat"),
+    }
+}
+
+/// The hottest source lines of the run (at most six), each with what makes
+/// it hot and an excerpt of two lines either side.
+fn hot_line_views(run: &RunAnalysis, source_text: &str) -> Vec<HotLineView> {
+    let lines: Vec<&str> = source_text.lines().collect();
+    run.hot_lines
+        .iter()
+        .take(6)
+        .map(|hot| hot_line_view(hot, &lines))
+        .collect()
+}
+
+/// One hot line: its share of the stall samples, its excess shared
+/// wavefronts and global sectors, its main stall, and its excerpt.
+fn hot_line_view(hot: &HotLine, lines: &[&str]) -> HotLineView {
+    let mut parts = Vec::new();
+    if let Some(share) = hot.sample_share {
+        parts.push(format!("{} of stall samples", format::share(share)));
+    }
+    if let Some(ways) = hot.shared_ways.filter(|w| *w > 1.05) {
+        parts.push(format!(
+            "{}× the ideal shared wavefronts ({} extra)",
+            format::ratio(ways),
+            format::count(hot.shared_excess_wavefronts.unwrap_or(0.0))
+        ));
+    }
+    if let Some(excess) = hot.global_excess_factor.filter(|f| *f > 1.05) {
+        parts.push(format!(
+            "{}× the ideal global sectors ({} extra)",
+            format::ratio(excess),
+            format::count(hot.global_excess_sectors.unwrap_or(0.0))
+        ));
+    }
+    if let Some(stall) = &hot.top_stall {
+        parts.push(format!("mostly {stall}"));
+    }
+    let first = hot.line.saturating_sub(2).max(1);
+    let last = (hot.line + 2).min(lines.len() as u32);
+    HotLineView {
+        line: hot.line,
+        summary: parts.join(" · "),
+        excerpt: (first..=last)
+            .map(|number| ExcerptLine {
+                number,
+                code: lines
+                    .get(number as usize - 1)
+                    .copied()
+                    .unwrap_or("")
+                    .to_string(),
+                hot: number == hot.line,
+            })
+            .collect(),
+    }
+}
+
+/// The fixed metric set with the labels and units of its table.
+fn counters(profile: Option<&crate::model::results::Profile>) -> Vec<Fact> {
+    use crate::model::metrics::{METRICS, Quantity};
+    let Some(profile) = profile else {
+        return Vec::new();
+    };
+    METRICS
+        .iter()
+        .map(|metric| Fact {
+            label: format!("{} ({})", metric.label, metric.name),
+            value: match profile.metric(metric.name) {
+                None => "not collected".into(),
+                Some(v) => match metric.quantity {
+                    Quantity::Time => format::nanoseconds(v),
+                    Quantity::Percent => format::percent(v),
+                    Quantity::Bytes => format::bytes(v),
+                    Quantity::Count => format::count(v),
+                },
+            },
+        })
+        .collect()
+}

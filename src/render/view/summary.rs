@@ -1,0 +1,180 @@
+//! The tables at the top of the report: one summary row per variant at
+//! each size (time, spread, speedups, throughput, share of the ceiling,
+//! correctness) and the optimization chain at the focus size, each step
+//! with the one metric that explains it.
+
+use super::{Cell, ChainRow, SummaryRow, anchor, run_at, state, verdict_words};
+use crate::analysis::derived::Key;
+use crate::analysis::stats::{Speedup, TimeVerdict};
+use crate::analysis::{Analysis, RunAnalysis, Status, VariantAnalysis, format};
+use crate::model::Results;
+use crate::model::variant::Role;
+
+fn correctness(status: &Status) -> String {
+    match status {
+        Status::Verified { against, .. } => format!("✓ matches {against}"),
+        Status::Wrong { .. } => "✗ wrong".into(),
+        Status::Unverified { .. } => "not checked".into(),
+        Status::Failed { stage, .. } => format!("✗ failed ({stage})"),
+    }
+}
+
+fn speedup_cell(speedup: Option<Speedup>, invalid: Option<&str>) -> Cell {
+    let Some(speedup) = speedup else {
+        return Cell {
+            text: "–".into(),
+            class: "none",
+            title: String::new(),
+        };
+    };
+    if let Some(reason) = invalid {
+        return Cell {
+            text: format!("({})", format::speedup(speedup.ratio)),
+            class: "invalid",
+            title: reason.to_string(),
+        };
+    }
+    let (class, word) = match speedup.verdict {
+        TimeVerdict::Faster => ("faster", "faster"),
+        TimeVerdict::Slower => ("slower", "slower"),
+        TimeVerdict::Same => ("same", "the same within noise"),
+    };
+    Cell {
+        text: format::speedup(speedup.ratio),
+        class,
+        title: format!(
+            "{word} (a verdict needs a difference above {})",
+            format::share(speedup.threshold)
+        ),
+    }
+}
+
+pub(super) fn summary_rows(results: &Results, analysis: &Analysis, size: &str) -> Vec<SummaryRow> {
+    results
+        .variants
+        .iter()
+        .zip(&analysis.variants)
+        .filter_map(|(variant, variant_analysis)| {
+            let run = run_at(variant_analysis, size)?;
+            let invalid = run.not_a_speedup.as_deref();
+            let share = |value: Option<f64>, peak: Option<f64>, show: fn(f64) -> String| match value
+            {
+                Some(v) => match peak {
+                    Some(p) => format!("{} ({} of peak)", show(v), format::share(p)),
+                    None => show(v),
+                },
+                None => "–".into(),
+            };
+            Some(SummaryRow {
+                variant: variant.name.clone(),
+                anchor: anchor(&variant.name),
+                ceiling: variant.role == Role::Ceiling,
+                state: state(&run.status),
+                median: run
+                    .timing
+                    .map(|t| format::milliseconds(t.median_ms))
+                    .unwrap_or_else(|| "–".into()),
+                spread: run
+                    .timing
+                    .map(|t| {
+                        format!(
+                            "±{} · {}–{}",
+                            format::share(t.relative_noise),
+                            format::milliseconds(t.min_ms),
+                            format::milliseconds(t.max_ms)
+                        )
+                    })
+                    .unwrap_or_default(),
+                vs_baseline: speedup_cell(run.vs_baseline, invalid),
+                vs_previous: speedup_cell(run.vs_previous, invalid),
+                bandwidth: share(
+                    run.bytes_per_second,
+                    run.dram_peak_share,
+                    format::bytes_per_second,
+                ),
+                flops: share(
+                    run.flops_per_second,
+                    run.flops_peak_share,
+                    format::flops_per_second,
+                ),
+                vs_ceiling: run
+                    .ceilings
+                    .iter()
+                    .map(|c| format!("{} of {} {}", format::share(c.share), c.ceiling, c.measure))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                correctness: correctness(&run.status),
+            })
+        })
+        .collect()
+}
+
+pub(super) fn chain(analysis: &Analysis, results: &Results, size: &str) -> Vec<ChainRow> {
+    analysis
+        .steps
+        .iter()
+        .filter_map(|name| {
+            let variant_analysis = analysis.variants.iter().find(|v| v.name == *name)?;
+            let variant = results.variant(name)?;
+            let run = run_at(variant_analysis, size)?;
+            let explanation = if let Some(reason) = &run.not_a_speedup {
+                format!("Not comparable: {reason}.")
+            } else if variant_analysis.previous.is_none() {
+                "The baseline every speedup is measured against.".into()
+            } else {
+                headline(variant_analysis, run)
+            };
+            Some(ChainRow {
+                step: name.clone(),
+                anchor: anchor(name),
+                changes: if variant.changes.is_empty() {
+                    "–".into()
+                } else {
+                    variant
+                        .changes
+                        .iter()
+                        .map(|c| c.label())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                },
+                speedup: speedup_cell(run.vs_previous, run.not_a_speedup.as_deref()),
+                explanation,
+                limit: run
+                    .limit
+                    .as_ref()
+                    .map(|l| l.bottleneck.clone())
+                    .unwrap_or_else(|| "–".into()),
+            })
+        })
+        .collect()
+}
+
+/// The one metric that explains a step: the declared expectation that
+/// moved most, else the most severe finding.
+fn headline(variant: &VariantAnalysis, run: &RunAnalysis) -> String {
+    let moved = variant
+        .changes
+        .iter()
+        .flat_map(|c| c.expectations.iter())
+        .filter(|e| e.metric != Key::Time)
+        .filter_map(|e| {
+            let (b, a) = (e.before?, e.after?);
+            let scale = b.abs().max(a.abs());
+            (scale > 0.0).then(|| (e, (a - b).abs() / scale))
+        })
+        .max_by(|x, y| x.1.total_cmp(&y.1));
+    match moved {
+        Some((e, _)) => format!(
+            "{}: {} → {} ({})",
+            e.label,
+            e.metric.format(e.before.unwrap_or_default()),
+            e.metric.format(e.after.unwrap_or_default()),
+            verdict_words(e.verdict).0
+        ),
+        None => run
+            .findings
+            .first()
+            .map(|f| f.title.clone())
+            .unwrap_or_else(|| "no counters recorded".into()),
+    }
+}

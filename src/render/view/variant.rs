@@ -1,0 +1,146 @@
+//! A variant's section: its name, role, source, changes and notes, how it
+//! is built or called (NVRTC options, library call or command), what its
+//! outputs are compared with, the explanation of each of its changes with
+//! the expectations checked, and one view per run.
+
+use super::run::run_view;
+use super::{ChangeView, ExpectationRow, Fact, VariantView, anchor, run_at, verdict_words};
+use crate::analysis::{Analysis, ChangeAnalysis, ExpectationOutcome, VariantAnalysis, format};
+use crate::model::results::VariantResult;
+use crate::model::variant::{Role, VariantKind};
+
+pub(super) fn variant_view(
+    variant: &VariantResult,
+    variant_analysis: &VariantAnalysis,
+    analysis: &Analysis,
+) -> VariantView {
+    let previous = variant_analysis
+        .previous
+        .as_ref()
+        .and_then(|p| analysis.variants.iter().find(|v| v.name == *p));
+    VariantView {
+        name: variant.name.clone(),
+        anchor: anchor(&variant.name),
+        role: match variant.role {
+            Role::Step => "step",
+            Role::Ceiling => "ceiling",
+        },
+        source: variant.kind.source_label(),
+        entry: variant.kind.entry_label().to_string(),
+        changes: variant
+            .changes
+            .iter()
+            .map(|c| c.label().to_string())
+            .collect(),
+        notes: variant.notes.clone(),
+        verify: variant
+            .verify_against
+            .as_ref()
+            .map(|a| format!("outputs compared with `{a}`"))
+            .unwrap_or_else(|| "outputs not compared".into()),
+        build: build_facts(variant),
+        build_error: variant.build.error.clone(),
+        build_log: variant.build.log.clone(),
+        change_explanations: variant_analysis.changes.iter().map(change_view).collect(),
+        runs: variant_analysis
+            .runs
+            .iter()
+            .zip(&variant.runs)
+            .map(|(run, recorded)| {
+                run_view(
+                    run,
+                    recorded,
+                    previous.and_then(|p| run_at(p, &run.size)),
+                    &variant.source_text,
+                )
+            })
+            .collect(),
+    }
+}
+
+/// How the variant is built or called: its kernel's resources, and its
+/// NVRTC options, library call or command.
+fn build_facts(variant: &VariantResult) -> Vec<Fact> {
+    let mut build_facts = Vec::new();
+    if let Some(resources) = &variant.build.resources {
+        build_facts.push(Fact {
+            label: "registers / thread".into(),
+            value: resources.registers_per_thread.to_string(),
+        });
+        build_facts.push(Fact {
+            label: "static shared memory".into(),
+            value: format::bytes(f64::from(resources.static_shared_bytes)),
+        });
+        build_facts.push(Fact {
+            label: "local memory / thread".into(),
+            value: format::bytes(f64::from(resources.local_bytes_per_thread)),
+        });
+    }
+    let commands: Vec<String> = variant
+        .runs
+        .iter()
+        .filter_map(|r| r.command.as_ref().map(|c| format!("{}: {c}", r.size)))
+        .collect();
+    match &variant.kind {
+        VariantKind::Command { kernel } => {
+            build_facts.push(Fact { label: "command".into(), value: commands.join(" · ") });
+            if !variant.build.options.is_empty() {
+                build_facts.push(Fact { label: "built with".into(), value: variant.build.options.join(" ") });
+            }
+            build_facts.push(Fact {
+                label: "profiled".into(),
+                value: format!("kernels matching `{}`, timed by ncu (no verification: the program's outputs are its own)", kernel),
+            });
+        }
+        VariantKind::Library { library } => build_facts.push(Fact {
+            label: "library call".into(),
+            value: format!(
+                "{} in FP32 (CUBLAS_PEDANTIC_MATH: no tensor cores); timed and verified like the kernels, not profiled (its kernels are cuBLAS's choice)",
+                library.word()
+            ),
+        }),
+        VariantKind::Kernel { .. } | VariantKind::Imported { .. } => build_facts.push(Fact {
+            label: "NVRTC options".into(),
+            value: variant.build.options.join(" "),
+        }),
+    }
+    build_facts
+}
+
+/// A change's explanation, with the expectations it was checked against.
+fn change_view(change: &ChangeAnalysis) -> ChangeView {
+    let (verdict, verdict_class) = verdict_words(change.verdict);
+    ChangeView {
+        title: change.title.clone(),
+        word: change.change.word().to_string(),
+        mechanism: change.mechanism.clone(),
+        verdict,
+        verdict_class,
+        measured: change.measured.clone(),
+        expectations: change.expectations.iter().map(expectation_row).collect(),
+        next: change.next.clone(),
+        size: change.size.clone().unwrap_or_default(),
+    }
+}
+
+/// One expectation of a change: the metric, which way it should move and
+/// why, its values before and after, and the verdict.
+fn expectation_row(e: &ExpectationOutcome) -> ExpectationRow {
+    let (verdict, verdict_class) = verdict_words(e.verdict);
+    let show = |v: Option<f64>| v.map(|v| e.metric.format(v)).unwrap_or_else(|| "–".into());
+    ExpectationRow {
+        metric: e.label.to_string(),
+        expected: format!(
+            "{} — {}",
+            match e.direction {
+                crate::analysis::knowledge::Direction::Down => "down",
+                crate::analysis::knowledge::Direction::Up => "up",
+            },
+            e.why
+        ),
+        before: show(e.before),
+        after: show(e.after),
+        verdict,
+        verdict_class,
+    }
+}
