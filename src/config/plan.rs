@@ -65,26 +65,39 @@ impl ClockControl {
 pub struct Variant {
     pub name: String,
     pub role: Role,
-    /// Kernel source (absolute path); also the NVRTC program name, so that
-    /// ncu's source page can find the file.
-    pub source: PathBuf,
-    /// `extern "C"` entry point in `source`.
-    pub entry: String,
-    /// Extra NVRTC options, e.g. `--use_fast_math`.
-    pub compile_options: Vec<String>,
+    /// What it runs: a kernel, a library routine or the user's program.
+    pub kind: VariantKind,
     /// Optimizations this variant makes relative to the previous step.
     pub changes: Vec<Change>,
     pub notes: String,
     pub verify: Verify,
     pub tolerance: Tolerance,
-    /// A vendor-library call instead of a kernel (source and entry unused).
-    #[serde(default)]
-    pub library: Option<Library>,
-    /// The user's own program instead of a kernel (source and entry unused).
-    #[serde(default)]
-    pub command: Option<CommandVariant>,
     /// One entry per suite size, in the suite's size order.
     pub instances: Vec<Instance>,
+}
+
+/// What a variant runs; each stage matches on it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum VariantKind {
+    /// A kernel that gpuprof compiles and launches.
+    Kernel(KernelSource),
+    /// A vendor-library routine instead of a kernel.
+    Library { library: Library },
+    /// The user's own program, profiled under ncu as it is.
+    Command(CommandVariant),
+}
+
+/// A kernel's source and how to compile it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KernelSource {
+    /// The source file (absolute path); also the NVRTC program name, so
+    /// that ncu's source page can find the file.
+    pub path: PathBuf,
+    /// The `extern "C"` entry point in `path`.
+    pub entry: String,
+    /// Extra NVRTC options, e.g. `--use_fast_math`.
+    pub compile_options: Vec<String>,
 }
 
 /// A program of the user's, profiled under ncu as it is.
@@ -230,5 +243,23 @@ pub struct Scalar {
 impl Plan {
     pub fn variant(&self, name: &str) -> Option<&Variant> {
         self.variants.iter().find(|v| v.name == name)
+    }
+}
+
+impl Variant {
+    /// The kernel, for a kernel variant.
+    pub fn kernel(&self) -> Option<&KernelSource> {
+        match &self.kind {
+            VariantKind::Kernel(kernel) => Some(kernel),
+            _ => None,
+        }
+    }
+
+    /// The program, for a command variant.
+    pub fn command(&self) -> Option<&CommandVariant> {
+        match &self.kind {
+            VariantKind::Command(command) => Some(command),
+            _ => None,
+        }
     }
 }

@@ -72,14 +72,15 @@ fn the_transpose_suite_resolves_to_the_expected_plan() {
 
     let naive = plan.variant("naive").unwrap();
     assert_eq!(naive.role, Role::Step);
+    let naive_kernel = naive.kernel().unwrap();
     assert_eq!(
-        naive.source,
+        naive_kernel.path,
         canonical("tests/configs/valid/kernels/naive.cu")
     );
-    assert!(naive.source.is_absolute());
-    assert_eq!(naive.entry, "transpose_naive");
+    assert!(naive_kernel.path.is_absolute());
+    assert_eq!(naive_kernel.entry, "transpose_naive");
     assert!(naive.changes.is_empty());
-    assert!(naive.compile_options.is_empty());
+    assert!(naive_kernel.compile_options.is_empty());
     assert_eq!(naive.notes, "one thread per element");
     assert_eq!(
         naive.verify,
@@ -151,9 +152,10 @@ fn the_transpose_suite_resolves_to_the_expected_plan() {
     let padded = plan.variant("padded").unwrap();
     assert_eq!(padded.verify, Verify::Against("tiled".into()));
     assert_eq!(padded.changes, [Change::Padding]);
-    assert_eq!(padded.compile_options, ["--use_fast_math"]);
-    assert_eq!(padded.source, tiled.source);
-    assert_eq!(padded.entry, "transpose_padded");
+    let padded_kernel = padded.kernel().unwrap();
+    assert_eq!(padded_kernel.compile_options, ["--use_fast_math"]);
+    assert_eq!(padded_kernel.path, tiled.kernel().unwrap().path);
+    assert_eq!(padded_kernel.entry, "transpose_padded");
     assert_eq!(padded.instances[1].shared_bytes, 0);
 
     let copy = plan.variant("copy").unwrap();
@@ -342,8 +344,10 @@ fn the_matmul_suite_calls_cublas_as_its_ceiling() {
     .unwrap();
     let cublas = plan.variant("cublas").unwrap();
     assert_eq!(
-        cublas.library,
-        Some(crate::model::variant::Library::CublasSgemm)
+        cublas.kind,
+        crate::config::plan::VariantKind::Library {
+            library: crate::model::variant::Library::CublasSgemm
+        }
     );
     assert_eq!(cublas.role, Role::Ceiling);
     assert_eq!(
@@ -358,6 +362,6 @@ fn the_matmul_suite_calls_cublas_as_its_ceiling() {
         plan.variants
             .iter()
             .filter(|v| v.name != "cublas")
-            .all(|v| v.library.is_none() && v.instances[0].gemm.is_none())
+            .all(|v| v.kernel().is_some() && v.instances[0].gemm.is_none())
     );
 }

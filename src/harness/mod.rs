@@ -12,7 +12,7 @@ pub mod protocol;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-use crate::config::plan::{Arg, Buffer, Compare, Instance, Plan, Variant, Verify};
+use crate::config::plan::{Arg, Buffer, Compare, Instance, Plan, Variant, VariantKind, Verify};
 use crate::model::measurement::Check;
 use crate::model::results::Stage;
 use gpu::{Gpu, Kernel};
@@ -120,16 +120,28 @@ impl Runner<'_> {
     /// Loads the variant's module on first use.
     fn load(&mut self, name: &str, emit: &mut dyn FnMut(Event)) -> Result<(), Failure> {
         if !self.kernels.contains_key(name) {
-            let variant = self.variant(name)?;
-            if variant.library.is_some() {
-                let kernel = self.gpu.sgemm().map_err(|error| Failure {
-                    stage: Stage::Load,
-                    error,
-                    fatal: false,
-                })?;
-                self.kernels.insert(name.to_string(), kernel);
-                return Ok(());
-            }
+            let entry = match &self.variant(name)?.kind {
+                VariantKind::Kernel(kernel) => kernel.entry.clone(),
+                VariantKind::Library { .. } => {
+                    let kernel = self.gpu.sgemm().map_err(|error| Failure {
+                        stage: Stage::Load,
+                        error,
+                        fatal: false,
+                    })?;
+                    self.kernels.insert(name.to_string(), kernel);
+                    return Ok(());
+                }
+                VariantKind::Command(_) => {
+                    return Err(Failure {
+                        stage: Stage::Plan,
+                        error: GpuError {
+                            during: "loading the kernel".into(),
+                            message: "a command variant runs its own program under ncu, not in the harness".into(),
+                        },
+                        fatal: false,
+                    });
+                }
+            };
             let Some(cubin) = self.job.cubins.get(name) else {
                 return Err(Failure {
                     stage: Stage::Build,
@@ -140,14 +152,11 @@ impl Runner<'_> {
                     fatal: false,
                 });
             };
-            let kernel = self
-                .gpu
-                .load(cubin, &variant.entry)
-                .map_err(|error| Failure {
-                    stage: Stage::Load,
-                    error,
-                    fatal: false,
-                })?;
+            let kernel = self.gpu.load(cubin, &entry).map_err(|error| Failure {
+                stage: Stage::Load,
+                error,
+                fatal: false,
+            })?;
             if let Some(resources) = kernel.resources() {
                 emit(Event::Loaded {
                     variant: name.to_string(),
@@ -183,7 +192,10 @@ impl Runner<'_> {
                 Ok(Event::Profiled {
                     item: item.clone(),
                     sequence,
-                    kernel: variant.entry.clone(),
+                    kernel: variant
+                        .kernel()
+                        .map(|kernel| kernel.entry.clone())
+                        .unwrap_or_default(),
                 })
             }
             Mode::Time => {

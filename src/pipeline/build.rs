@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use super::progress::progress;
 use crate::build::{self, BuildError, Cache};
+use crate::config::plan::VariantKind;
 use crate::error::Error;
 use crate::model::results::{BuildRecord, Failure, Results, Stage};
 use crate::process::{self, Invocation};
@@ -30,40 +31,44 @@ pub(super) fn build_all(
     let mut built: BTreeMap<(Vec<String>, PathBuf), Result<String, String>> = BTreeMap::new();
     for (variant, record) in plan.variants.iter().zip(results.variants.iter_mut()) {
         bar.set_message(variant.name.clone());
-        if let Some(command) = &variant.command {
-            if let Some(argv) = &command.build {
-                let started = Instant::now();
-                let outcome = built
-                    .entry((argv.clone(), command.folder.clone()))
-                    .or_insert_with(|| build_command(argv, &command.folder))
-                    .clone();
-                record.build.options = argv.clone();
-                record.build.seconds = started.elapsed().as_secs_f64();
-                record_build(&mut record.build, &mut record.runs, Stage::Build, outcome);
+        match &variant.kind {
+            VariantKind::Library { .. } => {}
+            VariantKind::Command(command) => {
+                if let Some(argv) = &command.build {
+                    let started = Instant::now();
+                    let outcome = built
+                        .entry((argv.clone(), command.folder.clone()))
+                        .or_insert_with(|| build_command(argv, &command.folder))
+                        .clone();
+                    record.build.options = argv.clone();
+                    record.build.seconds = started.elapsed().as_secs_f64();
+                    record_build(&mut record.build, &mut record.runs, Stage::Build, outcome);
+                }
             }
-        } else if variant.library.is_none() {
-            let options = build::options_for(compute_capability, &variant.compile_options);
-            record.build.options = options.clone();
-            match build::compile(&variant.source, &options, &cache) {
-                Ok(compiled) => {
-                    record.build.seconds = compiled.seconds;
-                    cubins.insert(variant.name.clone(), compiled.cubin);
-                    record_build(
+            VariantKind::Kernel(kernel) => {
+                let options = build::options_for(compute_capability, &kernel.compile_options);
+                record.build.options = options.clone();
+                match build::compile(&kernel.path, &options, &cache) {
+                    Ok(compiled) => {
+                        record.build.seconds = compiled.seconds;
+                        cubins.insert(variant.name.clone(), compiled.cubin);
+                        record_build(
+                            &mut record.build,
+                            &mut record.runs,
+                            Stage::Compile,
+                            Ok(compiled.log),
+                        );
+                    }
+                    Err(BuildError::NvrtcMissing) => {
+                        return Err(Error::Build(BuildError::NvrtcMissing));
+                    }
+                    Err(error) => record_build(
                         &mut record.build,
                         &mut record.runs,
                         Stage::Compile,
-                        Ok(compiled.log),
-                    );
+                        Err(error.to_string()),
+                    ),
                 }
-                Err(BuildError::NvrtcMissing) => {
-                    return Err(Error::Build(BuildError::NvrtcMissing));
-                }
-                Err(error) => record_build(
-                    &mut record.build,
-                    &mut record.runs,
-                    Stage::Compile,
-                    Err(error.to_string()),
-                ),
             }
         }
         bar.inc(1);

@@ -109,7 +109,7 @@ fn command_runs(plan: &Plan) -> Vec<CommandRun<'_>> {
     let mut taken = BTreeSet::new();
     let mut runs = Vec::new();
     for variant in &plan.variants {
-        let Some(command) = &variant.command else {
+        let Some(command) = variant.command() else {
             continue;
         };
         for instance in &variant.instances {

@@ -7,14 +7,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::ReportRequest;
-use crate::config::plan::{Plan, Variant, Verify};
+use crate::config::plan::{Plan, Variant, VariantKind as PlannedKind, Verify};
 use crate::harness::{Item, Job, Mode};
 use crate::model::device::DriverFacts;
 use crate::model::notice::Notice;
 use crate::model::results::{
     BuildRecord, Results, RunResult, SCHEMA_VERSION, SuiteRecord, VariantResult,
 };
-use crate::model::variant::VariantKind;
+use crate::model::variant::VariantKind as RecordedKind;
 use crate::process::Invocation;
 
 /// Results with every run planned and nothing measured.
@@ -26,17 +26,17 @@ pub(super) fn new_results(plan: &Plan, request: &ReportRequest) -> Results {
         .map(|variant| VariantResult {
             name: variant.name.clone(),
             role: variant.role,
-            kind: match (variant.library, &variant.command) {
-                (Some(library), _) => VariantKind::Library { library },
-                (None, Some(command)) => VariantKind::Command {
+            kind: match &variant.kind {
+                PlannedKind::Library { library } => RecordedKind::Library { library: *library },
+                PlannedKind::Command(command) => RecordedKind::Command {
                     kernel: command.kernel.clone(),
                 },
-                (None, None) => VariantKind::Kernel {
-                    source: pathdiff::diff_paths(&variant.source, config_dir)
-                        .unwrap_or_else(|| variant.source.clone())
+                PlannedKind::Kernel(kernel) => RecordedKind::Kernel {
+                    source: pathdiff::diff_paths(&kernel.path, config_dir)
+                        .unwrap_or_else(|| kernel.path.clone())
                         .to_string_lossy()
                         .into_owned(),
-                    entry: variant.entry.clone(),
+                    entry: kernel.entry.clone(),
                 },
             },
             changes: variant.changes.clone(),
@@ -45,7 +45,10 @@ pub(super) fn new_results(plan: &Plan, request: &ReportRequest) -> Results {
                 Verify::Against(name) => Some(name.clone()),
                 Verify::Skip => None,
             },
-            source_text: std::fs::read_to_string(&variant.source).unwrap_or_default(),
+            source_text: variant
+                .kernel()
+                .and_then(|kernel| std::fs::read_to_string(&kernel.path).ok())
+                .unwrap_or_default(),
             build: BuildRecord::default(),
             runs: variant
                 .instances
@@ -99,7 +102,7 @@ fn cache_key(
     skip_profile: bool,
 ) -> Option<String> {
     use sha2::{Digest, Sha256};
-    if variant.command.is_some() {
+    if let PlannedKind::Command(_) = variant.kind {
         return None;
     }
     let reference = match &variant.verify {
@@ -107,11 +110,25 @@ fn cache_key(
         Verify::Skip => None,
     };
     let describe = |v: &Variant| {
+        let (source, entry, options, library) = match &v.kind {
+            PlannedKind::Kernel(kernel) => (
+                std::fs::read_to_string(&kernel.path).unwrap_or_default(),
+                kernel.entry.as_str(),
+                kernel.compile_options.as_slice(),
+                None,
+            ),
+            PlannedKind::Library { library } => {
+                (String::new(), library.word(), &[][..], Some(library))
+            }
+            PlannedKind::Command(command) => {
+                (String::new(), command.kernel.as_str(), &[][..], None)
+            }
+        };
         serde_json::json!({
-            "source": std::fs::read_to_string(&v.source).unwrap_or_default(),
-            "entry": v.entry,
-            "options": v.compile_options,
-            "library": v.library,
+            "source": source,
+            "entry": entry,
+            "options": options,
+            "library": library,
             "instance": v.instances.get(size_index),
         })
     };
@@ -152,7 +169,9 @@ pub(super) fn reuse_unchanged(
             };
             let complete = old.failure.is_none()
                 && !old.samples_ms.is_empty()
-                && (skip_profile || old.profile.is_some() || variant.library.is_some());
+                && (skip_profile
+                    || old.profile.is_some()
+                    || matches!(variant.kind, PlannedKind::Library { .. }));
             if key.is_some() && old.cache_key == key && complete && run.failure.is_none() {
                 *run = old.clone();
                 reused.insert(Item {
@@ -212,7 +231,9 @@ pub(super) fn ordered_items(plan: &Plan, cubins: &BTreeMap<String, PathBuf>) -> 
                 .iter()
                 .filter(|name| {
                     cubins.contains_key(**name)
-                        || plan.variant(name).is_some_and(|v| v.library.is_some())
+                        || plan
+                            .variant(name)
+                            .is_some_and(|v| matches!(v.kind, PlannedKind::Library { .. }))
                 })
                 .map(|name| Item {
                     variant: name.to_string(),

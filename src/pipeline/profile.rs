@@ -142,7 +142,7 @@ fn profiled_items(time_job: &Job, reused: &BTreeSet<Item>, results: &Results) ->
         .into_iter()
         .filter(|item| {
             plan.variant(&item.variant)
-                .is_some_and(|v| v.library.is_none())
+                .is_some_and(|v| v.kernel().is_some())
         })
         .filter(|item| !reused.contains(item))
         .filter(|item| {
@@ -235,10 +235,13 @@ fn ingest_report(
     for ((launch, profiled), (_, page)) in
         exported.launches.iter().zip(profiled).zip(exported.sources)
     {
-        let Some(variant) = plan.variant(&profiled.item.variant) else {
+        let Some(kernel) = plan
+            .variant(&profiled.item.variant)
+            .and_then(|v| v.kernel())
+        else {
             continue;
         };
-        let profile = ingest::profile_from_launch(launch, page.files, &variant.source);
+        let profile = ingest::profile_from_launch(launch, page.files, &kernel.path);
         if let Some(run) = results.run_mut(&profiled.item.variant, &profiled.item.size) {
             run.profile = Some(profile);
         }

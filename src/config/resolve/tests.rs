@@ -125,7 +125,7 @@ args = [{ name = "out", buffer = "f32", count = "N", output = true }]
     let plan = ok(&suite("", &defaults, variants));
     let plain = plan.variant("plain").unwrap();
     assert_eq!(plain.notes, "shared");
-    assert_eq!(plain.compile_options, ["-lineinfo"]);
+    assert_eq!(plain.kernel().unwrap().compile_options, ["-lineinfo"]);
     assert_eq!(
         plain.tolerance,
         Tolerance {
@@ -137,7 +137,7 @@ args = [{ name = "out", buffer = "f32", count = "N", output = true }]
     assert_eq!(plain.instances[0].block, [256, 1, 1]);
     let other = plan.variant("other").unwrap();
     assert_eq!(other.notes, "shared");
-    assert!(other.compile_options.is_empty());
+    assert!(other.kernel().unwrap().compile_options.is_empty());
     assert_eq!(
         other.tolerance,
         Tolerance {
@@ -373,7 +373,7 @@ fn required_variant_keys() {
 fn sources_resolve_against_the_toml_folder_and_are_canonical() {
     let plan = ok(&one_variant("source = \"./kernels/../kernels/scale.cu\""));
     assert_eq!(
-        plan.variants[0].source,
+        plan.variants[0].kernel().unwrap().path,
         fs::canonicalize("tests/configs/errors/kernels/scale.cu").unwrap()
     );
     let e = fails(

@@ -20,7 +20,7 @@ use super::values::{Compiled, gemm_bounds, grid_bounds, shared_bytes_bounds};
 use super::{Context, Merged, OutputSpans, Resolved, merged};
 use crate::config::error::ConfigError;
 use crate::config::kernels::Kernels;
-use crate::config::plan::{Instance, Tolerance, Variant, Verify};
+use crate::config::plan::{Instance, KernelSource, Tolerance, Variant, VariantKind, Verify};
 use crate::config::raw::{ExprSource, RawArg, RawLibrary, RawVariant};
 use crate::config::suggest;
 use crate::model::Change;
@@ -78,21 +78,22 @@ impl<'c> Context<'c> {
         if let Some(library) = &library {
             check_gemm_buffers(doc, library.value.span(), name, &instances)?;
         }
-        let command = match &command {
-            Some(_) => Some(self.command_variant(raw)?),
-            None => None,
+        let kind = match (library_kind, &command) {
+            (Some(library), _) => VariantKind::Library { library },
+            (None, Some(_)) => VariantKind::Command(self.command_variant(raw)?),
+            (None, None) => VariantKind::Kernel(KernelSource {
+                path: source_path,
+                entry: entry_name,
+                compile_options: merged(raw, d, |r| &r.compile_options)
+                    .map(|m| m.value.clone())
+                    .unwrap_or_default(),
+            }),
         };
         Ok(Resolved {
             variant: Variant {
                 name: name.to_string(),
                 role,
-                source: source_path,
-                entry: entry_name,
-                library: library_kind,
-                command,
-                compile_options: merged(raw, d, |r| &r.compile_options)
-                    .map(|m| m.value.clone())
-                    .unwrap_or_default(),
+                kind,
                 changes,
                 notes: merged(raw, d, |r| &r.notes)
                     .map(|m| m.value.clone())
