@@ -82,12 +82,4 @@ impl VariantKind {
             VariantKind::Command { kernel } | VariantKind::Imported { kernel, .. } => kernel,
         }
     }
-
-    /// The library routine, for a library variant.
-    pub fn library(&self) -> Option<Library> {
-        match self {
-            VariantKind::Library { library } => Some(*library),
-            _ => None,
-        }
-    }
 }

@@ -257,3 +257,39 @@ fn fail_all(plan: &Plan, results: &mut Results, message: &str) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_variants_whose_names_differ_in_punctuation_get_reports_of_their_own() {
+        let text = r#"
+[suite]
+name = "programs"
+sizes = [64]
+baseline = "Naive "
+
+[defaults]
+launches = 1
+
+[[variant]]
+name = "Naive "
+command = ["./prog", "{N}"]
+kernel = "k"
+
+[[variant]]
+name = "naive!"
+command = ["./prog", "{N}"]
+kernel = "k"
+
+[[variant]]
+name = "naive?"
+command = ["./prog", "{N}"]
+kernel = "k"
+"#;
+        let plan = crate::config::parse(text, Path::new("variants.toml")).unwrap();
+        let slugs: Vec<String> = command_runs(&plan).into_iter().map(|r| r.slug).collect();
+        assert_eq!(slugs, ["Naive_-N_64", "naive_-N_64-2", "naive_-N_64-3"]);
+    }
+}

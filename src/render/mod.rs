@@ -94,6 +94,32 @@ mod tests {
     }
 
     #[test]
+    fn every_variant_section_has_an_id_of_its_own_and_every_link_finds_it() {
+        let mut results = probe_results();
+        let names = ["Naive ", "naive!", "ядро", "核心"];
+        for (variant, name) in results.variants.iter_mut().zip(names) {
+            variant.name = name.to_string();
+        }
+        results.suite.baseline = names[0].to_string();
+        let report = view(&results, &analyze(&results));
+        let ids: Vec<&str> = report.variants.iter().map(|v| v.anchor.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "variant-naive-",
+                "variant-naive--2",
+                "variant-ядро",
+                "variant-核心"
+            ]
+        );
+        let page = html(&report).unwrap();
+        for id in ids {
+            assert_eq!(page.matches(&format!("id=\"{id}\"")).count(), 1, "{id}");
+            assert!(page.contains(&format!("href=\"#{id}\"")), "{id}");
+        }
+    }
+
+    #[test]
     fn the_report_is_self_contained() {
         let results = probe_results();
         let page = html(&view(&results, &analyze(&results))).unwrap();

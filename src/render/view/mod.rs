@@ -205,18 +205,36 @@ pub struct ExcerptLine {
     pub hot: bool,
 }
 
-pub fn anchor(name: &str) -> String {
-    let slug: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    format!("variant-{slug}")
+/// The HTML id of variant `name`'s section: `variant-` and the name in
+/// lower case with every character but a letter or digit written `-`.
+/// Names that would share an id (`Naive ` and `naive!`, or two names in
+/// another script) are told apart by `-2`, `-3`… in the order of the
+/// results, so every variant's id is its own.
+pub(super) fn anchor(results: &Results, name: &str) -> String {
+    let slug = |name: &str| -> String {
+        let lowered: String = name
+            .chars()
+            .flat_map(char::to_lowercase)
+            .map(|c| if c.is_alphanumeric() { c } else { '-' })
+            .collect();
+        format!("variant-{lowered}")
+    };
+    let mut taken = std::collections::BTreeSet::new();
+    for variant in &results.variants {
+        let base = slug(&variant.name);
+        let unique = (1..)
+            .map(|n| match n {
+                1 => base.clone(),
+                n => format!("{base}-{n}"),
+            })
+            .find(|candidate| !taken.contains(candidate))
+            .unwrap_or(base);
+        if variant.name == name {
+            return unique;
+        }
+        taken.insert(unique);
+    }
+    slug(name)
 }
 
 fn state(status: &Status) -> &'static str {
@@ -259,7 +277,14 @@ pub fn build(results: &Results, analysis: &Analysis) -> ReportView {
             .variants
             .iter()
             .zip(&analysis.variants)
-            .map(|(variant, variant_analysis)| variant_view(variant, variant_analysis, analysis))
+            .map(|(variant, variant_analysis)| {
+                variant_view(
+                    variant,
+                    variant_analysis,
+                    analysis,
+                    anchor(results, &variant.name),
+                )
+            })
             .collect(),
         focus_size,
         charts: Vec::new(),

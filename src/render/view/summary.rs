@@ -67,7 +67,7 @@ pub(super) fn summary_rows(results: &Results, analysis: &Analysis, size: &str) -
             };
             Some(SummaryRow {
                 variant: variant.name.clone(),
-                anchor: anchor(&variant.name),
+                anchor: anchor(results, &variant.name),
                 ceiling: variant.role == Role::Ceiling,
                 state: state(&run.status),
                 median: run
@@ -126,7 +126,7 @@ pub(super) fn chain(analysis: &Analysis, results: &Results, size: &str) -> Vec<C
             };
             Some(ChainRow {
                 step: name.clone(),
-                anchor: anchor(name),
+                anchor: anchor(results, name),
                 changes: if variant.changes.is_empty() {
                     "–".into()
                 } else {

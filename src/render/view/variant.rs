@@ -4,7 +4,7 @@
 //! the expectations checked, and one view per run.
 
 use super::run::run_view;
-use super::{ChangeView, ExpectationRow, Fact, VariantView, anchor, run_at, verdict_words};
+use super::{ChangeView, ExpectationRow, Fact, VariantView, run_at, verdict_words};
 use crate::analysis::{Analysis, ChangeAnalysis, ExpectationOutcome, VariantAnalysis, format};
 use crate::model::results::VariantResult;
 use crate::model::variant::{Role, VariantKind};
@@ -13,6 +13,7 @@ pub(super) fn variant_view(
     variant: &VariantResult,
     variant_analysis: &VariantAnalysis,
     analysis: &Analysis,
+    anchor: String,
 ) -> VariantView {
     let previous = variant_analysis
         .previous
@@ -20,7 +21,7 @@ pub(super) fn variant_view(
         .and_then(|p| analysis.variants.iter().find(|v| v.name == *p));
     VariantView {
         name: variant.name.clone(),
-        anchor: anchor(&variant.name),
+        anchor,
         role: match variant.role {
             Role::Step => "step",
             Role::Ceiling => "ceiling",
