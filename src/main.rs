@@ -17,19 +17,7 @@ use gpuprof::{analysis, harness, render};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // Ctrl-C: stop the harness and ncu (they run in their own process
-    // groups), keep what was saved. results.json is written after every
-    // variant and the previous report.html is only replaced at the end.
-    let interrupted = ctrlc::set_handler(|| {
-        gpuprof::process::stop_all();
-        eprintln!(
-            "\ninterrupted: results.json holds what was measured so far (`gpuprof render` makes a report of it); the previous report.html is untouched"
-        );
-        std::process::exit(exit_code::INTERRUPTED.into());
-    });
-    if let Err(error) = interrupted {
-        eprintln!("warning: Ctrl-C will not stop child processes cleanly: {error}");
-    }
+    stop_children_on_ctrl_c();
     match cli.command {
         Command::Report {
             config,
@@ -53,35 +41,22 @@ fn main() -> ExitCode {
         }
         Command::Render {
             results,
+            dump_view: true,
+            ..
+        } => dump(&results),
+        Command::Render {
+            results,
             output,
-            dump_view,
             open,
-        } => {
-            if dump_view {
-                return dump(&results);
-            }
-            finish(
-                pipeline::render_saved(&RenderRequest {
-                    results,
-                    out_dir: output,
-                }),
-                open,
-            )
-        }
-        Command::Init { folder } => match gpuprof::init::write(&folder) {
-            Ok(written) => {
-                let mut text: String = written
-                    .iter()
-                    .map(|path| format!("wrote {}\n", path.display()))
-                    .collect();
-                text.push_str(&format!(
-                    "next: gpuprof report {}\n",
-                    folder.join("variants.toml").display()
-                ));
-                print_out(&text, ExitCode::SUCCESS)
-            }
-            Err(error) => fail(&Error::Input(error)),
-        },
+            ..
+        } => finish(
+            pipeline::render_saved(&RenderRequest {
+                results,
+                out_dir: output,
+            }),
+            open,
+        ),
+        Command::Init { folder } => init(&folder),
         Command::Compare {
             inputs,
             names,
@@ -100,19 +75,56 @@ fn main() -> ExitCode {
             }),
             open,
         ),
-        Command::Doctor { ncu, binary } => {
-            let findings = gpuprof::doctor::check(ncu.as_deref(), binary.as_deref());
-            let failed = findings
-                .iter()
-                .any(|f| f.state == gpuprof::doctor::State::Missing);
-            let code = match failed {
-                true => exit_code::ENVIRONMENT,
-                false => exit_code::SUCCESS,
-            };
-            print_out(&gpuprof::doctor::render(&findings), ExitCode::from(code))
-        }
+        Command::Doctor { ncu, binary } => doctor(ncu.as_deref(), binary.as_deref()),
         Command::Harness { job } => run_harness(&job),
     }
+}
+
+/// Ctrl-C stops the harness and ncu (they run in their own process
+/// groups) and keeps what was saved: results.json is written after every
+/// variant and the previous report.html is only replaced at the end.
+fn stop_children_on_ctrl_c() {
+    let interrupted = ctrlc::set_handler(|| {
+        gpuprof::process::stop_all();
+        eprintln!(
+            "\ninterrupted: results.json holds what was measured so far (`gpuprof render` makes a report of it); the previous report.html is untouched"
+        );
+        std::process::exit(exit_code::INTERRUPTED.into());
+    });
+    if let Err(error) = interrupted {
+        eprintln!("warning: Ctrl-C will not stop child processes cleanly: {error}");
+    }
+}
+
+/// `gpuprof init`: writes a starting suite and says what to run next.
+fn init(folder: &std::path::Path) -> ExitCode {
+    match gpuprof::init::write(folder) {
+        Ok(written) => {
+            let mut text: String = written
+                .iter()
+                .map(|path| format!("wrote {}\n", path.display()))
+                .collect();
+            text.push_str(&format!(
+                "next: gpuprof report {}\n",
+                folder.join("variants.toml").display()
+            ));
+            print_out(&text, ExitCode::SUCCESS)
+        }
+        Err(error) => fail(&Error::Input(error)),
+    }
+}
+
+/// `gpuprof doctor`: every check with its fix; fails when one is missing.
+fn doctor(ncu: Option<&std::path::Path>, binary: Option<&std::path::Path>) -> ExitCode {
+    let findings = gpuprof::doctor::check(ncu, binary);
+    let failed = findings
+        .iter()
+        .any(|f| f.state == gpuprof::doctor::State::Missing);
+    let code = match failed {
+        true => exit_code::ENVIRONMENT,
+        false => exit_code::SUCCESS,
+    };
+    print_out(&gpuprof::doctor::render(&findings), ExitCode::from(code))
 }
 
 fn command_line() -> String {

@@ -15,6 +15,7 @@ use crate::error::Error;
 use crate::harness::{Event, Item, Job};
 use crate::model::results::{Failure, Results, Stage};
 use crate::process::{self, Invocation, ToolError};
+use indicatif::ProgressBar;
 
 /// The program that runs harness jobs: `gpuprof harness`, or the program
 /// named by GPUPROF_HARNESS (a stand-in that replays recorded events, for
@@ -41,118 +42,157 @@ pub(super) fn run(
     idle_timeout: Duration,
     results: &mut Results,
 ) -> Result<(), Error> {
-    let work_dir = &folders.work;
     let mut remaining = job.items.clone();
     let mut events_log = String::new();
     let bar = progress(remaining.len() as u64, "time");
     while !remaining.is_empty() {
-        let job_path = work_dir.join("time-job.json");
-        let attempt = Job {
+        let job_path = folders.work.join("time-job.json");
+        let attempt_job = Job {
             items: remaining.clone(),
             ..job.clone()
         };
-        write_json(&job_path, &attempt)?;
-        let invocation = harness_job(harness, &job_path);
-        let mut finished: BTreeSet<Item> = BTreeSet::new();
-        let mut in_flight: Option<Item> = None;
-        let mut save_error = None;
-        let outcome = process::run_streaming(&invocation, Some(idle_timeout), |line| {
-            let event = match Event::from_line(line) {
-                None => return,
-                Some(Ok(event)) => event,
-                Some(Err(error)) => {
-                    // An event that cannot be read must not vanish: it ends
-                    // the item in flight with the reason.
-                    if let Some(item) = in_flight.take() {
-                        if let Some(run) = results.run_mut(&item.variant, &item.size) {
-                            run.failure = Some(Failure {
-                                stage: Stage::Harness,
-                                message: format!(
-                                    "gpuprof could not read the harness's report ({error}): {line}"
-                                ),
-                            });
-                        }
-                        finished.insert(item);
-                        bar.inc(1);
-                    }
-                    return;
-                }
-            };
-            events_log.push_str(line);
-            events_log.push('\n');
-            match event {
-                Event::Device(_) | Event::Profiled { .. } => {}
-                Event::Loaded { variant, resources } => {
-                    if let Some(v) = results.variants.iter_mut().find(|v| v.name == variant) {
-                        v.build.resources = Some(resources);
-                    }
-                }
-                Event::Started { item } => {
-                    bar.set_message(format!("{} {}", item.variant, item.size));
-                    in_flight = Some(item);
-                }
-                Event::Measured {
-                    item,
-                    samples_ms,
-                    check,
-                } => {
-                    if let Some(run) = results.run_mut(&item.variant, &item.size) {
-                        run.samples_ms = samples_ms;
-                        run.check = Some(check);
-                    }
-                    finished.insert(item);
-                    in_flight = None;
-                    bar.inc(1);
-                    if let Err(error) = save(&folders.results, results) {
-                        save_error = Some(error);
-                    }
-                }
-                Event::Failed {
-                    item,
-                    stage,
-                    message,
-                    ..
-                } => {
-                    if let Some(run) = results.run_mut(&item.variant, &item.size) {
-                        run.failure = Some(Failure { stage, message });
-                    }
-                    finished.insert(item);
-                    in_flight = None;
-                    bar.inc(1);
-                }
-            }
-        });
-        if let Some(error) = save_error {
+        write_json(&job_path, &attempt_job)?;
+        let mut attempt = Attempt {
+            results: &mut *results,
+            results_path: &folders.results,
+            bar: &bar,
+            events_log: &mut events_log,
+            finished: BTreeSet::new(),
+            in_flight: None,
+            save_error: None,
+        };
+        let outcome = process::run_streaming(
+            &harness_job(harness, &job_path),
+            Some(idle_timeout),
+            |line| attempt.on_line(line),
+        );
+        if let Some(error) = attempt.save_error.take() {
             return Err(error);
         }
         if let Err(error) = outcome {
-            // Blame the item that had started and not finished. A process
-            // that ended right after reporting a fatal failure has none:
-            // the next attempt simply goes on. One that ended before any
-            // item finished fails every remaining item.
-            let blamed: Vec<Item> = match in_flight.take() {
-                Some(item) => vec![item],
-                None if finished.is_empty() => remaining.clone(),
-                None => Vec::new(),
-            };
-            for item in blamed {
-                if let Some(run) = results.run_mut(&item.variant, &item.size) {
-                    run.failure.get_or_insert(Failure {
-                        stage: Stage::Run,
-                        message: harness_failure(&error, idle_timeout),
-                    });
-                }
-                finished.insert(item);
-                bar.inc(1);
-            }
+            attempt.blame(&error, &remaining, idle_timeout);
         }
+        let finished = attempt.finished;
         remaining.retain(|item| !finished.contains(item));
         if finished.is_empty() {
             break;
         }
     }
     bar.finish_and_clear();
-    write_atomic(&work_dir.join("time-events.jsonl"), events_log.as_bytes())
+    write_atomic(
+        &folders.work.join("time-events.jsonl"),
+        events_log.as_bytes(),
+    )
+}
+
+/// One harness process's run over the remaining items: what it finished,
+/// what it was running, and the events it reported.
+struct Attempt<'a> {
+    results: &'a mut Results,
+    results_path: &'a Path,
+    bar: &'a ProgressBar,
+    events_log: &'a mut String,
+    finished: BTreeSet<Item>,
+    in_flight: Option<Item>,
+    /// results.json could not be saved: the run stops with this error.
+    save_error: Option<Error>,
+}
+
+impl Attempt<'_> {
+    /// Records what one line of the harness's output reports.
+    fn on_line(&mut self, line: &str) {
+        let event = match Event::from_line(line) {
+            None => return,
+            Some(Ok(event)) => event,
+            Some(Err(error)) => {
+                // An event that cannot be read must not vanish: it ends the
+                // item in flight with the reason.
+                if let Some(item) = self.in_flight.take() {
+                    let message =
+                        format!("gpuprof could not read the harness's report ({error}): {line}");
+                    self.finish(
+                        item,
+                        Failure {
+                            stage: Stage::Harness,
+                            message,
+                        },
+                    );
+                }
+                return;
+            }
+        };
+        self.events_log.push_str(line);
+        self.events_log.push('\n');
+        match event {
+            Event::Device(_) | Event::Profiled { .. } => {}
+            Event::Loaded { variant, resources } => {
+                if let Some(v) = self.results.variants.iter_mut().find(|v| v.name == variant) {
+                    v.build.resources = Some(resources);
+                }
+            }
+            Event::Started { item } => {
+                self.bar
+                    .set_message(format!("{} {}", item.variant, item.size));
+                self.in_flight = Some(item);
+            }
+            Event::Measured {
+                item,
+                samples_ms,
+                check,
+            } => {
+                if let Some(run) = self.results.run_mut(&item.variant, &item.size) {
+                    run.samples_ms = samples_ms;
+                    run.check = Some(check);
+                }
+                self.mark_finished(item);
+                if let Err(error) = save(self.results_path, self.results) {
+                    self.save_error = Some(error);
+                }
+            }
+            Event::Failed {
+                item,
+                stage,
+                message,
+                ..
+            } => self.finish(item, Failure { stage, message }),
+        }
+    }
+
+    /// Ends `item` with `failure`.
+    fn finish(&mut self, item: Item, failure: Failure) {
+        if let Some(run) = self.results.run_mut(&item.variant, &item.size) {
+            run.failure = Some(failure);
+        }
+        self.mark_finished(item);
+    }
+
+    fn mark_finished(&mut self, item: Item) {
+        self.finished.insert(item);
+        self.in_flight = None;
+        self.bar.inc(1);
+    }
+
+    /// After the process ended abnormally, blames the item that had
+    /// started and not finished. A process that ended right after
+    /// reporting a fatal failure has none: the next attempt simply goes
+    /// on. One that ended before any item finished fails every remaining
+    /// item.
+    fn blame(&mut self, error: &ToolError, remaining: &[Item], idle_timeout: Duration) {
+        let blamed: Vec<Item> = match self.in_flight.take() {
+            Some(item) => vec![item],
+            None if self.finished.is_empty() => remaining.to_vec(),
+            None => Vec::new(),
+        };
+        for item in blamed {
+            if let Some(run) = self.results.run_mut(&item.variant, &item.size) {
+                run.failure.get_or_insert(Failure {
+                    stage: Stage::Run,
+                    message: harness_failure(error, idle_timeout),
+                });
+            }
+            self.mark_finished(item);
+        }
+    }
 }
 
 fn harness_failure(error: &ToolError, idle_timeout: Duration) -> String {
