@@ -73,20 +73,13 @@ fn dims(text: &str) -> [u32; 3] {
 /// The profile of an imported launch: the fixed metric set and every source
 /// line of its source page.
 pub fn profile_of_launch(launch: &RawLaunch, source: &Result<Vec<SourceFile>, String>) -> Profile {
-    let metrics = super::ingest::fixed_metrics(launch);
-    let (source_lines, source_note) = match source {
-        Ok(files) => (
+    match source {
+        Ok(files) => super::ingest::profile_with(
+            launch,
             files.iter().flat_map(|f| f.lines.iter().cloned()).collect(),
             None,
         ),
-        Err(reason) => (Vec::new(), Some(reason.clone())),
-    };
-    Profile {
-        ncu_id: launch.id,
-        kernel_name: launch.kernel_name.clone(),
-        metrics,
-        source_lines,
-        source_note,
+        Err(reason) => super::ingest::profile_with(launch, Vec::new(), Some(reason.clone())),
     }
 }
 

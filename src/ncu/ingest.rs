@@ -29,7 +29,6 @@ pub fn profile_from_launch(
     source: Result<Vec<SourceFile>, String>,
     source_path: &Path,
 ) -> Profile {
-    let metrics = fixed_metrics(launch);
     let (source_lines, source_note) = match source {
         Err(reason) => (Vec::new(), Some(reason)),
         Ok(files) => {
@@ -43,10 +42,20 @@ pub fn profile_from_launch(
             (lines, note)
         }
     };
+    profile_with(launch, source_lines, source_note)
+}
+
+/// A launch's profile: its fixed metric set with the given source lines,
+/// or why there are none.
+pub fn profile_with(
+    launch: &RawLaunch,
+    source_lines: Vec<SourceLine>,
+    source_note: Option<String>,
+) -> Profile {
     Profile {
         ncu_id: launch.id,
         kernel_name: launch.kernel_name.clone(),
-        metrics,
+        metrics: fixed_metrics(launch),
         source_lines,
         source_note,
     }
