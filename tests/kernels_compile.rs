@@ -1,84 +1,240 @@
-//! Every bundled kernel compiles with NVRTC exactly as `gpuprof report`
-//! compiles it (sm_90, -lineinfo, program named by its path), and a kernel
-//! with an error gives NVRTC's log. NVRTC runs without a GPU: CI installs it
-//! from PyPI (`nvidia-cuda-nvrtc`) and sets GPUPROF_REQUIRE_NVRTC=1, so a
-//! missing NVRTC fails there instead of skipping.
+//! Kernels compile as `gpuprof report` compiles them, for real and without
+//! a GPU: every kernel variant of every bundled suite; C++ kernels, template
+//! instances, kernels in a namespace and `extern "C"` kernels through NVRTC
+//! name expressions, with the toolkit's headers found and macros defined;
+//! and a homework file with host code through nvcc, its kernel found among
+//! the CUBIN's symbols. CI installs NVRTC and nvcc from PyPI and sets
+//! GPUPROF_REQUIRE_NVRTC=1 and GPUPROF_REQUIRE_NVCC=1, so a missing
+//! compiler fails there instead of skipping.
 
 use std::path::{Path, PathBuf};
 
-use gpuprof::build::{self, BuildError, Cache};
+use gpuprof::build::{self, BuildError, Cache, Request, Settings, symbols, toolkit};
+use gpuprof::model::variant::Compiler;
 
 fn nvrtc_or_skip() -> bool {
-    if build::nvrtc_available() {
+    present_or_skip(
+        build::nvrtc_available(),
+        "GPUPROF_REQUIRE_NVRTC",
+        "libnvrtc",
+    )
+}
+
+fn nvcc_or_skip() -> bool {
+    present_or_skip(toolkit::nvcc().is_some(), "GPUPROF_REQUIRE_NVCC", "nvcc")
+}
+
+fn present_or_skip(present: bool, requirement: &str, what: &str) -> bool {
+    if present {
         return true;
     }
     assert!(
-        std::env::var_os("GPUPROF_REQUIRE_NVRTC").is_none(),
-        "GPUPROF_REQUIRE_NVRTC is set but libnvrtc could not be loaded (LD_LIBRARY_PATH={:?})",
+        std::env::var_os(requirement).is_none(),
+        "{requirement} is set but {what} could not be found (PATH={:?}, LD_LIBRARY_PATH={:?})",
+        std::env::var_os("PATH"),
         std::env::var_os("LD_LIBRARY_PATH")
     );
-    eprintln!("NVRTC not found: skipping (set GPUPROF_REQUIRE_NVRTC=1 to make this an error)");
+    eprintln!("{what} not found: skipping (set {requirement}=1 to make this an error)");
     false
 }
 
-fn sources(folder: &Path, found: &mut Vec<PathBuf>) {
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn cache() -> Cache {
+    Cache::new(tempfile::tempdir().unwrap().path().join("cache"))
+}
+
+/// Compiles `entry` of `source` for sm_90 with `defines`.
+fn compile(
+    source: &Path,
+    entry: &str,
+    compiler: Compiler,
+    defines: &[(String, i64)],
+    cache: &Cache,
+) -> Result<build::Compiled, BuildError> {
+    let settings = Settings {
+        defines,
+        ..Settings::default()
+    };
+    let options = build::options_for((9, 0), compiler, settings);
+    build::compile(
+        Request {
+            source,
+            entry,
+            compiler,
+            options: &options,
+        },
+        cache,
+    )
+}
+
+/// The kernels (symbols) of a compiled CUBIN.
+fn symbols_of(compiled: &build::Compiled) -> Vec<String> {
+    symbols::kernels_in(&std::fs::read(&compiled.cubin).unwrap()).unwrap()
+}
+
+fn suites(folder: &Path, found: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(folder).unwrap().flatten() {
         let path = entry.path();
         if path.is_dir() {
-            sources(&path, found);
-        } else if path.extension().is_some_and(|e| e == "cu") {
+            suites(&path, found);
+        } else if path.file_name().is_some_and(|n| n == "variants.toml") {
             found.push(path);
         }
     }
 }
 
 #[test]
-fn every_bundled_kernel_compiles_for_sm_90() {
+fn every_kernel_variant_of_every_bundled_suite_compiles_for_sm_90() {
     if !nvrtc_or_skip() {
         return;
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut found = Vec::new();
-    sources(&root.join("kernels"), &mut found);
-    sources(&root.join("tests/gpu"), &mut found);
-    found.retain(|p| p.file_name().is_some_and(|n| n != "broken.cu"));
+    suites(&root().join("examples"), &mut found);
+    suites(&root().join("tests/gpu"), &mut found);
     found.sort();
-    assert!(found.len() >= 4, "found only {found:?}");
-    let cache = Cache::new(tempfile::tempdir().unwrap().path().join("cache"));
-    let options = build::options_for((9, 0), &[]);
+    assert!(found.len() >= 6, "found only {found:?}");
+    let cache = cache();
     let mut failures = Vec::new();
-    for source in &found {
-        match build::compile(source, &options, &cache) {
-            Ok(compiled) => {
-                let binary = std::fs::read(&compiled.cubin).unwrap();
-                assert_eq!(
-                    &binary[..4],
-                    b"\x7fELF",
-                    "{} did not give a CUBIN",
-                    source.display()
-                );
-                if !compiled.log.is_empty() {
-                    failures.push(format!(
-                        "{} compiled with warnings:\n{}",
-                        source.display(),
-                        compiled.log
-                    ));
+    let mut compiled_count = 0;
+    for suite in &found {
+        let plan = gpuprof::config::load(suite).unwrap_or_else(|e| panic!("{e}"));
+        for variant in &plan.variants {
+            let Some(kernel) = variant.kernel() else {
+                continue;
+            };
+            if kernel.compiler == Compiler::Nvcc && !nvcc_or_skip() {
+                continue;
+            }
+            if kernel.path.file_name().is_some_and(|n| n == "broken.cu") {
+                continue;
+            }
+            for instance in &variant.instances {
+                let settings = Settings {
+                    extra: &kernel.compile_options,
+                    include_dirs: &kernel.include_dirs,
+                    defines: &instance.defines,
+                };
+                let options = build::options_for((9, 0), kernel.compiler, settings);
+                let request = Request {
+                    source: &kernel.path,
+                    entry: &kernel.entry,
+                    compiler: kernel.compiler,
+                    options: &options,
+                };
+                match build::compile(request, &cache) {
+                    Ok(compiled) => {
+                        compiled_count += 1;
+                        let kernels = symbols_of(&compiled);
+                        assert!(
+                            kernels.contains(&compiled.function),
+                            "{}: {} is not among {kernels:?}",
+                            variant.name,
+                            compiled.function
+                        );
+                    }
+                    Err(error) => failures.push(format!("{}: {error}", suite.display())),
                 }
             }
-            Err(error) => failures.push(error.to_string()),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(
+        compiled_count >= 20,
+        "only {compiled_count} kernels compiled"
+    );
 }
 
 #[test]
-fn a_compile_error_carries_nvrtc_log() {
+fn nvrtc_finds_templates_namespaces_cpp_and_extern_c_kernels_by_name() {
     if !nvrtc_or_skip() {
         return;
     }
-    let broken = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gpu/faults/broken.cu");
-    let cache = Cache::new(tempfile::tempdir().unwrap().path().join("cache"));
-    match build::compile(&broken, &build::options_for((9, 0), &[]), &cache) {
+    let source = root().join("tests/kernels/cpp/templated.cu");
+    let cache = cache();
+    let scale = [("SCALE".to_string(), 2)];
+    for (entry, symbol) in [
+        ("reduce6<256, true>", "_Z7reduce6ILj256ELb1EEvPKfPfj"),
+        ("reduce6<128, false>", "_Z7reduce6ILj128ELb0EEvPKfPfj"),
+        ("gemm::scale", "_ZN4gemm5scaleEPffi"),
+        ("transposeNaive", "_Z14transposeNaivePfPKfii"),
+        ("copy_reference", "copy_reference"),
+    ] {
+        let compiled = compile(&source, entry, Compiler::Nvrtc, &scale, &cache)
+            .unwrap_or_else(|e| panic!("{entry}: {e}"));
+        assert_eq!(compiled.function, symbol, "{entry}");
+        assert!(
+            symbols_of(&compiled).contains(&compiled.function),
+            "{entry}"
+        );
+        assert!(
+            compiled
+                .command
+                .starts_with("NVRTC --gpu-architecture=sm_90 -lineinfo -std=c++17"),
+            "{}",
+            compiled.command
+        );
+    }
+    // The macro is the variant's: without it, NVRTC says what is missing.
+    match compile(&source, "copy_reference", Compiler::Nvrtc, &[], &cache) {
+        Err(BuildError::Compile { log, compiler, .. }) => {
+            assert_eq!(compiler, "NVRTC");
+            assert!(log.contains("identifier \"SCALE\" is undefined"), "{log}");
+            assert!(
+                log.contains("templated.cu"),
+                "the log names the real path: {log}"
+            );
+        }
+        other => panic!("expected a compile error, got {other:?}"),
+    }
+}
+
+#[test]
+fn nvcc_compiles_a_file_with_host_code_and_finds_an_instance_main_never_launches() {
+    if !nvcc_or_skip() {
+        return;
+    }
+    let source = root().join("tests/kernels/cpp/homework.cu");
+    let cache = cache();
+    for (entry, readable) in [
+        ("tiledCopy<64>", "tiledCopy<64>"),
+        ("naiveCopy", "naiveCopy"),
+    ] {
+        let compiled = compile(&source, entry, Compiler::Nvcc, &[], &cache)
+            .unwrap_or_else(|e| panic!("{entry}: {e}"));
+        assert_eq!(symbols::demangled(&compiled.function), readable);
+        assert!(
+            compiled
+                .command
+                .contains("-cubin -arch=sm_90 -lineinfo -std=c++17"),
+            "{}",
+            compiled.command
+        );
+        let binary = std::fs::read(&compiled.cubin).unwrap();
+        let contains = |text: &str| binary.windows(text.len()).any(|w| w == text.as_bytes());
+        let folder = source.parent().unwrap().display().to_string();
+        assert!(
+            contains(&folder) && contains("homework.cu"),
+            "the line info names the user's own file (its folder and name)"
+        );
+    }
+    match compile(&source, "missingKernel", Compiler::Nvcc, &[], &cache) {
+        Err(BuildError::NoSuchKernel { found, .. }) => {
+            assert!(found.contains(&"naiveCopy".to_string()), "{found:?}");
+        }
+        other => panic!("expected no such kernel, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_compile_error_carries_the_compilers_log() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    let broken = root().join("tests/gpu/faults/broken.cu");
+    match compile(&broken, "copy_broken", Compiler::Nvrtc, &[], &cache()) {
         Err(BuildError::Compile { log, .. }) => {
             assert!(log.contains("identifier \"j\" is undefined"), "{log}");
             assert!(
@@ -95,14 +251,18 @@ fn a_second_compile_comes_from_the_cache() {
     if !nvrtc_or_skip() {
         return;
     }
-    let good = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gpu/faults/good.cu");
-    let cache = Cache::new(tempfile::tempdir().unwrap().path().join("cache"));
-    let options = build::options_for((9, 0), &[]);
-    let first = build::compile(&good, &options, &cache).unwrap();
-    let second = build::compile(&good, &options, &cache).unwrap();
+    let good = root().join("tests/gpu/faults/good.cu");
+    let cache = cache();
+    let entry = "copy";
+    let first = compile(&good, entry, Compiler::Nvrtc, &[], &cache).unwrap();
+    let second = compile(&good, entry, Compiler::Nvrtc, &[], &cache).unwrap();
     assert!(!first.from_cache);
     assert!(second.from_cache);
-    assert_eq!(first.cubin, second.cubin);
-    let other = build::compile(&good, &build::options_for((8, 0), &[]), &cache).unwrap();
-    assert!(!other.from_cache, "another architecture is another binary");
+    assert_eq!(
+        (first.cubin, first.function),
+        (second.cubin, second.function)
+    );
+    let defined = [("UNUSED".to_string(), 1)];
+    let other = compile(&good, entry, Compiler::Nvrtc, &defined, &cache).unwrap();
+    assert!(!other.from_cache, "other macros are another binary");
 }

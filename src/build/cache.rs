@@ -1,6 +1,8 @@
 //! The content-addressed build cache: CUBINs stored under a hash of the
-//! source path and text, the NVRTC version and every compile option, written
-//! atomically so that a crash never leaves a truncated binary behind.
+//! source path and text, the compiler and its version, the entry and every
+//! compile option, each beside a small record of the kernel's symbol and
+//! the command that built it, written atomically so that a crash never
+//! leaves a truncated binary behind.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -50,27 +52,54 @@ impl Cache {
         Cache::new(base.join("gpuprof").join("cubin"))
     }
 
-    fn path(&self, key: &str) -> PathBuf {
-        self.folder.join(format!("{key}.cubin"))
+    fn path(&self, key: &str, extension: &str) -> PathBuf {
+        self.folder.join(format!("{key}.{extension}"))
     }
 
-    pub fn lookup(&self, key: &str) -> Option<PathBuf> {
-        let path = self.path(key);
-        path.is_file().then_some(path)
+    /// The CUBIN stored under `key`, its kernel's symbol and the command
+    /// that built it.
+    pub fn lookup(&self, key: &str) -> Option<(PathBuf, String, String)> {
+        let cubin = self.path(key, "cubin");
+        let record = std::fs::read_to_string(self.path(key, "json")).ok()?;
+        let Record { function, command } = serde_json::from_str(&record).ok()?;
+        cubin.is_file().then_some((cubin, function, command))
     }
 
-    pub fn store(&self, key: &str, binary: &[u8]) -> Result<PathBuf, BuildError> {
-        let path = self.path(key);
+    pub fn store(
+        &self,
+        key: &str,
+        binary: &[u8],
+        function: &str,
+        command: &str,
+    ) -> Result<PathBuf, BuildError> {
         let failed = |e: std::io::Error| BuildError::Cache {
             path: self.folder.clone(),
             reason: e.to_string(),
         };
         std::fs::create_dir_all(&self.folder).map_err(failed)?;
-        let mut file = tempfile::NamedTempFile::new_in(&self.folder).map_err(failed)?;
-        file.write_all(binary).map_err(failed)?;
-        file.persist(&path).map_err(|e| failed(e.error))?;
-        Ok(path)
+        let record = serde_json::to_string(&Record {
+            function: function.to_string(),
+            command: command.to_string(),
+        })
+        .expect("a record serializes");
+        let cubin = self.path(key, "cubin");
+        for (path, bytes) in [
+            (&cubin, binary),
+            (&self.path(key, "json"), record.as_bytes()),
+        ] {
+            let mut file = tempfile::NamedTempFile::new_in(&self.folder).map_err(failed)?;
+            file.write_all(bytes).map_err(failed)?;
+            file.persist(path).map_err(|e| failed(e.error))?;
+        }
+        Ok(cubin)
     }
+}
+
+/// What a CUBIN in the cache is: its kernel's symbol and how it was built.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Record {
+    function: String,
+    command: String,
 }
 
 #[cfg(test)]
@@ -92,8 +121,11 @@ mod tests {
         let folder = tempfile::tempdir().unwrap();
         let cache = Cache::new(folder.path().join("nested"));
         assert_eq!(cache.lookup("k"), None);
-        let stored = cache.store("k", b"\x7fELF").unwrap();
-        assert_eq!(cache.lookup("k"), Some(stored.clone()));
+        let stored = cache.store("k", b"\x7fELF", "_Z1kv", "nvcc k.cu").unwrap();
+        assert_eq!(
+            cache.lookup("k"),
+            Some((stored.clone(), "_Z1kv".to_string(), "nvcc k.cu".to_string()))
+        );
         assert_eq!(std::fs::read(stored).unwrap(), b"\x7fELF");
     }
 }

@@ -1,37 +1,63 @@
-//! Kernel source → loadable CUBIN, compiled at run time with NVRTC for the
-//! device's own architecture, with line info, and with the NVRTC program
-//! named by the real source path so that ncu's source page can show the
-//! file. Results are cached by a hash of everything that affects the
-//! binary. Launches nothing.
+//! Kernel source → loadable CUBIN and the symbol of its kernel, for the
+//! device's own architecture, with line info: NVRTC at run time for device
+//! code (the program named by the real source path, so that ncu's source
+//! page can show the file; the entry looked up through a name expression),
+//! or nvcc for a file that holds host code too (`nvcc`, `symbols`). The
+//! toolkit's headers are found for NVRTC (`toolkit`). Results are cached by
+//! a hash of everything that affects the binary. Launches nothing.
 
 mod cache;
+mod nvcc;
+mod nvrtc;
+pub mod symbols;
+pub mod toolkit;
 
-use std::ffi::{CStr, CString, c_char};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use cudarc::nvrtc::{result as nvrtc, sys};
+use cudarc::nvrtc::sys;
 use serde::{Deserialize, Serialize};
 
 pub use cache::Cache;
 
-/// One compiled kernel source.
+use crate::model::variant::Compiler;
+
+/// One compiled kernel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Compiled {
     pub cubin: PathBuf,
-    /// Every option NVRTC was given, in order.
+    /// The symbol to load from it (the entry's mangled name).
+    pub function: String,
+    /// Every option the compiler was given, in order.
     pub options: Vec<String>,
-    /// NVRTC's log (warnings); empty when it printed nothing.
+    /// The compiler's command line, as one would type it (nvcc), or the
+    /// NVRTC call's description.
+    pub command: String,
+    /// The compiler's warnings; empty when it printed nothing.
     pub log: String,
     pub seconds: f64,
     pub from_cache: bool,
+}
+
+/// What to compile: `entry` of `source`, by `compiler`, with `options`
+/// (from [`options_for`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    pub source: &'a Path,
+    pub entry: &'a str,
+    pub compiler: Compiler,
+    pub options: &'a [String],
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum BuildError {
     /// libnvrtc could not be loaded.
     NvrtcMissing,
+    /// The source holds host code (or asked for nvcc) and no nvcc was found.
+    NvccMissing {
+        path: PathBuf,
+    },
     Unreadable {
         path: PathBuf,
         reason: String,
@@ -40,10 +66,18 @@ pub enum BuildError {
     Nul {
         what: String,
     },
-    /// NVRTC rejected the source; `log` is its message.
+    /// The compiler rejected the source; `log` is its message.
     Compile {
         path: PathBuf,
+        compiler: &'static str,
         log: String,
+    },
+    /// nvcc compiled the file, but no kernel of its CUBIN is `entry`.
+    NoSuchKernel {
+        path: PathBuf,
+        entry: String,
+        /// The kernels it has, demangled.
+        found: Vec<String>,
     },
     /// NVRTC failed for another reason (out of memory, internal error).
     Nvrtc {
@@ -64,18 +98,34 @@ impl fmt::Display for BuildError {
                 f,
                 "NVRTC (libnvrtc.so) was not found: install the CUDA toolkit, or add the folder holding libnvrtc.so.13 to LD_LIBRARY_PATH (`gpuprof doctor` checks this)"
             ),
+            BuildError::NvccMissing { path } => write!(
+                f,
+                "{} needs nvcc (it holds host code, or `compiler = \"nvcc\"` asks for it), and no nvcc was found: install the CUDA toolkit and put its bin folder on PATH, or set CUDA_HOME (`pip install nvidia-cuda-nvcc` brings one too)",
+                path.display()
+            ),
             BuildError::Unreadable { path, reason } => {
                 write!(f, "cannot read {}: {reason}", path.display())
             }
             BuildError::Nul { what } => write!(f, "{what} contains a NUL byte"),
-            BuildError::Compile { path, log } => {
-                write!(
-                    f,
-                    "NVRTC could not compile {}:\n{}",
-                    path.display(),
-                    log.trim_end()
-                )
-            }
+            BuildError::Compile {
+                path,
+                compiler,
+                log,
+            } => write!(
+                f,
+                "{compiler} could not compile {}:\n{}",
+                path.display(),
+                log.trim_end()
+            ),
+            BuildError::NoSuchKernel { path, entry, found } => write!(
+                f,
+                "nvcc compiled {}, but it holds no kernel `{entry}`; its kernels are: {}",
+                path.display(),
+                match found.is_empty() {
+                    true => "none".to_string(),
+                    false => found.join(", "),
+                }
+            ),
             BuildError::Nvrtc { path, step, code } => {
                 write!(f, "NVRTC failed in {step} for {}: {code}", path.display())
             }
@@ -111,122 +161,115 @@ pub fn nvrtc_version() -> Option<String> {
     Some(format!("{major}.{minor}"))
 }
 
-/// The options gpuprof always passes, for a device of compute capability
-/// `major.minor`, followed by the variant's own.
-pub fn options_for(compute_capability: (u32, u32), extra: &[String]) -> Vec<String> {
+/// How a kernel is built besides the architecture: the user's options,
+/// include folders and preprocessor macros.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Settings<'a> {
+    pub extra: &'a [String],
+    pub include_dirs: &'a [PathBuf],
+    pub defines: &'a [(String, i64)],
+}
+
+/// Every option gpuprof passes `compiler` for a device of compute
+/// capability `major.minor`: the architecture, line info, C++17 (unless the
+/// options name a standard), the toolkit's headers (NVRTC has none of its
+/// own), the include folders, the macros, then the variant's own options.
+pub fn options_for(
+    compute_capability: (u32, u32),
+    compiler: Compiler,
+    settings: Settings,
+) -> Vec<String> {
     let (major, minor) = compute_capability;
-    let mut options = vec![
-        format!("--gpu-architecture=sm_{major}{minor}"),
-        "-lineinfo".to_string(),
-    ];
-    options.extend(extra.iter().cloned());
+    let mut options = match compiler {
+        Compiler::Nvrtc => vec![format!("--gpu-architecture=sm_{major}{minor}")],
+        Compiler::Nvcc => vec![format!("-arch=sm_{major}{minor}")],
+    };
+    options.push("-lineinfo".to_string());
+    if !settings
+        .extra
+        .iter()
+        .any(|o| o.starts_with("-std") || o.starts_with("--std"))
+    {
+        options.push("-std=c++17".to_string());
+    }
+    let toolkit = match compiler {
+        Compiler::Nvrtc => toolkit::include_dirs(),
+        Compiler::Nvcc => Vec::new(),
+    };
+    options.extend(
+        toolkit
+            .iter()
+            .chain(settings.include_dirs)
+            .map(|dir| format!("-I{}", dir.display())),
+    );
+    options.extend(
+        settings
+            .defines
+            .iter()
+            .map(|(name, value)| format!("-D{name}={value}")),
+    );
+    options.extend(settings.extra.iter().cloned());
     options
 }
 
-/// Compiles `source` to a CUBIN with `options`, through `cache`.
-pub fn compile(source: &Path, options: &[String], cache: &Cache) -> Result<Compiled, BuildError> {
+/// Compiles `request` through `cache`.
+pub fn compile(request: Request, cache: &Cache) -> Result<Compiled, BuildError> {
+    let source = request.source;
     let text = std::fs::read_to_string(source).map_err(|e| BuildError::Unreadable {
         path: source.to_path_buf(),
         reason: e.to_string(),
     })?;
-    if !nvrtc_available() {
-        return Err(BuildError::NvrtcMissing);
-    }
-    let version = nvrtc_version().unwrap_or_default();
-    let key = cache::key(
-        &[source.to_string_lossy().as_ref(), &text, &version],
-        options,
-    );
-    let started = Instant::now();
-    if let Some(cubin) = cache.lookup(&key) {
-        return Ok(Compiled {
-            cubin,
-            options: options.to_vec(),
-            log: String::new(),
-            seconds: started.elapsed().as_secs_f64(),
-            from_cache: true,
-        });
-    }
-    let (binary, log) = compile_to_cubin(source, &text, options)?;
-    let cubin = cache.store(&key, &binary)?;
-    Ok(Compiled {
-        cubin,
-        options: options.to_vec(),
-        log,
-        seconds: started.elapsed().as_secs_f64(),
-        from_cache: false,
-    })
-}
-
-fn compile_to_cubin(
-    source: &Path,
-    text: &str,
-    options: &[String],
-) -> Result<(Vec<u8>, String), BuildError> {
-    let nul = |what: String| BuildError::Nul { what };
-    let source_c = CString::new(text).map_err(|_| nul(source.display().to_string()))?;
-    let name_c = CString::new(source.to_string_lossy().as_bytes())
-        .map_err(|_| nul("the source path".into()))?;
-    let options_c: Vec<CString> = options
-        .iter()
-        .map(|o| CString::new(o.as_str()).map_err(|_| nul(format!("compile option {o:?}"))))
-        .collect::<Result<_, _>>()?;
-    let failed = |step: &'static str| {
-        move |e: nvrtc::NvrtcError| BuildError::Nvrtc {
-            path: source.to_path_buf(),
-            step,
-            code: format!("{:?}", e.0),
+    let (version, nvcc) = match request.compiler {
+        Compiler::Nvrtc if !nvrtc_available() => return Err(BuildError::NvrtcMissing),
+        Compiler::Nvrtc => (
+            format!("nvrtc {}", nvrtc_version().unwrap_or_default()),
+            None,
+        ),
+        Compiler::Nvcc => {
+            let nvcc = toolkit::nvcc().ok_or_else(|| BuildError::NvccMissing {
+                path: source.to_path_buf(),
+            })?;
+            (format!("nvcc {}", nvcc.display()), Some(nvcc))
         }
     };
-    let program =
-        nvrtc::create_program(&source_c, Some(&name_c)).map_err(failed("nvrtcCreateProgram"))?;
-    let program = Program(program);
-    // SAFETY: `program.0` is a live program; the options outlive the call.
-    let compiled = unsafe { nvrtc::compile_program(program.0, &options_c) };
-    // SAFETY: as above; the log is a NUL-terminated buffer NVRTC filled.
-    let log = unsafe { nvrtc::get_program_log(program.0) }
-        .map(|raw| c_text(&raw))
-        .unwrap_or_default();
-    if compiled.is_err() {
-        return Err(BuildError::Compile {
-            path: source.to_path_buf(),
-            log,
-        });
+    let key = cache::key(
+        &[
+            source.to_string_lossy().as_ref(),
+            &text,
+            &version,
+            request.entry,
+        ],
+        request.options,
+    );
+    let started = Instant::now();
+    let describe =
+        |function: String, command: String, log: String, from_cache: bool, cubin: PathBuf| {
+            Compiled {
+                cubin,
+                function,
+                options: request.options.to_vec(),
+                command,
+                log,
+                seconds: started.elapsed().as_secs_f64(),
+                from_cache,
+            }
+        };
+    let nvrtc_call = || format!("NVRTC {} {}", request.options.join(" "), source.display());
+    if let Some((cubin, function, command)) = cache.lookup(&key) {
+        return Ok(describe(function, command, String::new(), true, cubin));
     }
-    let mut size = 0usize;
-    // SAFETY: `size` is valid for one write; the program compiled.
-    unsafe { sys::nvrtcGetCUBINSize(program.0, &mut size) }
-        .result()
-        .map_err(failed("nvrtcGetCUBINSize"))?;
-    let mut binary = vec![0u8; size];
-    // SAFETY: `binary` has exactly the size NVRTC reported.
-    unsafe { sys::nvrtcGetCUBIN(program.0, binary.as_mut_ptr() as *mut c_char) }
-        .result()
-        .map_err(failed("nvrtcGetCUBIN"))?;
-    Ok((binary, log))
-}
-
-/// Destroys the NVRTC program however compilation ends.
-struct Program(sys::nvrtcProgram);
-
-impl Drop for Program {
-    fn drop(&mut self) {
-        // SAFETY: the program was created by nvrtcCreateProgram and is
-        // destroyed exactly once.
-        let _ = unsafe { nvrtc::destroy_program(self.0) };
-    }
-}
-
-fn c_text(raw: &[c_char]) -> String {
-    if raw.is_empty() {
-        return String::new();
-    }
-    // SAFETY: NVRTC NUL-terminates its log; `raw` holds the whole buffer.
-    unsafe { CStr::from_ptr(raw.as_ptr()) }
-        .to_string_lossy()
-        .trim_end_matches('\0')
-        .trim()
-        .to_string()
+    let (binary, function, command, log) = match &nvcc {
+        None => {
+            let out = nvrtc::compile(source, &text, request.entry, request.options)?;
+            (out.cubin, out.function, nvrtc_call(), out.log)
+        }
+        Some(nvcc) => {
+            let out = nvcc::compile(nvcc, source, request.entry, request.options)?;
+            (out.cubin, out.function, out.command, out.log)
+        }
+    };
+    let cubin = cache.store(&key, &binary, &function, &command)?;
+    Ok(describe(function, command, log, false, cubin))
 }
 
 #[cfg(test)]
@@ -234,11 +277,40 @@ mod tests {
     use super::*;
 
     #[test]
-    fn options_name_the_architecture_and_keep_line_info() {
-        let options = options_for((9, 0), &["--use_fast_math".to_string()]);
+    fn options_name_the_architecture_line_info_standard_folders_and_macros() {
+        let extra = ["--use_fast_math".to_string()];
+        let dirs = [PathBuf::from("/src/include")];
+        let defines = [("BLOCK".to_string(), 256)];
+        let settings = Settings {
+            extra: &extra,
+            include_dirs: &dirs,
+            defines: &defines,
+        };
         assert_eq!(
-            options,
-            ["--gpu-architecture=sm_90", "-lineinfo", "--use_fast_math"]
+            options_for((9, 0), Compiler::Nvcc, settings),
+            [
+                "-arch=sm_90",
+                "-lineinfo",
+                "-std=c++17",
+                "-I/src/include",
+                "-DBLOCK=256",
+                "--use_fast_math"
+            ]
         );
+        let nvrtc = options_for((9, 0), Compiler::Nvrtc, Settings::default());
+        assert_eq!(
+            nvrtc[..3],
+            ["--gpu-architecture=sm_90", "-lineinfo", "-std=c++17"]
+        );
+        let own_standard = ["-std=c++20".to_string()];
+        let options = options_for(
+            (8, 0),
+            Compiler::Nvcc,
+            Settings {
+                extra: &own_standard,
+                ..Settings::default()
+            },
+        );
+        assert_eq!(options, ["-arch=sm_80", "-lineinfo", "-std=c++20"]);
     }
 }

@@ -1,16 +1,72 @@
-//! Finds the `__global__` functions a CUDA source declares, and which of
-//! them are `extern "C"` (either `extern "C" __global__ void f(` or inside an
-//! `extern "C" { ... }` block), so that a wrong `entry` is reported before
-//! NVRTC is ever run. A light tokenizer, not a C++ parser: comments, string
-//! and character literals and preprocessor lines are skipped.
+//! What a CUDA source declares, read before any compiler runs: its
+//! `__global__` functions (with their namespace, their template parameter
+//! list and whether they are `extern "C"`), whether a macro may declare
+//! more of them, and whether the file holds host code (a `main`, a
+//! `<<<…>>>` launch, a host header), which NVRTC cannot compile. It lets the
+//! config check name a wrong `entry` and the kernels the file does define,
+//! and lets the build choose its compiler. A light tokenizer, not a C++
+//! parser: comments, string and character literals are skipped, and
+//! preprocessor lines are read only for `#include` and `#define`.
 
-/// The kernels of one source file, each list in source order without repeats.
+/// The kernels of one source file and what else the scan saw.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Kernels {
-    /// `extern "C"` `__global__` functions: what NVRTC can look up by name.
-    pub(crate) extern_c: Vec<String>,
-    /// `__global__` functions with C++ linkage (mangled names).
-    pub(crate) mangled: Vec<String>,
+    /// Every `__global__` function defined or declared, in source order,
+    /// without repeats.
+    pub(crate) kernels: Vec<Kernel>,
+    /// A `#define` whose body holds `__global__`: kernels the scan cannot
+    /// name may exist, so an unknown entry is not refused.
+    pub(crate) declared_by_macro: bool,
+    /// Why the file needs a host compiler (nvcc), when it does.
+    pub(crate) host_code: Option<String>,
+}
+
+/// One `__global__` function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Kernel {
+    /// The qualified name: `reduce6`, `ns::transpose`.
+    pub(crate) name: String,
+    /// The template parameter list, as written (`unsigned int blockSize,
+    /// bool nIsPow2`), for a template.
+    pub(crate) template: Option<String>,
+    pub(crate) extern_c: bool,
+}
+
+impl Kernel {
+    /// The kernel as the config error lists it: `reduce6<unsigned int
+    /// blockSize, bool nIsPow2>` for a template.
+    pub(crate) fn shown(&self) -> String {
+        match &self.template {
+            Some(parameters) => format!("{}<{parameters}>", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
+impl Kernels {
+    /// The kernel an `entry` names: `name`, `ns::name` or a template
+    /// instance `name<args>`; matched by its qualified name.
+    pub(crate) fn find(&self, entry: &str) -> Option<&Kernel> {
+        let base = entry_base(entry);
+        self.kernels.iter().find(|k| k.name == base)
+    }
+}
+
+/// The name part of an entry, without template arguments or spaces:
+/// `ns::reduce<256, true>` → `ns::reduce`.
+pub(crate) fn entry_base(entry: &str) -> String {
+    entry
+        .split('<')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect()
+}
+
+/// Whether an entry names a template instance (`name<…>`).
+pub(crate) fn is_instance(entry: &str) -> bool {
+    entry.contains('<')
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,6 +76,9 @@ enum Token {
     Str(String),
     Punct(char),
 }
+
+/// A token and the character offset where it starts.
+type Located = (Token, usize);
 
 /// Attribute-like macros that may stand between `__global__` and the name,
 /// each followed by a parenthesized argument list.
@@ -31,20 +90,52 @@ const ATTRIBUTES: [&str; 5] = [
     "alignas",
 ];
 
+/// Headers NVRTC compiles (device-side headers of the toolkit and its
+/// bundled libraries); any other `#include <…>` is a host header.
+const DEVICE_HEADERS: [&str; 12] = [
+    "cooperative_groups.h",
+    "cooperative_groups/",
+    "cuda_fp16.h",
+    "cuda_bf16.h",
+    "cuda_fp8.h",
+    "cuda/",
+    "cub/",
+    "mma.h",
+    "cuda_pipeline",
+    "cuda_awbarrier",
+    "thrust/",
+    "crt/",
+];
+
+/// What a brace opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Scope {
+    ExternC,
+    Namespace(String),
+    Other,
+}
+
 pub(crate) fn scan(source: &str) -> Kernels {
-    let tokens = tokenize(source);
-    let mut kernels = Kernels::default();
-    // One entry per open `{`: whether it opened an `extern "C"` block.
-    let mut braces: Vec<bool> = Vec::new();
-    // The current declaration started with `extern "C"`.
+    let chars: Vec<char> = source.chars().collect();
+    let (tokens, directives) = tokenize(&chars);
+    let mut found = Kernels {
+        declared_by_macro: directives
+            .iter()
+            .any(|d| d.starts_with("define") && d.contains("__global__")),
+        host_code: host_header(&directives),
+        ..Kernels::default()
+    };
+    let mut scopes: Vec<Scope> = Vec::new();
+    // The current declaration started with `extern "C"`, or `template <…>`.
     let mut declaration_is_c = false;
+    let mut template: Option<String> = None;
     let mut i = 0;
     while i < tokens.len() {
-        match &tokens[i] {
+        match &tokens[i].0 {
             Token::Ident(word) if word == "extern" => {
-                if matches!(tokens.get(i + 1), Some(Token::Str(s)) if s == "C") {
-                    if tokens.get(i + 2) == Some(&Token::Punct('{')) {
-                        braces.push(true);
+                if matches!(tokens.get(i + 1), Some((Token::Str(s), _)) if s == "C") {
+                    if matches!(tokens.get(i + 2), Some((Token::Punct('{'), _))) {
+                        scopes.push(Scope::ExternC);
                         i += 3;
                         continue;
                     }
@@ -53,46 +144,147 @@ pub(crate) fn scan(source: &str) -> Kernels {
                     continue;
                 }
             }
+            Token::Ident(word) if word == "namespace" => {
+                if let Some((name, open)) = namespace_at(&tokens, i + 1) {
+                    scopes.push(Scope::Namespace(name));
+                    i = open + 1;
+                    continue;
+                }
+            }
+            Token::Ident(word) if word == "template" => {
+                if let Some((parameters, end)) = template_at(&tokens, &chars, i + 1) {
+                    template = Some(parameters);
+                    i = end;
+                    continue;
+                }
+            }
             Token::Ident(word) if word == "__global__" => {
                 if let Some(name) = function_name(&tokens[i + 1..]) {
-                    let is_c = declaration_is_c || braces.iter().any(|&c| c);
-                    let list = if is_c {
-                        &mut kernels.extern_c
-                    } else {
-                        &mut kernels.mangled
+                    let kernel = Kernel {
+                        name: qualified(&scopes, &name),
+                        template: template.take(),
+                        extern_c: declaration_is_c || scopes.contains(&Scope::ExternC),
                     };
-                    if !list.contains(&name) {
-                        list.push(name);
+                    if !found.kernels.iter().any(|k| k.name == kernel.name) {
+                        found.kernels.push(kernel);
                     }
                 }
             }
+            Token::Ident(word) if word == "main" && scopes.is_empty() => {
+                if matches!(tokens.get(i + 1), Some((Token::Punct('('), _))) {
+                    found.host_code.get_or_insert("it defines `main`".into());
+                }
+            }
+            Token::Punct('<') if is_launch(&tokens, i) => {
+                found
+                    .host_code
+                    .get_or_insert("it launches kernels (`<<<…>>>`)".into());
+                i += 3;
+                continue;
+            }
             Token::Punct('{') => {
-                braces.push(false);
+                scopes.push(Scope::Other);
                 declaration_is_c = false;
+                template = None;
             }
             Token::Punct('}') => {
-                braces.pop();
+                scopes.pop();
                 declaration_is_c = false;
+                template = None;
             }
-            Token::Punct(';') => declaration_is_c = false,
+            Token::Punct(';') => {
+                declaration_is_c = false;
+                template = None;
+            }
             _ => {}
         }
         i += 1;
     }
-    kernels
+    found
+}
+
+/// `name` inside the namespaces open in `scopes`.
+fn qualified(scopes: &[Scope], name: &str) -> String {
+    let mut parts: Vec<&str> = scopes
+        .iter()
+        .filter_map(|s| match s {
+            Scope::Namespace(n) => Some(n.as_str()),
+            _ => None,
+        })
+        .collect();
+    parts.push(name);
+    parts.join("::")
+}
+
+/// After `namespace`: its name (empty when anonymous; `a::b` for a nested
+/// declaration) and the index of its `{`.
+fn namespace_at(tokens: &[Located], start: usize) -> Option<(String, usize)> {
+    let mut name = String::new();
+    for (offset, (token, _)) in tokens[start..].iter().enumerate() {
+        match token {
+            Token::Ident(part) => name.push_str(part),
+            Token::Punct(':') => name.push(':'),
+            Token::Punct('{') => return Some((name, start + offset)),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// After `template`: the parameter list between `<` and its `>`, as
+/// written with runs of whitespace made one space, and the index after `>`.
+fn template_at(tokens: &[Located], chars: &[char], start: usize) -> Option<(String, usize)> {
+    let (Token::Punct('<'), open) = tokens.get(start)? else {
+        return None;
+    };
+    let mut depth = 0usize;
+    for (offset, (token, at)) in tokens[start..].iter().enumerate() {
+        match token {
+            Token::Punct('<') => depth += 1,
+            Token::Punct('>') => {
+                depth -= 1;
+                if depth == 0 {
+                    let text: String = chars[open + 1..*at].iter().collect();
+                    let words: Vec<&str> = text.split_whitespace().collect();
+                    return Some((words.join(" "), start + offset + 1));
+                }
+            }
+            Token::Punct(';' | '{' | '}') => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `<<<` at `i`, not part of a shift or a template: three `<` in a row.
+fn is_launch(tokens: &[Located], i: usize) -> bool {
+    (1..3).all(
+        |k| matches!(tokens.get(i + k), Some((Token::Punct('<'), at)) if *at == tokens[i].1 + k),
+    )
+}
+
+/// The first `#include <…>` of a header NVRTC cannot compile, as the reason
+/// the file needs nvcc.
+fn host_header(directives: &[String]) -> Option<String> {
+    directives.iter().find_map(|d| {
+        let rest = d.strip_prefix("include")?.trim();
+        let header = rest.strip_prefix('<')?.split('>').next()?.trim();
+        let device = DEVICE_HEADERS.iter().any(|h| header.starts_with(h));
+        (!device).then(|| format!("it includes the host header <{header}>"))
+    })
 }
 
 /// The declared name in the tokens after `__global__`: the first identifier
 /// followed by `(`, skipping attribute macros and their arguments.
-fn function_name(tokens: &[Token]) -> Option<String> {
+fn function_name(tokens: &[Located]) -> Option<String> {
     let mut i = 0;
     while i < tokens.len() {
-        match &tokens[i] {
+        match &tokens[i].0 {
             Token::Ident(word) if ATTRIBUTES.contains(&word.as_str()) => {
                 i = skip_group(tokens, i + 1);
                 continue;
             }
-            Token::Ident(word) if tokens.get(i + 1) == Some(&Token::Punct('(')) => {
+            Token::Ident(word) if matches!(tokens.get(i + 1), Some((Token::Punct('('), _))) => {
                 return Some(word.clone());
             }
             Token::Punct(';' | '{' | '}' | '(') => return None,
@@ -105,12 +297,12 @@ fn function_name(tokens: &[Token]) -> Option<String> {
 
 /// Index after the parenthesized group starting at `start` (or `start` if
 /// there is none).
-fn skip_group(tokens: &[Token], start: usize) -> usize {
-    if tokens.get(start) != Some(&Token::Punct('(')) {
+fn skip_group(tokens: &[Located], start: usize) -> usize {
+    if !matches!(tokens.get(start), Some((Token::Punct('('), _))) {
         return start;
     }
     let mut depth = 0usize;
-    for (offset, token) in tokens[start..].iter().enumerate() {
+    for (offset, (token, _)) in tokens[start..].iter().enumerate() {
         match token {
             Token::Punct('(') => depth += 1,
             Token::Punct(')') => {
@@ -125,9 +317,11 @@ fn skip_group(tokens: &[Token], start: usize) -> usize {
     tokens.len()
 }
 
-fn tokenize(source: &str) -> Vec<Token> {
-    let chars: Vec<char> = source.chars().collect();
+/// The tokens of `chars` with their offsets, and the preprocessor lines
+/// (without `#`, continuations joined).
+fn tokenize(chars: &[char]) -> (Vec<Located>, Vec<String>) {
     let mut tokens = Vec::new();
+    let mut directives = Vec::new();
     let mut i = 0;
     let mut line_start = true;
     while i < chars.len() {
@@ -142,68 +336,86 @@ fn tokenize(source: &str) -> Vec<Token> {
             continue;
         }
         if line_start && c == '#' {
-            // A preprocessor line, with its backslash continuations.
+            let mut directive = String::new();
+            i += 1;
             while i < chars.len() && chars[i] != '\n' {
                 if chars[i] == '\\' && chars.get(i + 1) == Some(&'\n') {
-                    i += 1;
+                    i += 2;
+                    directive.push(' ');
+                    continue;
                 }
+                directive.push(chars[i]);
                 i += 1;
             }
+            directives.push(directive.trim().to_string());
             continue;
         }
         line_start = false;
-        if c == '/' && chars.get(i + 1) == Some(&'/') {
-            while i < chars.len() && chars[i] != '\n' {
-                i += 1;
-            }
-            continue;
-        }
-        if c == '/' && chars.get(i + 1) == Some(&'*') {
-            i += 2;
-            while i < chars.len() && !(chars[i] == '*' && chars.get(i + 1) == Some(&'/')) {
-                i += 1;
-            }
-            i += 2;
-            continue;
-        }
-        if c == '"' || c == '\'' {
-            let mut text = String::new();
-            i += 1;
-            while i < chars.len() && chars[i] != c && chars[i] != '\n' {
-                if chars[i] == '\\' {
-                    i += 1;
+        i = match (c, chars.get(i + 1)) {
+            ('/', Some('/')) => skip_until(chars, i, "\n"),
+            ('/', Some('*')) => skip_until(chars, i + 2, "*/") + 2,
+            ('"' | '\'', _) => {
+                let (text, end) = literal(chars, i);
+                if c == '"' {
+                    tokens.push((Token::Str(text), i));
                 }
-                if let Some(&ch) = chars.get(i) {
-                    text.push(ch);
+                end
+            }
+            _ if c.is_alphanumeric() || c == '_' => {
+                let start = i;
+                let mut end = i;
+                while end < chars.len() && (chars[end].is_alphanumeric() || chars[end] == '_') {
+                    end += 1;
                 }
-                i += 1;
+                tokens.push((Token::Ident(chars[start..end].iter().collect()), start));
+                end
             }
+            _ => {
+                tokens.push((Token::Punct(c), i));
+                i + 1
+            }
+        };
+    }
+    (tokens, directives)
+}
+
+/// The index where `end` starts at or after `from` (the length if never).
+fn skip_until(chars: &[char], from: usize, end: &str) -> usize {
+    let end: Vec<char> = end.chars().collect();
+    (from..chars.len())
+        .find(|&i| chars[i..].starts_with(&end))
+        .unwrap_or(chars.len())
+}
+
+/// A string or character literal starting at `start`: its contents and
+/// the index after its closing quote.
+fn literal(chars: &[char], start: usize) -> (String, usize) {
+    let quote = chars[start];
+    let mut text = String::new();
+    let mut i = start + 1;
+    while i < chars.len() && chars[i] != quote && chars[i] != '\n' {
+        if chars[i] == '\\' {
             i += 1;
-            if c == '"' {
-                tokens.push(Token::Str(text));
-            }
-            continue;
         }
-        if c.is_alphanumeric() || c == '_' {
-            let start = i;
-            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
-                i += 1;
-            }
-            tokens.push(Token::Ident(chars[start..i].iter().collect()));
-            continue;
+        if let Some(&ch) = chars.get(i) {
+            text.push(ch);
         }
-        tokens.push(Token::Punct(c));
         i += 1;
     }
-    tokens
+    (text, i + 1)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn c(names: &[&str]) -> Vec<String> {
-        names.iter().map(|s| s.to_string()).collect()
+    fn names(kernels: &Kernels, extern_c: bool) -> Vec<String> {
+        kernels
+            .kernels
+            .iter()
+            .filter(|k| k.extern_c == extern_c)
+            .map(Kernel::shown)
+            .collect()
     }
 
     #[test]
@@ -220,16 +432,51 @@ mod tests {
             template <int T> __global__ void five(float *x) {}
         "#;
         let kernels = scan(source);
-        assert_eq!(kernels.extern_c, c(&["one", "two", "three"]));
-        assert_eq!(kernels.mangled, c(&["four", "five"]));
+        assert_eq!(names(&kernels, true), ["one", "two", "three"]);
+        assert_eq!(names(&kernels, false), ["four", "five<int T>"]);
+        assert_eq!(kernels.host_code, None);
     }
 
     #[test]
-    fn comments_strings_and_preprocessor_lines_are_ignored() {
+    fn templates_namespaces_and_their_instances() {
+        let source = r#"
+            template <unsigned int blockSize,
+                      bool nIsPow2>
+            __global__ void reduce6(const float *g_idata, float *g_odata, unsigned int n) {}
+            namespace gemm { namespace v2 {
+                template <const int BM, const int BN> __global__ void
+                __launch_bounds__((BM * BN) / 64, 1) sgemm2D(int M, float *A) {}
+            } }
+            template <typename T> __device__ T helper(T x) { return x; }
+            __global__ void after(int n) {}
+        "#;
+        let kernels = scan(source);
+        assert_eq!(
+            names(&kernels, false),
+            [
+                "reduce6<unsigned int blockSize, bool nIsPow2>",
+                "gemm::v2::sgemm2D<const int BM, const int BN>",
+                "after",
+            ]
+        );
+        assert_eq!(
+            kernels.find("reduce6<256, true>").map(|k| k.name.as_str()),
+            Some("reduce6")
+        );
+        assert!(kernels.find("gemm::v2::sgemm2D<128, 128>").is_some());
+        assert!(
+            kernels.find("sgemm2D<128, 128>").is_none(),
+            "namespaces are part of the name"
+        );
+        assert!(is_instance("reduce6<256, true>") && !is_instance("after"));
+    }
+
+    #[test]
+    fn comments_strings_and_macros() {
         let source = r#"
             // extern "C" __global__ void commented(
             /* extern "C" __global__ void block_comment( */
-            #define KERNEL extern "C" __global__ void from_macro( \
+            #define KERNEL(name) extern "C" __global__ void name( \
                 int x)
             const char *s = "extern \"C\" __global__ void in_string(";
             extern "C" __global__
@@ -237,8 +484,9 @@ mod tests {
             real(int a) {}
         "#;
         let kernels = scan(source);
-        assert_eq!(kernels.extern_c, c(&["real"]));
-        assert!(kernels.mangled.is_empty());
+        assert_eq!(names(&kernels, true), ["real"]);
+        assert!(kernels.declared_by_macro);
+        assert!(!scan("#define N 4\n__global__ void k() {}").declared_by_macro);
     }
 
     #[test]
@@ -250,15 +498,36 @@ mod tests {
             __global__ void after_block() {}
             extern "C" __global__ void declared(int);
             extern "C" __global__ void declared(int) {}
+            extern "C++" __global__ void cxx() {}
         "#;
         let kernels = scan(source);
-        assert_eq!(kernels.extern_c, c(&["inside", "declared"]));
-        assert_eq!(kernels.mangled, c(&["after_declaration", "after_block"]));
+        assert_eq!(names(&kernels, true), ["inside", "declared"]);
+        assert_eq!(
+            names(&kernels, false),
+            ["after_declaration", "after_block", "cxx"]
+        );
     }
 
     #[test]
-    fn extern_cxx_is_not_c() {
-        let kernels = scan("extern \"C++\" __global__ void k() {}");
-        assert_eq!(kernels.mangled, c(&["k"]));
+    fn host_code_is_recognised_by_main_launches_and_host_headers() {
+        let device_only = "#include <cooperative_groups.h>\n#include <cuda_fp16.h>\n#include \"local.cuh\"\n__global__ void k() { int a = 1 << 2; }";
+        assert_eq!(scan(device_only).host_code, None);
+        let cases = [
+            (
+                "#include <cstdio>\n__global__ void k() {}",
+                "it includes the host header <cstdio>",
+            ),
+            (
+                "__global__ void k() {}\nint main() { return 0; }",
+                "it defines `main`",
+            ),
+            (
+                "__global__ void k() {}\nvoid run() { k<<<1, 1>>>(); }",
+                "it launches kernels (`<<<…>>>`)",
+            ),
+        ];
+        for (source, reason) in cases {
+            assert_eq!(scan(source).host_code.as_deref(), Some(reason), "{source}");
+        }
     }
 }

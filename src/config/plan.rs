@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::Change;
 use crate::model::suite::{Size, Timing};
-use crate::model::variant::{Library, Role};
+use crate::model::variant::{Compiler, Library, Role};
 
 /// Everything needed to run one suite.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -96,8 +96,13 @@ pub struct KernelSource {
     pub path: PathBuf,
     /// The `extern "C"` entry point in `path`.
     pub entry: String,
-    /// Extra NVRTC options, e.g. `--use_fast_math`.
+    /// Extra compiler options, e.g. `--use_fast_math`.
     pub compile_options: Vec<String>,
+    /// Which compiler builds it, and why that one.
+    pub compiler: Compiler,
+    pub compiler_reason: String,
+    /// Folders searched for `#include "…"` (absolute), besides the toolkit's.
+    pub include_dirs: Vec<PathBuf>,
 }
 
 /// A program of the user's, profiled under ncu as it is.
@@ -149,6 +154,10 @@ pub struct Instance {
     /// A command variant's argv at this size (placeholders filled in).
     #[serde(default)]
     pub command: Option<Vec<String>>,
+    /// Preprocessor macros the kernel is compiled with at this size
+    /// (`defines = { BLOCK = 256 }`), in name order.
+    #[serde(default)]
+    pub defines: Vec<(String, i64)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

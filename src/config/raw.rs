@@ -3,6 +3,7 @@
 //! of every value a later error may point at. Nothing is checked or defaulted
 //! here beyond what TOML types say; `resolve` does that.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::Deserialize;
@@ -61,6 +62,9 @@ pub(crate) struct RawVariant {
     pub(crate) block: Option<Spanned<Vec<Spanned<ExprSource>>>>,
     pub(crate) shared_bytes: Option<Spanned<ExprSource>>,
     pub(crate) compile_options: Option<Vec<String>>,
+    pub(crate) compiler: Option<Spanned<String>>,
+    pub(crate) include_dirs: Option<Vec<Spanned<String>>>,
+    pub(crate) defines: Option<Spanned<BTreeMap<String, Spanned<ExprSource>>>>,
     pub(crate) args: Option<Vec<Spanned<RawArg>>>,
     pub(crate) bytes: Option<Spanned<ExprSource>>,
     pub(crate) flops: Option<Spanned<ExprSource>>,

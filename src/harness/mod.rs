@@ -17,7 +17,7 @@ use crate::model::measurement::Check;
 use crate::model::results::Stage;
 use gpu::{Gpu, Kernel};
 pub use gpu::{GpuError, driver_available};
-pub use protocol::{Event, Item, Job, Mode};
+pub use protocol::{Event, Item, Job, Mode, Module};
 
 /// Opens device 0 and reads its facts (for `gpuprof doctor`; a report asks
 /// a harness process instead, so that its own process holds no context).
@@ -86,13 +86,17 @@ impl Failure {
     }
 }
 
+/// A loaded kernel's key: its variant and CUBIN (sizes that share a CUBIN
+/// share the kernel; a library call has none).
+type KernelKey = (String, std::path::PathBuf);
+
 /// Output bytes of one variant at the current size, by buffer name.
 type Outputs = BTreeMap<String, Vec<u8>>;
 
 struct Runner<'a> {
     job: &'a Job,
     gpu: Gpu,
-    kernels: BTreeMap<String, Kernel>,
+    kernels: BTreeMap<KernelKey, Kernel>,
     /// Outputs of the variants run at the current size.
     outputs: BTreeMap<String, Outputs>,
     /// Initial buffer contents at the current size, by everything that
@@ -117,19 +121,34 @@ impl Runner<'_> {
         })
     }
 
-    /// Loads the variant's module on first use.
-    fn load(&mut self, name: &str, emit: &mut dyn FnMut(Event)) -> Result<(), Failure> {
-        if !self.kernels.contains_key(name) {
-            let entry = match &self.variant(name)?.kind {
-                VariantKind::Kernel(kernel) => kernel.entry.clone(),
+    /// Loads the variant's module for size `size_index` on first use; the
+    /// key it is kept under.
+    fn load(
+        &mut self,
+        name: &str,
+        size_index: usize,
+        emit: &mut dyn FnMut(Event),
+    ) -> Result<KernelKey, Failure> {
+        let module = self
+            .job
+            .modules
+            .get(name)
+            .and_then(|modules| modules.get(size_index));
+        let key = (
+            name.to_string(),
+            module.map(|m| m.cubin.clone()).unwrap_or_default(),
+        );
+        if !self.kernels.contains_key(&key) {
+            match &self.variant(name)?.kind {
+                VariantKind::Kernel(_) => {}
                 VariantKind::Library { .. } => {
                     let kernel = self.gpu.sgemm().map_err(|error| Failure {
                         stage: Stage::Load,
                         error,
                         fatal: false,
                     })?;
-                    self.kernels.insert(name.to_string(), kernel);
-                    return Ok(());
+                    self.kernels.insert(key.clone(), kernel);
+                    return Ok(key);
                 }
                 VariantKind::Command(_) => {
                     return Err(Failure {
@@ -142,7 +161,7 @@ impl Runner<'_> {
                     });
                 }
             };
-            let Some(cubin) = self.job.cubins.get(name) else {
+            let Some(module) = module else {
                 return Err(Failure {
                     stage: Stage::Build,
                     error: GpuError {
@@ -152,20 +171,23 @@ impl Runner<'_> {
                     fatal: false,
                 });
             };
-            let kernel = self.gpu.load(cubin, &entry).map_err(|error| Failure {
-                stage: Stage::Load,
-                error,
-                fatal: false,
-            })?;
+            let kernel = self
+                .gpu
+                .load(&module.cubin, &module.function)
+                .map_err(|error| Failure {
+                    stage: Stage::Load,
+                    error,
+                    fatal: false,
+                })?;
             if let Some(resources) = kernel.resources() {
                 emit(Event::Loaded {
                     variant: name.to_string(),
                     resources,
                 });
             }
-            self.kernels.insert(name.to_string(), kernel);
+            self.kernels.insert(key.clone(), kernel);
         }
-        Ok(())
+        Ok(key)
     }
 
     fn run_item(
@@ -179,9 +201,9 @@ impl Runner<'_> {
         match self.job.mode {
             Mode::Device => unreachable!("the device mode runs no items"),
             Mode::Profile => {
-                self.load(&item.variant, emit)?;
+                let key = self.load(&item.variant, size_index, emit)?;
                 let contents = self.initial_contents(instance);
-                let (gpu, kernel) = (&self.gpu, &self.kernels[&item.variant]);
+                let (gpu, kernel) = (&self.gpu, &self.kernels[&key]);
                 let buffers = gpu
                     .upload(kernel, instance, &borrowed(&contents))
                     .map_err(Failure::fatal(Stage::Upload))?;
@@ -302,9 +324,9 @@ impl Runner<'_> {
     ) -> Result<(Outputs, Vec<f64>), Failure> {
         let instance = &variant.instances[size_index];
         let timing = self.job.plan.timing;
-        self.load(&variant.name, emit)?;
+        let key = self.load(&variant.name, size_index, emit)?;
         let contents = self.initial_contents(instance);
-        let (gpu, kernel) = (&self.gpu, &self.kernels[&variant.name]);
+        let (gpu, kernel) = (&self.gpu, &self.kernels[&key]);
         let buffers = gpu
             .upload(kernel, instance, &borrowed(&contents))
             .map_err(Failure::fatal(Stage::Upload))?;

@@ -30,12 +30,21 @@ pub struct Item {
     pub size: String,
 }
 
+/// A CUBIN and the symbol of the kernel to load from it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Module {
+    pub cubin: PathBuf,
+    pub function: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Job {
     pub mode: Mode,
     pub plan: Plan,
-    /// CUBIN of every variant that compiled, by variant name.
-    pub cubins: BTreeMap<String, PathBuf>,
+    /// The compiled kernel of every variant that compiled, by variant name:
+    /// one per suite size, in size order (sizes differ when `defines`
+    /// depend on the size).
+    pub modules: BTreeMap<String, Vec<Module>>,
     /// What to run, in order. References that an item verifies against are
     /// run (untimed) as needed even when they are not listed.
     pub items: Vec<Item>,

@@ -15,7 +15,7 @@ use super::measurement::{Check, KernelResources};
 use super::notice::Notice;
 use super::source::SourceLine;
 use super::suite::{Size, Timing};
-use super::variant::{Role, VariantKind};
+use super::variant::{Compiler, Role, VariantKind};
 
 /// Bumped whenever a change to these types would misread older files;
 /// `super::migrate` brings each older version up to this one.
@@ -86,7 +86,15 @@ pub struct BuildRecord {
     /// `None` when it compiled; the compiler's message otherwise.
     pub error: Option<String>,
     pub options: Vec<String>,
-    /// NVRTC's warnings.
+    /// Which compiler built the kernel, why that one, and its command (for
+    /// a kernel variant; absent in runs recorded before they were kept).
+    #[serde(default)]
+    pub compiler: Option<Compiler>,
+    #[serde(default)]
+    pub compiler_reason: Option<String>,
+    #[serde(default)]
+    pub command: Option<String>,
+    /// The compiler's warnings (a command variant: its build's output).
     pub log: String,
     pub seconds: f64,
     pub resources: Option<KernelResources>,

@@ -1,6 +1,6 @@
 //! What kind of thing a variant is and what part it plays: a step of the
-//! optimization chain or a ceiling beside it, and the library routines that
-//! a variant may run instead of a kernel.
+//! optimization chain or a ceiling beside it, the library routines that a
+//! variant may run instead of a kernel, and the compilers of kernels.
 
 use serde::{Deserialize, Serialize};
 
@@ -80,6 +80,26 @@ impl VariantKind {
             VariantKind::Kernel { entry, .. } => entry,
             VariantKind::Library { library } => library.word(),
             VariantKind::Command { kernel } | VariantKind::Imported { kernel, .. } => kernel,
+        }
+    }
+}
+
+/// The compiler of a kernel source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Compiler {
+    /// NVRTC, at run time: device code only.
+    Nvrtc,
+    /// nvcc, for a file that holds host code too (`main`, launches, host
+    /// headers): its device code is compiled to a CUBIN.
+    Nvcc,
+}
+
+impl Compiler {
+    pub fn word(self) -> &'static str {
+        match self {
+            Compiler::Nvrtc => "nvrtc",
+            Compiler::Nvcc => "nvcc",
         }
     }
 }

@@ -99,6 +99,16 @@ fn lines_of(files: &[SourceFile], source_path: &Path) -> Vec<SourceLine> {
 
 /// Checks that ncu profiled the launches the harness reported, in order:
 /// `expected[i]` is the kernel the harness launched `i`-th.
+/// A kernel's bare name, however it is written: ncu's `void
+/// ns::reduce<256u, true>(const float *, float *, int)` and an entry
+/// `ns::reduce<256, true>` are both `reduce`.
+fn base_name(name: &str) -> &str {
+    let without_parameters = name.split('(').next().unwrap_or("");
+    let without_arguments = without_parameters.split('<').next().unwrap_or("");
+    let last_word = without_arguments.split_whitespace().last().unwrap_or("");
+    last_word.rsplit("::").next().unwrap_or("")
+}
+
 pub fn check_order(launches: &[RawLaunch], expected: &[String]) -> Result<(), String> {
     if launches.len() != expected.len() {
         return Err(format!(
@@ -108,8 +118,7 @@ pub fn check_order(launches: &[RawLaunch], expected: &[String]) -> Result<(), St
         ));
     }
     for (index, (launch, kernel)) in launches.iter().zip(expected).enumerate() {
-        let name = launch.kernel_name.split('(').next().unwrap_or("").trim();
-        if name != kernel {
+        if base_name(&launch.kernel_name) != base_name(kernel) {
             return Err(format!(
                 "ncu's result {index} is kernel `{}` but the harness launched `{kernel}` there",
                 launch.kernel_name
@@ -124,6 +133,31 @@ mod tests {
     use super::*;
     use crate::ncu::raw::parse_raw_page;
     use crate::ncu::source::parse_source_page;
+
+    #[test]
+    fn kernels_are_matched_by_their_bare_name_however_ncu_and_the_suite_write_them() {
+        for (ncu, entry) in [
+            ("copy_reference", "copy_reference"),
+            (
+                "transpose_naive(const float *, float *, int, int)",
+                "transpose_naive",
+            ),
+            (
+                "void reduce6<256u, true>(const float *, float *, unsigned int)",
+                "reduce6<256, true>",
+            ),
+            (
+                "void ns::reduce<(int)256, (bool)1>(const float *, float *, int)",
+                "ns::reduce<256, true>",
+            ),
+        ] {
+            assert_eq!(base_name(ncu), base_name(entry), "{ncu} / {entry}");
+        }
+        assert_ne!(
+            base_name("void reduce5<256u>(float *)"),
+            base_name("reduce6<256>")
+        );
+    }
 
     const RAW: &str = include_str!("../../tests/fixtures/h200-probe/raw.csv");
     const TILED_SOURCE: &str =

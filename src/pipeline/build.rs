@@ -8,25 +8,31 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::progress::progress;
-use crate::build::{self, BuildError, Cache};
-use crate::config::plan::VariantKind;
+use crate::build::{self, BuildError, Cache, Request, Settings};
+use crate::config::plan::{Instance, KernelSource, VariantKind};
 use crate::error::Error;
+use crate::harness::Module;
 use crate::model::results::{BuildRecord, Failure, Results, Stage};
+use crate::model::variant::Compiler;
 use crate::process::{self, Invocation};
 
-/// Builds every variant; the CUBIN of each kernel variant that compiled,
-/// by variant name.
+/// Builds every variant; the modules of each kernel variant that compiled
+/// (one per size), by variant name.
 pub(super) fn build_all(
     plan: &crate::config::Plan,
     compute_capability: (u32, u32),
     results: &mut Results,
-) -> Result<BTreeMap<String, PathBuf>, Error> {
-    if !build::nvrtc_available() {
+) -> Result<BTreeMap<String, Vec<Module>>, Error> {
+    let uses_nvrtc = plan
+        .variants
+        .iter()
+        .any(|v| v.kernel().is_some_and(|k| k.compiler == Compiler::Nvrtc));
+    if uses_nvrtc && !build::nvrtc_available() {
         return Err(Error::Build(BuildError::NvrtcMissing));
     }
     let cache = Cache::default_location();
     let bar = progress(plan.variants.len() as u64, "compile");
-    let mut cubins = BTreeMap::new();
+    let mut modules = BTreeMap::new();
     // The same build line (in the same folder) runs once.
     let mut built: BTreeMap<(Vec<String>, PathBuf), Result<String, String>> = BTreeMap::new();
     for (variant, record) in plan.variants.iter().zip(results.variants.iter_mut()) {
@@ -46,27 +52,21 @@ pub(super) fn build_all(
                 }
             }
             VariantKind::Kernel(kernel) => {
-                let options = build::options_for(compute_capability, &kernel.compile_options);
-                record.build.options = options.clone();
-                match build::compile(&kernel.path, &options, &cache) {
-                    Ok(compiled) => {
-                        record.build.seconds = compiled.seconds;
-                        cubins.insert(variant.name.clone(), compiled.cubin);
-                        record_build(
-                            &mut record.build,
-                            &mut record.runs,
-                            Stage::Compile,
-                            Ok(compiled.log),
-                        );
+                match compile_kernel(
+                    kernel,
+                    &variant.instances,
+                    compute_capability,
+                    &cache,
+                    &mut record.build,
+                )? {
+                    Ok(kernel_modules) => {
+                        modules.insert(variant.name.clone(), kernel_modules);
                     }
-                    Err(BuildError::NvrtcMissing) => {
-                        return Err(Error::Build(BuildError::NvrtcMissing));
-                    }
-                    Err(error) => record_build(
+                    Err(message) => record_build(
                         &mut record.build,
                         &mut record.runs,
                         Stage::Compile,
-                        Err(error.to_string()),
+                        Err(message),
                     ),
                 }
             }
@@ -74,7 +74,57 @@ pub(super) fn build_all(
         bar.inc(1);
     }
     bar.finish_and_clear();
-    Ok(cubins)
+    Ok(modules)
+}
+
+/// Compiles a kernel at every size (once per distinct set of `defines`,
+/// through the cache) and records how; `Ok(Err(message))` when it did not
+/// compile, `Err` when the compiler itself is missing.
+fn compile_kernel(
+    kernel: &KernelSource,
+    instances: &[Instance],
+    compute_capability: (u32, u32),
+    cache: &Cache,
+    record: &mut BuildRecord,
+) -> Result<Result<Vec<Module>, String>, Error> {
+    record.compiler = Some(kernel.compiler);
+    record.compiler_reason = Some(kernel.compiler_reason.clone());
+    let mut modules: Vec<Module> = Vec::with_capacity(instances.len());
+    for instance in instances {
+        let settings = Settings {
+            extra: &kernel.compile_options,
+            include_dirs: &kernel.include_dirs,
+            defines: &instance.defines,
+        };
+        let options = build::options_for(compute_capability, kernel.compiler, settings);
+        if modules.is_empty() {
+            record.options = options.clone();
+        }
+        let request = Request {
+            source: &kernel.path,
+            entry: &kernel.entry,
+            compiler: kernel.compiler,
+            options: &options,
+        };
+        match build::compile(request, cache) {
+            Ok(compiled) => {
+                record.seconds += compiled.seconds;
+                if modules.is_empty() {
+                    record.command = Some(compiled.command);
+                    record.log = compiled.log;
+                }
+                modules.push(Module {
+                    cubin: compiled.cubin,
+                    function: compiled.function,
+                });
+            }
+            Err(missing @ (BuildError::NvrtcMissing | BuildError::NvccMissing { .. })) => {
+                return Err(Error::Build(missing));
+            }
+            Err(error) => return Ok(Err(error.to_string())),
+        }
+    }
+    Ok(Ok(modules))
 }
 
 /// Records a build's log, or its error as the failure of every run.

@@ -27,7 +27,7 @@ pub(super) fn probe(
         &Job {
             mode: Mode::Device,
             plan: plan.clone(),
-            cubins: BTreeMap::new(),
+            modules: BTreeMap::new(),
             items: Vec::new(),
         },
     )?;

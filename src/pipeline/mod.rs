@@ -90,7 +90,7 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
     results.device = Some(device::describe(&facts, &mut results.notices));
     output::save(&folders.results, &results)?;
 
-    let cubins = build::build_all(&plan, facts.compute_capability, &mut results)?;
+    let modules = build::build_all(&plan, facts.compute_capability, &mut results)?;
     let ncu = profile::find_ncu(request);
     let reused = plan::reuse_unchanged(
         &plan,
@@ -102,7 +102,7 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
     );
     output::save(&folders.results, &results)?;
 
-    let time_job = plan::timing_job(&plan, &cubins, &reused);
+    let time_job = plan::timing_job(&plan, &modules, &reused);
     time::run(
         &harness,
         &time_job,

@@ -4,11 +4,11 @@
 //! results.json, and the order in which the harness runs the rest.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::ReportRequest;
 use crate::config::plan::{Plan, Variant, VariantKind as PlannedKind, Verify};
-use crate::harness::{Item, Job, Mode};
+use crate::harness::{Item, Job, Mode, Module};
 use crate::model::device::DriverFacts;
 use crate::model::notice::Notice;
 use crate::model::results::{
@@ -129,6 +129,7 @@ fn cache_key(
             "entry": entry,
             "options": options,
             "library": library,
+            "compiler": v.kernel().map(|k| (k.compiler, &k.include_dirs)),
             "instance": v.instances.get(size_index),
         })
     };
@@ -201,7 +202,7 @@ fn shell_words(argv: &[String]) -> String {
 
 /// Every compiled variant at every size, sizes in order, and within a size
 /// each reference before the variants verified against it.
-pub(super) fn ordered_items(plan: &Plan, cubins: &BTreeMap<String, PathBuf>) -> Vec<Item> {
+pub(super) fn ordered_items(plan: &Plan, modules: &BTreeMap<String, Vec<Module>>) -> Vec<Item> {
     let mut order: Vec<&str> = Vec::new();
     fn visit<'a>(
         plan: &'a Plan,
@@ -230,7 +231,7 @@ pub(super) fn ordered_items(plan: &Plan, cubins: &BTreeMap<String, PathBuf>) -> 
             order
                 .iter()
                 .filter(|name| {
-                    cubins.contains_key(**name)
+                    modules.contains_key(**name)
                         || plan
                             .variant(name)
                             .is_some_and(|v| matches!(v.kind, PlannedKind::Library { .. }))
@@ -247,14 +248,14 @@ pub(super) fn ordered_items(plan: &Plan, cubins: &BTreeMap<String, PathBuf>) -> 
 /// not reused.
 pub(super) fn timing_job(
     plan: &Plan,
-    cubins: &BTreeMap<String, PathBuf>,
+    modules: &BTreeMap<String, Vec<Module>>,
     reused: &BTreeSet<Item>,
 ) -> Job {
     Job {
         mode: Mode::Time,
         plan: plan.clone(),
-        cubins: cubins.clone(),
-        items: ordered_items(plan, cubins)
+        modules: modules.clone(),
+        items: ordered_items(plan, modules)
             .into_iter()
             .filter(|i| !reused.contains(i))
             .collect(),

@@ -87,7 +87,7 @@ pub(super) fn run(
         &Job {
             mode: Mode::Profile,
             plan: plan.clone(),
-            cubins: time_job.cubins.clone(),
+            modules: time_job.modules.clone(),
             items,
         },
     )?;
@@ -138,7 +138,7 @@ pub(super) fn run(
 /// timed and verified but not profiled.
 fn profiled_items(time_job: &Job, reused: &BTreeSet<Item>, results: &Results) -> Vec<Item> {
     let plan = &time_job.plan;
-    ordered_items(plan, &time_job.cubins)
+    ordered_items(plan, &time_job.modules)
         .into_iter()
         .filter(|item| {
             plan.variant(&item.variant)

@@ -74,6 +74,15 @@ impl Context<'_> {
             ("source", raw.source.as_ref().map(|v| v.span())),
             ("entry", raw.entry.as_ref().map(|v| v.span())),
             ("library", raw.library.as_ref().map(|v| v.span())),
+            ("compiler", raw.compiler.as_ref().map(|v| v.span())),
+            ("defines", raw.defines.as_ref().map(|v| v.span())),
+            (
+                "include_dirs",
+                raw.include_dirs
+                    .as_ref()
+                    .and_then(|v| v.first())
+                    .map(|v| v.span()),
+            ),
             ("verify", raw.verify.as_ref().map(|v| v.span())),
         ] {
             if let Some(span) = given {

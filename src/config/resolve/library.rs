@@ -79,6 +79,15 @@ impl Context<'_> {
         for (key, given) in [
             ("source", raw.source.as_ref().map(|v| v.span())),
             ("entry", raw.entry.as_ref().map(|v| v.span())),
+            ("compiler", raw.compiler.as_ref().map(|v| v.span())),
+            ("defines", raw.defines.as_ref().map(|v| v.span())),
+            (
+                "include_dirs",
+                raw.include_dirs
+                    .as_ref()
+                    .and_then(|v| v.first())
+                    .map(|v| v.span()),
+            ),
         ] {
             if let Some(span) = given {
                 return Err(doc

@@ -24,6 +24,7 @@ use std::path::Path;
 mod args;
 mod checks;
 mod command;
+mod compile;
 mod library;
 mod source;
 mod suite;

@@ -1,7 +1,9 @@
 //! A kernel variant's source and entry point: the source path resolved
 //! against the toml's folder and canonicalized, read once per path (no NUL
 //! byte, UTF-8) and scanned for its kernels, and the entry point looked up
-//! among its `extern "C"` kernels, with the nearest name when it is not.
+//! among them: a plain or `extern "C"` kernel by name, a kernel in a
+//! namespace by its qualified name, a template by an instance with its
+//! arguments. A wrong entry is named with the kernels the file defines.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -12,7 +14,7 @@ use toml::Spanned;
 
 use super::{Context, merged};
 use crate::config::error::ConfigError;
-use crate::config::kernels::{self, Kernels};
+use crate::config::kernels::{self, Kernel, Kernels};
 use crate::config::raw::RawVariant;
 use crate::config::suggest;
 
@@ -34,7 +36,7 @@ impl Context<'_> {
         let entry = merged(raw, self.defaults, |r| &r.entry).ok_or_else(|| {
             missing(
                 "entry",
-                "entry = \"<kernel>\" (an extern \"C\" __global__ function)",
+                "entry = \"<kernel>\" (a __global__ function of the source, e.g. \"transpose\" or \"reduce<256>\")",
             )
         })?;
         let source_path = self.source(source.value, kernels, entry.value)?;
@@ -42,7 +44,7 @@ impl Context<'_> {
     }
 
     /// The canonical path of `source`, after checking that it can be read,
-    /// holds no NUL byte and defines `entry` as an extern "C" kernel.
+    /// holds no NUL byte and defines `entry` (see [`Kernels::find`]).
     fn source(
         &self,
         source: &Spanned<String>,
@@ -75,11 +77,36 @@ impl Context<'_> {
                 slot.insert(kernels::scan(&text))
             }
         };
-        let name = entry.get_ref();
-        if found.extern_c.contains(name) {
-            return Ok(path);
+        match found.find(entry.get_ref()) {
+            Some(kernel) => self.check_instance(entry, kernel).map(|()| path),
+            // A macro may declare kernels the scan cannot see: the compiler
+            // has the last word.
+            None if found.declared_by_macro => Ok(path),
+            None => Err(self.not_a_kernel(entry, &shown, found)),
         }
-        Err(self.not_a_kernel(entry, &shown, found))
+    }
+
+    /// A template is named with its arguments, a plain kernel without.
+    fn check_instance(&self, entry: &Spanned<String>, kernel: &Kernel) -> Result<(), ConfigError> {
+        let name = entry.get_ref();
+        match (&kernel.template, kernels::is_instance(name)) {
+            (Some(parameters), false) => Err(self
+                .doc
+                .error(
+                    entry.span(),
+                    format!("`{name}` is a template: name the instance to run"),
+                )
+                .note(format!("it is declared `template <{parameters}>`"))
+                .help(format!(
+                    "give its arguments, e.g. entry = \"{}<…>\" with a value for each of {parameters}",
+                    kernel.name
+                ))),
+            (None, true) => Err(self
+                .doc
+                .error(entry.span(), format!("`{}` is not a template", kernel.name))
+                .help(format!("name it without arguments: entry = \"{}\"", kernel.name))),
+            _ => Ok(()),
+        }
     }
 
     /// The text of a kernel source read as `bytes`: refused when it holds a
@@ -123,44 +150,31 @@ impl Context<'_> {
     /// kernels it does define and the nearest name.
     fn not_a_kernel(&self, entry: &Spanned<String>, shown: &Path, found: &Kernels) -> ConfigError {
         let name = entry.get_ref();
-        let found_note = if found.extern_c.is_empty() {
-            format!(
-                "{} defines no extern \"C\" __global__ function",
-                shown.display()
-            )
-        } else {
-            format!(
-                "{} defines the extern \"C\" kernels: {}",
+        let listed: Vec<String> = found.kernels.iter().map(Kernel::shown).collect();
+        let found_note = match listed.is_empty() {
+            true => format!("{} defines no __global__ function", shown.display()),
+            false => format!(
+                "{} defines the kernels: {}",
                 shown.display(),
-                found.extern_c.join(", ")
-            )
-        };
-        let error = self.doc.error(
-            entry.span(),
-            format!(
-                "`{name}` is not an extern \"C\" kernel of {}",
-                shown.display()
+                listed.join(", ")
             ),
-        );
-        if found.mangled.contains(name) {
-            error
-                .note(format!(
-                    "`{name}` is declared __global__ but without extern \"C\""
-                ))
-                .note(found_note)
-                .help(format!(
-                    "NVRTC looks kernels up by unmangled name, so the kernel must be extern \"C\": \
-                     declare it as extern \"C\" __global__ void {name}(...)"
-                ))
-        } else {
-            let hint = match suggest::closest(name, &found.extern_c) {
-                Some(best) => format!("did you mean `{best}`? "),
-                None => String::new(),
-            };
-            error.note(found_note).help(format!(
-                "{hint}NVRTC looks kernels up by unmangled name, so the kernel must be \
-                 extern \"C\" __global__"
-            ))
+        };
+        let names: Vec<String> = found.kernels.iter().map(|k| k.name.clone()).collect();
+        let base = kernels::entry_base(name);
+        let error = self
+            .doc
+            .error(
+                entry.span(),
+                format!("`{name}` is not a kernel of {}", shown.display()),
+            )
+            .note(found_note);
+        match suggest::closest(&base, &names) {
+            Some(best) => error.help(format!(
+                "did you mean `{best}`?"
+            )),
+            None => error.help(
+                "`entry` names a __global__ function of `source`: `kernel`, `ns::kernel`, or a template instance `kernel<256, float>`",
+            ),
         }
     }
 }

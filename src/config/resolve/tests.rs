@@ -415,32 +415,55 @@ fn a_source_that_is_not_utf8_is_an_error() {
 }
 
 #[test]
-fn entry_points_must_be_extern_c_kernels_of_the_source() {
+fn entry_points_name_plain_extern_c_and_template_kernels_of_the_source() {
+    for entry in ["scale", "scale_mangled", "scale_by<2>", "scale_by< 4 >"] {
+        let plan = ok(&one_variant(&format!("entry = \"{entry}\"")));
+        assert_eq!(plan.variants[0].kernel().unwrap().entry, entry);
+    }
     let e = fails(
-        &one_variant("entry = \"scale_mangled\""),
-        "`scale_mangled` is not an extern \"C\" kernel of tests/configs/errors/kernels/scale.cu",
-        "\"scale_mangled\"",
+        &one_variant("entry = \"scale_by\""),
+        "`scale_by` is a template: name the instance to run",
+        "\"scale_by\"",
     );
-    let text = e.to_string();
     assert!(
-        text.contains("= note: `scale_mangled` is declared __global__ but without extern \"C\"")
+        e.to_string()
+            .contains("= note: it is declared `template <int Factor>`"),
+        "{e}"
     );
-    assert!(help(&e).contains("NVRTC looks kernels up by unmangled name"));
+    fails(
+        &one_variant("entry = \"scale<2>\""),
+        "`scale` is not a template",
+        "\"scale<2>\"",
+    );
     let e = err(&one_variant("entry = \"scal\""));
     assert!(
         e.to_string()
-            .contains("defines the extern \"C\" kernels: scale\n"),
+            .contains("defines the kernels: scale, scale_mangled, scale_by<int Factor>\n"),
         "{e}"
     );
-    assert!(help(&e).starts_with("did you mean `scale`? NVRTC looks kernels up by unmangled name"));
+    assert!(help(&e).starts_with("did you mean `scale`?"), "{e}");
     let e = err(&one_variant(
         "source = \"kernels/helpers.cu\"\nentry = \"twice\"",
     ));
     assert!(
-        e.to_string()
-            .contains("= note: tests/configs/errors/kernels/helpers.cu defines no extern \"C\" __global__ function"),
+        e.to_string().contains(
+            "= note: tests/configs/errors/kernels/helpers.cu defines no __global__ function"
+        ),
         "{e}"
     );
+}
+
+#[test]
+fn an_entry_the_scan_cannot_see_is_left_to_the_compiler_when_a_macro_declares_kernels() {
+    let folder = tempfile::tempdir().unwrap();
+    std::fs::write(
+        folder.path().join("k.cu"),
+        "#define KERNEL(name) extern \"C\" __global__ void name(float *x)\nKERNEL(scale) { x[0] = 1; }\n",
+    )
+    .unwrap();
+    let text = one_variant("source = \"k.cu\"\nentry = \"scale\"");
+    let plan = parse(&text, &folder.path().join("variants.toml")).unwrap();
+    assert_eq!(plan.variants[0].kernel().unwrap().entry, "scale");
 }
 
 #[test]
@@ -702,5 +725,94 @@ fn unknown_symbols_say_the_size_only_when_another_size_binds_them() {
         &one_variant("grid = [\"Q\"]"),
         "unknown symbol `Q` in grid x of variant `plain`",
         "Q\"]",
+    );
+}
+
+#[test]
+fn the_compiler_is_nvrtc_for_device_code_and_nvcc_for_a_file_with_host_code() {
+    use crate::model::variant::Compiler;
+    let homework = "source = \"../../kernels/cpp/homework.cu\"\nentry = \"tiledCopy<64>\"";
+    let kernel = |keys: &str| ok(&one_variant(keys)).variants[0].kernel().unwrap().clone();
+    let plain = kernel("");
+    assert_eq!(plain.compiler, Compiler::Nvrtc);
+    assert_eq!(plain.compiler_reason, "the file holds device code only");
+    let host = kernel(homework);
+    assert_eq!(host.compiler, Compiler::Nvcc);
+    assert_eq!(
+        host.compiler_reason,
+        "the file holds host code: it includes the host header <cstdio>"
+    );
+    assert_eq!(kernel("compiler = \"nvcc\"").compiler, Compiler::Nvcc);
+    assert_eq!(kernel("compiler = \"auto\"").compiler, Compiler::Nvrtc);
+    let e = fails(
+        &one_variant(&format!("{homework}\ncompiler = \"nvrtc\"")),
+        "NVRTC cannot compile this source",
+        "\"nvrtc\"",
+    );
+    assert!(help(&e).starts_with("use compiler = \"nvcc\""), "{e}");
+    fails(
+        &one_variant("compiler = \"clang\""),
+        "unknown compiler \"clang\"",
+        "\"clang\"",
+    );
+}
+
+#[test]
+fn include_folders_are_relative_to_the_toml_and_must_exist() {
+    let plan = ok(&one_variant("include_dirs = [\"kernels\"]"));
+    let dirs = &plan.variants[0].kernel().unwrap().include_dirs;
+    assert_eq!(dirs.len(), 1);
+    assert!(dirs[0].is_absolute() && dirs[0].ends_with("tests/configs/errors/kernels"));
+    let e = err(&one_variant("include_dirs = [\"no-such-folder\"]"));
+    assert!(
+        e.message()
+            .starts_with("cannot read include folder tests/configs/errors/no-such-folder"),
+        "{e}"
+    );
+    fails(
+        &one_variant("include_dirs = [\"kernels/scale.cu\"]"),
+        "tests/configs/errors/kernels/scale.cu is not a folder",
+        "include_dirs = [»\"kernels/scale.cu\"",
+    );
+}
+
+#[test]
+fn defines_are_evaluated_at_every_size() {
+    let plan = ok(&one_variant(
+        "defines = { BLOCK = 256, ITEMS = \"N / 256\" }",
+    ));
+    let defines: Vec<&Vec<(String, i64)>> = plan.variants[0]
+        .instances
+        .iter()
+        .map(|i| &i.defines)
+        .collect();
+    assert_eq!(
+        defines,
+        [
+            &vec![("BLOCK".to_string(), 256), ("ITEMS".to_string(), 4)],
+            &vec![("BLOCK".to_string(), 256), ("ITEMS".to_string(), 16)],
+        ]
+    );
+    let e = err(&one_variant("defines = { ITEMS = \"N / 3\" }"));
+    assert!(
+        e.message().contains("define ITEMS of variant `plain`"),
+        "{e}"
+    );
+    let e = err(&one_variant("defines = { \"2X\" = 1 }"));
+    assert_eq!(e.message(), "define \"2X\" is not a macro name");
+}
+
+#[test]
+fn command_and_library_variants_refuse_compiler_keys() {
+    let e = err(&one_variant(
+        "command = [\"./prog\"]\nkernel = \"k\"\nsource = \"x\"\ncompiler = \"nvcc\"",
+    ));
+    assert!(e.message().contains("runs a command"), "{e}");
+    let e = err(&one_variant(
+        "command = [\"./prog\"]\nkernel = \"k\"\ndefines = { A = 1 }",
+    ));
+    assert_eq!(
+        e.message(),
+        "variant `plain` runs a command, so it takes no `defines`"
     );
 }

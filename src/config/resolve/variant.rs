@@ -81,13 +81,19 @@ impl<'c> Context<'c> {
         let kind = match (library_kind, &command) {
             (Some(library), _) => VariantKind::Library { library },
             (None, Some(_)) => VariantKind::Command(self.command_variant(raw)?),
-            (None, None) => VariantKind::Kernel(KernelSource {
-                path: source_path,
-                entry: entry_name,
-                compile_options: merged(raw, d, |r| &r.compile_options)
-                    .map(|m| m.value.clone())
-                    .unwrap_or_default(),
-            }),
+            (None, None) => {
+                let settings = self.compile_settings(raw, &kernels[&source_path])?;
+                VariantKind::Kernel(KernelSource {
+                    path: source_path,
+                    entry: entry_name,
+                    compile_options: merged(raw, d, |r| &r.compile_options)
+                        .map(|m| m.value.clone())
+                        .unwrap_or_default(),
+                    compiler: settings.compiler,
+                    compiler_reason: settings.reason,
+                    include_dirs: settings.include_dirs,
+                })
+            }
         };
         Ok(Resolved {
             variant: Variant {
@@ -185,6 +191,7 @@ impl<'c> Context<'c> {
             flops: self.optional_value(merged(raw, d, |r| &r.flops), "flops", &scope)?,
             args: self.arg_specs(keys.args.as_ref(), name, &scope)?,
             command: command.map(|c| c.value.get_ref().as_slice()),
+            defines: self.defines(raw, &scope)?,
         })
     }
 
@@ -318,6 +325,7 @@ impl<'c> Context<'c> {
                 .collect::<Result<_, _>>()?,
             bytes: self.amount(values.bytes.as_ref(), size)?,
             flops: self.amount(values.flops.as_ref(), size)?,
+            defines: self.define_values(&values.defines, size)?,
         })
     }
 
@@ -479,6 +487,8 @@ struct SizeValues<'a> {
     args: Vec<ArgSpec<'a>>,
     /// A command's words, whose `{N}` placeholders are filled at each size.
     command: Option<&'a [Spanned<String>]>,
+    /// The kernel's preprocessor macros.
+    defines: Vec<(String, Compiled<'a>)>,
 }
 
 /// Where each output buffer's name, element type and count are written.

@@ -1,5 +1,5 @@
 //! A variant's section: its name, role, source, changes and notes, how it
-//! is built or called (NVRTC options, library call or command), what its
+//! is built or called (its compiler and command, library call or command), what its
 //! outputs are compared with, the explanation of each of its changes with
 //! the expectations checked, and one view per run.
 
@@ -60,7 +60,7 @@ pub(super) fn variant_view(
 }
 
 /// How the variant is built or called: its kernel's resources, and its
-/// NVRTC options, library call or command.
+/// compiler and command, library call or command.
 fn build_facts(variant: &VariantResult) -> Vec<Fact> {
     let mut build_facts = Vec::new();
     if let Some(resources) = &variant.build.resources {
@@ -100,12 +100,29 @@ fn build_facts(variant: &VariantResult) -> Vec<Fact> {
                 library.word()
             ),
         }),
-        VariantKind::Kernel { .. } | VariantKind::Imported { .. } => build_facts.push(Fact {
-            label: "NVRTC options".into(),
-            value: variant.build.options.join(" "),
-        }),
+        VariantKind::Kernel { .. } | VariantKind::Imported { .. } => {
+            build_facts.extend(compiler_facts(&variant.build))
+        }
     }
     build_facts
+}
+
+/// Which compiler built the kernel, why, and its exact command; runs
+/// recorded before the compiler was kept show the NVRTC options they had.
+fn compiler_facts(build: &crate::model::results::BuildRecord) -> Vec<Fact> {
+    match (build.compiler, &build.command) {
+        (Some(compiler), Some(command)) => vec![
+            Fact::new(
+                "compiler",
+                match &build.compiler_reason {
+                    Some(reason) => format!("{} ({reason})", compiler.word()),
+                    None => compiler.word().to_string(),
+                },
+            ),
+            Fact::new("command", command.clone()),
+        ],
+        _ => vec![Fact::new("NVRTC options", build.options.join(" "))],
+    }
 }
 
 /// A change's explanation, with the expectations it was checked against.

@@ -1,0 +1,91 @@
+//! nvcc, for sources that hold host code as well (`main`, launches, host
+//! headers): their device code is compiled to a CUBIN (`nvcc -cubin`) with
+//! line info, and the kernel is found among the CUBIN's symbols. A template
+//! instance that the file itself never launches would not be in the CUBIN,
+//! so such an entry is compiled through a two-line wrapper that includes
+//! the file by its absolute path (line info still names the user's file)
+//! and takes the instance's address.
+
+use std::path::{Path, PathBuf};
+
+use super::{BuildError, symbols};
+use crate::process::{self, Invocation};
+
+/// A CUBIN, the symbol of its kernel and the command that made it.
+pub(super) struct Output {
+    pub(super) cubin: Vec<u8>,
+    pub(super) function: String,
+    pub(super) command: String,
+    /// What nvcc printed (warnings).
+    pub(super) log: String,
+}
+
+/// Compiles `source` with `nvcc` and `options`, and finds `entry` in the
+/// result.
+pub(super) fn compile(
+    nvcc: &Path,
+    source: &Path,
+    entry: &str,
+    options: &[String],
+) -> Result<Output, BuildError> {
+    let folder = tempfile::tempdir().map_err(|e| BuildError::Unreadable {
+        path: std::env::temp_dir(),
+        reason: e.to_string(),
+    })?;
+    let input = match entry.contains('<') {
+        true => wrapper(folder.path(), source, entry)?,
+        false => source.to_path_buf(),
+    };
+    let cubin_path = folder.path().join("kernel.cubin");
+    let mut invocation = Invocation::new(nvcc).arg("-cubin").args(options);
+    if let Some(dir) = source.parent() {
+        invocation = invocation.arg(format!("-I{}", dir.display()));
+    }
+    let invocation = invocation
+        .arg("-o")
+        .arg(cubin_path.as_os_str())
+        .arg(input.as_os_str());
+    let command = invocation.display();
+    let output = process::run(&invocation).map_err(|error| BuildError::Compile {
+        path: source.to_path_buf(),
+        compiler: "nvcc",
+        log: format!("{}\n{}", error.stderr.trim(), error.stdout.trim())
+            .trim()
+            .to_string(),
+    })?;
+    let cubin = std::fs::read(&cubin_path).map_err(|e| BuildError::Unreadable {
+        path: cubin_path.clone(),
+        reason: e.to_string(),
+    })?;
+    let kernels = symbols::kernels_in(&cubin).map_err(|reason| BuildError::Unreadable {
+        path: cubin_path,
+        reason,
+    })?;
+    let function = symbols::find(&kernels, entry).map_err(|found| BuildError::NoSuchKernel {
+        path: source.to_path_buf(),
+        entry: entry.to_string(),
+        found,
+    })?;
+    Ok(Output {
+        cubin,
+        function,
+        command,
+        log: format!("{}{}", output.stdout, output.stderr)
+            .trim()
+            .to_string(),
+    })
+}
+
+/// A file in `folder` that includes `source` and instantiates `entry`.
+fn wrapper(folder: &Path, source: &Path, entry: &str) -> Result<PathBuf, BuildError> {
+    let path = folder.join("instance.cu");
+    let text = format!(
+        "#include \"{}\"\nstatic const void *gpuprof_instance __attribute__((unused)) = (const void *)&{entry};\n",
+        source.display()
+    );
+    std::fs::write(&path, text).map_err(|e| BuildError::Unreadable {
+        path: path.clone(),
+        reason: e.to_string(),
+    })?;
+    Ok(path)
+}

@@ -1,0 +1,62 @@
+//! Where the CUDA toolkit is: its `include` folder (and, from CUDA 13 on,
+//! `include/cccl`, where the C++ libraries moved) for NVRTC, which finds no
+//! header of its own, and its `nvcc`. Looked for in `CUDA_HOME`,
+//! `CUDA_PATH`, beside the NVRTC library on `LD_LIBRARY_PATH` (the layout
+//! of NVIDIA's PyPI packages), then `/usr/local/cuda`; `nvcc` also on
+//! `PATH`.
+
+use std::path::{Path, PathBuf};
+
+/// Toolkit roots, most specific first.
+fn roots() -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = ["CUDA_HOME", "CUDA_PATH"]
+        .iter()
+        .filter_map(|name| std::env::var_os(name).map(PathBuf::from))
+        .collect();
+    if let Some(paths) = std::env::var_os("LD_LIBRARY_PATH") {
+        roots.extend(
+            std::env::split_paths(&paths)
+                .filter(|dir| {
+                    dir.join("libnvrtc.so.13").exists() || dir.join("libnvrtc.so").exists()
+                })
+                .filter_map(|dir| dir.parent().map(Path::to_path_buf)),
+        );
+    }
+    roots.push(PathBuf::from("/usr/local/cuda"));
+    roots
+}
+
+/// The toolkit's header folders for NVRTC: `include` and, where it exists,
+/// `include/cccl`; empty when no toolkit headers are found.
+pub fn include_dirs() -> Vec<PathBuf> {
+    let Some(include) = roots()
+        .into_iter()
+        .map(|root| root.join("include"))
+        .find(|include| {
+            include.join("cuda_runtime_api.h").is_file()
+                || include.join("cooperative_groups.h").is_file()
+        })
+    else {
+        return Vec::new();
+    };
+    let cccl = include.join("cccl");
+    match cccl.is_dir() {
+        true => vec![include, cccl],
+        false => vec![include],
+    }
+}
+
+/// The nvcc to run: on `PATH`, else in a toolkit root.
+pub fn nvcc() -> Option<PathBuf> {
+    let on_path = std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|paths| std::env::split_paths(&paths).collect::<Vec<_>>())
+        .map(|dir| dir.join("nvcc"));
+    on_path
+        .chain(
+            roots()
+                .into_iter()
+                .map(|root| root.join("bin").join("nvcc")),
+        )
+        .find(|candidate| candidate.is_file())
+}
