@@ -6,6 +6,25 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+/// `9.0`, `90` or `sm_90` → (9, 0).
+fn parse_architecture(text: &str) -> Result<(u32, u32), String> {
+    let digits: String = text
+        .trim_start_matches("sm_")
+        .trim_start_matches("compute_")
+        .chars()
+        .filter(|c| *c != '.')
+        .collect();
+    let invalid = || format!("{text:?} is not a compute capability: give it as 9.0, 90 or sm_90");
+    if digits.len() < 2 || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return Err(invalid());
+    }
+    let (major, minor) = digits.split_at(digits.len() - 1);
+    Ok((
+        major.parse().map_err(|_| invalid())?,
+        minor.parse().map_err(|_| invalid())?,
+    ))
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "gpuprof",
@@ -45,6 +64,12 @@ pub enum Command {
         /// Run everything again, even what the previous results.json already holds unchanged
         #[arg(long)]
         force: bool,
+        /// Check without a GPU: resolve the suite, compile every kernel and print the plan (sizes, geometry, buffers, bytes and flops per size)
+        #[arg(long)]
+        check: bool,
+        /// The compute capability --check compiles for, e.g. 9.0 or sm_90
+        #[arg(long, value_name = "CC", default_value = "9.0", requires = "check", value_parser = parse_architecture)]
+        arch: (u32, u32),
     },
     /// Rebuild report.html and report.md from a saved results.json (no GPU, no ncu)
     #[command(

@@ -9,6 +9,7 @@
 
 pub mod analysis;
 pub mod build;
+pub mod check;
 pub mod cli;
 pub mod config;
 pub mod doctor;

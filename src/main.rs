@@ -21,12 +21,19 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Report {
             config,
+            check: true,
+            arch,
+            ..
+        } => check(&config, arch),
+        Command::Report {
+            config,
             output,
             ncu,
             no_profile,
             timeout,
             open,
             force,
+            ..
         } => {
             let request = ReportRequest {
                 force,
@@ -93,6 +100,21 @@ fn stop_children_on_ctrl_c() {
     });
     if let Err(error) = interrupted {
         eprintln!("warning: Ctrl-C will not stop child processes cleanly: {error}");
+    }
+}
+
+/// `gpuprof report --check`: the plan and the compilers' verdicts, without
+/// a GPU; a kernel that does not compile fails the check.
+fn check(config: &std::path::Path, architecture: (u32, u32)) -> ExitCode {
+    match gpuprof::check::check(config, architecture) {
+        Ok(checked) => {
+            let code = match checked.all_compiled {
+                true => exit_code::SUCCESS,
+                false => exit_code::VARIANT_FAILED,
+            };
+            print_out(&checked.text, ExitCode::from(code))
+        }
+        Err(error) => fail(&error),
     }
 }
 

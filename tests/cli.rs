@@ -747,3 +747,89 @@ fn a_failing_or_missing_ncu_keeps_the_timings_and_says_so() {
             "profiling was skipped: --ncu /nonexistent/ncu: no such file",
         ));
 }
+
+#[test]
+fn check_compiles_every_kernel_and_prints_the_plan_without_a_gpu() {
+    if !nvrtc_present() {
+        return;
+    }
+    let nvcc = gpuprof::build::toolkit::nvcc().is_some();
+    assert!(
+        nvcc || std::env::var_os("GPUPROF_REQUIRE_NVCC").is_none(),
+        "GPUPROF_REQUIRE_NVCC is set but nvcc is missing"
+    );
+    let output = gpuprof()
+        .args([
+            "report",
+            "tests/gpu/own-kernels/variants.toml",
+            "--check",
+            "--arch",
+            "sm_90",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(stdout.starts_with("own-kernels: 7 variants at 1 sizes (N=1048576), baseline `naive-copy`; compiled for sm_90"), "{stdout}");
+    for symbol in [
+        "copy_reference",
+        "_Z14transposeNaivePfPKfii",
+        "_Z7reduce6ILj256ELb1EEvPKfPfj",
+    ] {
+        assert!(
+            stdout.contains(&format!("compiled: symbol {symbol}\n")),
+            "{symbol}: {stdout}"
+        );
+    }
+    if nvcc {
+        assert!(
+            stdout.contains("compiled: symbol _Z9tiledCopyILi64EEvPfPKfi\n"),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains(
+                "by nvcc (the file holds host code: it includes the host header <cstdio>)"
+            ),
+            "{stdout}"
+        );
+    }
+    assert!(
+        stdout.contains("│ N=1048576 ┆ 32×128×1 ┆ 32×8×1 ┆ 0 B"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("partial 64×f32 (256 B), output"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn check_fails_a_kernel_that_does_not_compile_with_the_compilers_message() {
+    if !nvrtc_present() {
+        return;
+    }
+    let output = gpuprof()
+        .args(["report", "tests/gpu/faults/variants.toml", "--check"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(3), "{stdout}");
+    assert!(stdout.contains("broken: `copy_broken` of"), "{stdout}");
+    assert!(stdout.contains("identifier \"j\" is undefined"), "{stdout}");
+    assert!(stdout.contains("good: `copy` of"), "{stdout}");
+    let bad_arch = gpuprof()
+        .args([
+            "report",
+            "tests/gpu/faults/variants.toml",
+            "--check",
+            "--arch",
+            "ninety",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(bad_arch.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&bad_arch.stderr)
+            .contains("\"ninety\" is not a compute capability")
+    );
+}

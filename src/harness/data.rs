@@ -74,6 +74,24 @@ fn decode(element: ElementType, bytes: &[u8], index: usize) -> f64 {
     }
 }
 
+/// How many elements of a poisoned float output are NaN without being the
+/// poison itself: values computed from the poison, so the kernel read the
+/// buffer before writing it (`C = alpha*A*B + beta*C` reads C). The poison
+/// is all one bits; the GPU's arithmetic on NaN gives another NaN.
+pub fn computed_from_poison(element: ElementType, bytes: &[u8]) -> u64 {
+    let width = element.size_bytes();
+    if !element.is_float() {
+        return 0;
+    }
+    bytes
+        .chunks_exact(width)
+        .enumerate()
+        .filter(|(index, raw)| {
+            raw.iter().any(|&b| b != 0xFF) && decode(element, bytes, *index).is_nan()
+        })
+        .count() as u64
+}
+
 /// How one output compared.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
@@ -174,6 +192,16 @@ fn compare_elements(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nan_computed_from_the_poison_is_told_from_the_poison_itself() {
+        let mut bytes = vec![0xFF; 4 * 4];
+        bytes[4..8].copy_from_slice(&f32::NAN.to_le_bytes());
+        bytes[8..12].copy_from_slice(&1.5f32.to_le_bytes());
+        assert_eq!(computed_from_poison(ElementType::F32, &bytes), 1);
+        assert_eq!(computed_from_poison(ElementType::I32, &bytes), 0);
+        assert_eq!(computed_from_poison(ElementType::F32, &[0xFF; 8]), 0);
+    }
 
     fn buffer(element: ElementType, count: u64, fill: Fill) -> Buffer {
         Buffer {

@@ -12,7 +12,9 @@ pub mod protocol;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-use crate::config::plan::{Arg, Buffer, Compare, Instance, Plan, Variant, VariantKind, Verify};
+use crate::config::plan::{
+    Arg, Buffer, Compare, Fill, Instance, Plan, Variant, VariantKind, Verify,
+};
 use crate::model::measurement::Check;
 use crate::model::results::Stage;
 use gpu::{Gpu, Kernel};
@@ -228,12 +230,14 @@ impl Runner<'_> {
                     }
                 };
                 let (outputs, samples_ms) = self.execute(&variant, size_index, true, emit)?;
-                let check = match reference {
-                    None => Check::NotChecked {
+                let check = match (read_before_written(instance, &outputs, None), reference) {
+                    (Some(reason), _) | (None, Some((_, Err(reason)))) => {
+                        Check::NotChecked { reason }
+                    }
+                    (None, None) => Check::NotChecked {
                         reason: "verification is off for this variant (verify = \"none\")".into(),
                     },
-                    Some((_, Err(reason))) => Check::NotChecked { reason },
-                    Some((against, Ok(()))) => verify(
+                    (None, Some((against, Ok(())))) => verify(
                         &variant,
                         instance,
                         &outputs,
@@ -368,6 +372,33 @@ fn borrowed(contents: &[Option<Rc<Vec<u8>>>]) -> Vec<Option<&[u8]>> {
         .collect()
 }
 
+/// Why the outputs cannot be trusted when a poisoned output was read
+/// before it was written (by this variant, or by the reference `against`
+/// whose outputs these are).
+fn read_before_written(
+    instance: &Instance,
+    outputs: &Outputs,
+    against: Option<&str>,
+) -> Option<String> {
+    instance.args.iter().find_map(|arg| {
+        let Arg::Buffer(buffer) = arg else {
+            return None;
+        };
+        let bytes = outputs.get(&buffer.name)?;
+        let computed = data::computed_from_poison(buffer.element, bytes);
+        let who = match against {
+            Some(reference) => format!("the reference `{reference}`"),
+            None => "the kernel".to_string(),
+        };
+        (buffer.fill == Fill::Poison && computed > 0).then(|| {
+            format!(
+                "{computed} elements of output `{}` are NaN computed from the NaN poison gpuprof fills outputs with: {who} reads `{0}` before writing it (as C = alpha*A*B + beta*C reads C). Declare it read-write: output = true with fill = \"random\" (or \"zeros\")",
+                buffer.name
+            )
+        })
+    })
+}
+
 fn verify(
     variant: &Variant,
     instance: &Instance,
@@ -375,6 +406,9 @@ fn verify(
     reference: &Outputs,
     against: &str,
 ) -> Check {
+    if let Some(reason) = read_before_written(instance, reference, Some(against)) {
+        return Check::NotChecked { reason };
+    }
     let buffers: Vec<&Buffer> = instance
         .args
         .iter()

@@ -1,0 +1,167 @@
+//! `gpuprof report --check`: everything a run can find wrong without a GPU.
+//! The suite is resolved (every key and expression, at every size), every
+//! kernel variant is compiled by the compiler a run would use (where it is
+//! installed) for the architecture given, and the resolved plan is printed:
+//! per variant its kind, compiler and kernel symbol, and per size its
+//! launch geometry, shared memory, buffers, bytes and flops.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use comfy_table::{ContentArrangement, Table, presets};
+
+use crate::analysis::format;
+use crate::build::{self, BuildError, Cache, Request, Settings};
+use crate::config::plan::{Arg, Instance, Plan, Variant, VariantKind};
+use crate::error::Error;
+use crate::model::variant::Compiler;
+
+/// What the check found: the plan as text, and whether every kernel that
+/// could be compiled here compiled.
+pub struct Checked {
+    pub text: String,
+    pub all_compiled: bool,
+}
+
+/// Resolves `config` and compiles its kernels for compute capability
+/// `architecture`.
+pub fn check(config: &Path, architecture: (u32, u32)) -> Result<Checked, Error> {
+    let plan = crate::config::load(config)?;
+    let cache = Cache::default_location();
+    let mut text = format!(
+        "{}: {} variants at {} sizes ({}), baseline `{}`; compiled for sm_{}{}\n",
+        plan.suite.name,
+        plan.variants.len(),
+        plan.suite.sizes.len(),
+        plan.suite
+            .sizes
+            .iter()
+            .map(|s| s.label.as_str())
+            .collect::<Vec<_>>()
+            .join("; "),
+        plan.suite.baseline,
+        architecture.0,
+        architecture.1
+    );
+    let mut all_compiled = true;
+    for variant in &plan.variants {
+        let (line, compiled) = build_line(variant, architecture, &cache)?;
+        all_compiled &= compiled;
+        let _ = writeln!(text, "\n{}: {line}", variant.name);
+        text.push_str(&sizes_table(&plan, variant));
+    }
+    Ok(Checked { text, all_compiled })
+}
+
+/// How the variant is built, and whether it compiled (true when there is
+/// nothing to compile or its compiler is not installed here).
+fn build_line(
+    variant: &Variant,
+    architecture: (u32, u32),
+    cache: &Cache,
+) -> Result<(String, bool), Error> {
+    let kernel = match &variant.kind {
+        VariantKind::Library { library } => {
+            return Ok((format!("library call {}", library.word()), true));
+        }
+        VariantKind::Command(command) => {
+            let build = command
+                .build
+                .as_ref()
+                .map(|argv| format!("; built with `{}` (not run by --check)", argv.join(" ")))
+                .unwrap_or_default();
+            return Ok((
+                format!(
+                    "command, ncu profiles kernels matching `{}`{build}",
+                    command.kernel
+                ),
+                true,
+            ));
+        }
+        VariantKind::Kernel(kernel) => kernel,
+    };
+    let first = variant.instances.first();
+    let settings = Settings {
+        extra: &kernel.compile_options,
+        include_dirs: &kernel.include_dirs,
+        defines: first.map_or(&[][..], |i| i.defines.as_slice()),
+    };
+    let options = build::options_for(architecture, kernel.compiler, settings);
+    let request = Request {
+        source: &kernel.path,
+        entry: &kernel.entry,
+        compiler: kernel.compiler,
+        options: &options,
+    };
+    let described = format!(
+        "`{}` of {}, by {} ({})",
+        kernel.entry,
+        kernel.path.display(),
+        kernel.compiler.word(),
+        kernel.compiler_reason
+    );
+    Ok(match build::compile(request, cache) {
+        Ok(compiled) => (
+            format!(
+                "{described}\n  compiled: symbol {}\n  command: {}",
+                compiled.function, compiled.command
+            ),
+            true,
+        ),
+        Err(BuildError::NvrtcMissing) if kernel.compiler == Compiler::Nvrtc => (
+            format!("{described}\n  not compiled: {}", BuildError::NvrtcMissing),
+            true,
+        ),
+        Err(missing @ BuildError::NvccMissing { .. }) => {
+            (format!("{described}\n  not compiled: {missing}"), true)
+        }
+        Err(error) => (format!("{described}\n  FAILED: {error}"), false),
+    })
+}
+
+/// The variant's values at every size.
+fn sizes_table(plan: &Plan, variant: &Variant) -> String {
+    let mut table = Table::new();
+    table
+        .load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_header([
+            "size", "grid", "block", "shared", "buffers", "bytes", "flops",
+        ]);
+    for (instance, size) in variant.instances.iter().zip(&plan.suite.sizes) {
+        table.add_row([
+            size.label.clone(),
+            dims(instance.grid),
+            dims(instance.block),
+            format!("{} B", instance.shared_bytes),
+            buffers(instance),
+            instance.bytes.map_or("–".into(), format::bytes),
+            instance.flops.map_or("–".into(), format::count),
+        ]);
+    }
+    format!("{table}\n")
+}
+
+fn dims(d: [u32; 3]) -> String {
+    format!("{}×{}×{}", d[0], d[1], d[2])
+}
+
+/// Each buffer: name, element count and bytes, and its part.
+fn buffers(instance: &Instance) -> String {
+    instance
+        .args
+        .iter()
+        .filter_map(|arg| match arg {
+            Arg::Buffer(b) => Some(format!(
+                "{} {}×{} ({}){}",
+                b.name,
+                format::count(b.count as f64),
+                b.element.name(),
+                format::bytes(b.count as f64 * b.element.size_bytes() as f64),
+                if b.output { ", output" } else { "" }
+            )),
+            Arg::Scalar(_) => None,
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
