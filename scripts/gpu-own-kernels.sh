@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Kernels as real code writes them, on the device machine, with a release
+# binary built elsewhere (target/release/gpuprof): gpuprof report on
+# tests/gpu/own-kernels (nvcc for host-code files, NVRTC name expressions
+# for C++ names and template instances, defines, an output read before it is
+# written) and on every suite named in SUITES (default: examples/transpose,
+# to compare with its recorded run). ncu runs with --clock-control none (the
+# suites' default). Outputs land in OUTDIR (default $OUT); a table is printed
+# last by scripts/check-own-kernels.py.
+set -u
+out=${1:-${OUT:?give an output folder}}
+export PATH=/usr/local/cuda/bin:$PATH
+bin=$PWD/target/release/gpuprof
+mkdir -p "$out"
+exec > >(tee "$out/gpu-own-kernels.log") 2>&1
+echo "== device"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+ncu --version | tail -1
+nvcc --version | tail -2
+for suite in tests/gpu/own-kernels ${SUITES:-examples/transpose}; do
+    name=$(basename "$suite")
+    echo "== gpuprof report $suite"
+    start=$(date +%s.%N)
+    "$bin" report "$suite/variants.toml" -o "$out/$name" --force
+    echo "exit $? after $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+done
+python3 scripts/check-own-kernels.py "$out"/*/results.json
