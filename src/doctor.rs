@@ -45,7 +45,7 @@ impl Finding {
 
 /// Runs every check.
 pub fn check(ncu_path: Option<&Path>, binary: Option<&Path>) -> Vec<Finding> {
-    let mut findings = vec![driver(), nvrtc()];
+    let mut findings = vec![driver(), nvrtc(), nvcc(), toolkit_headers()];
     let located = ncu::run::locate(ncu_path);
     findings.push(match &located {
         Ok(path) => match process::run(&ncu::run::version_invocation(path)) {
@@ -126,6 +126,56 @@ fn nvrtc() -> Finding {
             State::Missing,
             "libnvrtc.so not found".into(),
             "install the CUDA toolkit (or `pip install nvidia-cuda-nvrtc`) and add the folder holding libnvrtc.so.13 to LD_LIBRARY_PATH, e.g. /usr/local/cuda/lib64",
+        ),
+    }
+}
+
+/// nvcc compiles kernel files that hold host code; without it those
+/// variants fail, the others run.
+fn nvcc() -> Finding {
+    match build::toolkit::nvcc() {
+        Some(path) => match process::run(&process::Invocation::new(&path).arg("--version")) {
+            Ok(output) => Finding::ok(
+                "nvcc",
+                format!(
+                    "{} ({})",
+                    output.stdout.lines().last().unwrap_or("").trim(),
+                    path.display()
+                ),
+            ),
+            Err(error) => Finding::problem(
+                "nvcc",
+                State::Warning,
+                format!("{} does not run: {error}", path.display()),
+                "nvcc needs a host C++ compiler (g++) on PATH",
+            ),
+        },
+        None => Finding::problem(
+            "nvcc",
+            State::Warning,
+            "not found".into(),
+            "kernel files with host code (main, <<<…>>> launches) are compiled by nvcc: install the CUDA toolkit and put its bin folder on PATH, or set CUDA_HOME (`pip install nvidia-cuda-nvcc` brings one); device-only files need NVRTC alone",
+        ),
+    }
+}
+
+/// NVRTC has no headers of its own: `#include <cooperative_groups.h>`
+/// needs the toolkit's include folder.
+fn toolkit_headers() -> Finding {
+    let dirs = build::toolkit::include_dirs();
+    match dirs.first() {
+        Some(_) => Finding::ok(
+            "CUDA headers",
+            dirs.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+        None => Finding::problem(
+            "CUDA headers",
+            State::Warning,
+            "no toolkit include folder found".into(),
+            "kernels that include toolkit headers (cooperative_groups.h, cuda_fp16.h) need them: set CUDA_HOME to the toolkit, or install it in /usr/local/cuda",
         ),
     }
 }
