@@ -63,7 +63,7 @@ fn main() -> ExitCode {
             }),
             open,
         ),
-        Command::Init { folder } => init(&folder),
+        Command::Init { folder, from } => init(&folder, from.as_deref()),
         Command::Compare {
             inputs,
             names,
@@ -119,8 +119,12 @@ fn check(config: &std::path::Path, architecture: (u32, u32)) -> ExitCode {
 }
 
 /// `gpuprof init`: writes a starting suite and says what to run next.
-fn init(folder: &std::path::Path) -> ExitCode {
-    match gpuprof::init::write(folder) {
+fn init(folder: &std::path::Path, from: Option<&std::path::Path>) -> ExitCode {
+    let written = match from {
+        Some(source) => gpuprof::init::write_from(folder, source).map(|path| vec![path]),
+        None => gpuprof::init::write(folder),
+    };
+    match written {
         Ok(written) => {
             let mut text: String = written
                 .iter()

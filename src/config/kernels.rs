@@ -19,6 +19,17 @@ pub(crate) struct Kernels {
     pub(crate) declared_by_macro: bool,
     /// Why the file needs a host compiler (nvcc), when it does.
     pub(crate) host_code: Option<String>,
+    /// The `<<<…>>>` launches of its host code, in source order.
+    pub(crate) launches: Vec<Launch>,
+}
+
+/// One `kernel<<<grid, block[, shared]>>>` launch, as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Launch {
+    /// What is launched: `reduce6<256, true>`, `naiveCopy`.
+    pub(crate) callee: String,
+    /// The launch configuration's expressions: grid, block, shared memory, stream.
+    pub(crate) config: Vec<String>,
 }
 
 /// One `__global__` function.
@@ -30,6 +41,8 @@ pub(crate) struct Kernel {
     /// bool nIsPow2`), for a template.
     pub(crate) template: Option<String>,
     pub(crate) extern_c: bool,
+    /// The parameter list, as written (whitespace made single spaces).
+    pub(crate) parameters: String,
 }
 
 impl Kernel {
@@ -159,11 +172,12 @@ pub(crate) fn scan(source: &str) -> Kernels {
                 }
             }
             Token::Ident(word) if word == "__global__" => {
-                if let Some(name) = function_name(&tokens[i + 1..]) {
+                if let Some((name, open)) = function_name(&tokens[i + 1..]) {
                     let kernel = Kernel {
                         name: qualified(&scopes, &name),
                         template: template.take(),
                         extern_c: declaration_is_c || scopes.contains(&Scope::ExternC),
+                        parameters: parameters_at(&tokens, &chars, i + 1 + open),
                     };
                     if !found.kernels.iter().any(|k| k.name == kernel.name) {
                         found.kernels.push(kernel);
@@ -179,6 +193,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
                 found
                     .host_code
                     .get_or_insert("it launches kernels (`<<<…>>>`)".into());
+                found.launches.extend(launch_at(&tokens, &chars, i));
                 i += 3;
                 continue;
             }
@@ -274,9 +289,87 @@ fn host_header(directives: &[String]) -> Option<String> {
     })
 }
 
-/// The declared name in the tokens after `__global__`: the first identifier
-/// followed by `(`, skipping attribute macros and their arguments.
-fn function_name(tokens: &[Located]) -> Option<String> {
+/// The text between the `(` at token `open` and its `)`, with runs of
+/// whitespace made one space.
+fn parameters_at(tokens: &[Located], chars: &[char], open: usize) -> String {
+    let end = skip_group(tokens, open);
+    let (Some((_, from)), Some((_, to))) = (tokens.get(open), tokens.get(end.saturating_sub(1)))
+    else {
+        return String::new();
+    };
+    let text: String = chars[from + 1..*to].iter().collect();
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The launch whose `<<<` starts at token `at`: the callee written before
+/// it and the configuration up to `>>>`, split at its top-level commas.
+fn launch_at(tokens: &[Located], chars: &[char], at: usize) -> Option<Launch> {
+    let mut start = at.checked_sub(1)?;
+    if tokens[start].0 == Token::Punct('>') {
+        let mut depth = 0usize;
+        loop {
+            match tokens[start].0 {
+                Token::Punct('>') => depth += 1,
+                Token::Punct('<') => depth -= 1,
+                _ => {}
+            }
+            if depth == 0 {
+                break;
+            }
+            start = start.checked_sub(1)?;
+        }
+        start = start.checked_sub(1)?;
+    }
+    while start >= 2
+        && tokens[start - 1].0 == Token::Punct(':')
+        && tokens[start - 2].0 == Token::Punct(':')
+    {
+        start = start.checked_sub(3)?;
+    }
+    let Token::Ident(_) = tokens[start].0 else {
+        return None;
+    };
+    let callee: String = chars[tokens[start].1..tokens[at].1].iter().collect();
+    let close = (at + 3..tokens.len().saturating_sub(2)).find(|&k| {
+        (0..3).all(|j| matches!(tokens[k + j], (Token::Punct('>'), o) if o == tokens[k].1 + j))
+    })?;
+    let inside: String = chars[tokens[at].1 + 3..tokens[close].1].iter().collect();
+    Some(Launch {
+        callee: callee.split_whitespace().collect(),
+        config: split_top_level(&inside),
+    })
+}
+
+/// `a, f(b, c), d` → [`a`, `f(b, c)`, `d`], each with whitespace made one
+/// space.
+fn split_top_level(text: &str) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    let mut depth = 0i32;
+    for c in text.chars() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(String::new());
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(last) = parts.last_mut() {
+            last.push(c);
+        }
+    }
+    parts
+        .iter()
+        .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// The declared name in the tokens after `__global__` (the first
+/// identifier followed by `(`, skipping attribute macros and their
+/// arguments) and the index of its `(`.
+fn function_name(tokens: &[Located]) -> Option<(String, usize)> {
     let mut i = 0;
     while i < tokens.len() {
         match &tokens[i].0 {
@@ -285,7 +378,7 @@ fn function_name(tokens: &[Located]) -> Option<String> {
                 continue;
             }
             Token::Ident(word) if matches!(tokens.get(i + 1), Some((Token::Punct('('), _))) => {
-                return Some(word.clone());
+                return Some((word.clone(), i + 1));
             }
             Token::Punct(';' | '{' | '}' | '(') => return None,
             _ => {}
@@ -505,6 +598,48 @@ mod tests {
         assert_eq!(
             names(&kernels, false),
             ["after_declaration", "after_block", "cxx"]
+        );
+    }
+
+    #[test]
+    fn parameter_lists_and_the_launches_of_host_code() {
+        let source = r#"
+            template <int TILE> __global__ void tiled(float *out,
+                                                     const float *in, int n) {}
+            namespace k { __global__ void plain(double *x) {} }
+            int main() {
+                tiled<32><<<n / 32, 32>>>(out, in, n);
+                k::plain<<<dim3(4, 2), dim3(32, 8), 0, stream>>>(x);
+                int shift = 1 << 3;
+            }
+        "#;
+        let kernels = scan(source);
+        let parameters: Vec<&str> = kernels
+            .kernels
+            .iter()
+            .map(|k| k.parameters.as_str())
+            .collect();
+        assert_eq!(
+            parameters,
+            ["float *out, const float *in, int n", "double *x"]
+        );
+        assert_eq!(
+            kernels.launches,
+            [
+                Launch {
+                    callee: "tiled<32>".into(),
+                    config: vec!["n / 32".into(), "32".into()],
+                },
+                Launch {
+                    callee: "k::plain".into(),
+                    config: vec![
+                        "dim3(4, 2)".into(),
+                        "dim3(32, 8)".into(),
+                        "0".into(),
+                        "stream".into()
+                    ],
+                },
+            ]
         );
     }
 

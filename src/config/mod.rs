@@ -11,7 +11,7 @@
 
 pub mod error;
 mod expr;
-mod kernels;
+pub(crate) mod kernels;
 pub mod plan;
 mod raw;
 mod resolve;
