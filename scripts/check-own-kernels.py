@@ -4,7 +4,8 @@ the compiler and kernel symbol, the verification outcome (with the reason
 when not verified), the median time, and the kernel name ncu profiled.
 Exits 1 when a variant of tests/gpu/own-kernels does not end as designed:
 every variant profiled, the poisoned accumulate "not verified" because it
-reads its output, its read-write twin and the copies verified."""
+reads its output, its read-write twin and the copies verified, and the
+two-pass reduction verified with both of its launches profiled."""
 import json
 import statistics
 import sys
@@ -15,6 +16,7 @@ EXPECTED = {
     "scaled-copy": "passed",
     "accumulate-poisoned": "not-checked",
     "accumulate-read-write": "passed",
+    "reduce-two-pass": "passed",
 }
 
 
@@ -45,6 +47,13 @@ def main(paths):
                         print(f"    reason: {reason}")
                         if "reads `out` before writing it" not in reason:
                             failures.append("accumulate-poisoned: the reason does not name the read before the write")
+                    if variant["name"] == "reduce-two-pass":
+                        steps = run.get("steps") or []
+                        for number, step in enumerate(steps, 1):
+                            duration = step["metrics"].get("gpu__time_duration.sum", 0) / 1e3
+                            print(f"    step {number}: {step['kernel_name']} {duration:.2f} us")
+                        if len(steps) != 2:
+                            failures.append(f"reduce-two-pass: {len(steps)} profiled steps, expected 2")
     for failure in failures:
         print("FAIL", failure)
     print("own-kernels:", "as designed" if not failures else f"{len(failures)} problems")

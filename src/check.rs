@@ -89,7 +89,7 @@ fn build_line(
     let options = build::options_for(architecture, kernel.compiler, settings);
     let request = Request {
         source: &kernel.path,
-        entry: &kernel.entry,
+        entries: &kernel.entries(),
         compiler: kernel.compiler,
         options: &options,
     };
@@ -104,7 +104,8 @@ fn build_line(
         Ok(compiled) => (
             format!(
                 "{described}\n  compiled: symbol {}\n  command: {}",
-                compiled.function, compiled.command
+                compiled.functions.join(", "),
+                compiled.command
             ),
             true,
         ),

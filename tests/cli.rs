@@ -770,7 +770,7 @@ fn check_compiles_every_kernel_and_prints_the_plan_without_a_gpu() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}");
-    assert!(stdout.starts_with("own-kernels: 7 variants at 1 sizes (N=1048576), baseline `naive-copy`; compiled for sm_90"), "{stdout}");
+    assert!(stdout.starts_with("own-kernels: 9 variants at 1 sizes (N=1048576), baseline `naive-copy`; compiled for sm_90"), "{stdout}");
     for symbol in [
         "copy_reference",
         "_Z14transposeNaivePfPKfii",

@@ -62,7 +62,7 @@ fn compile(
     build::compile(
         Request {
             source,
-            entry,
+            entries: &[entry.to_string()],
             compiler,
             options: &options,
         },
@@ -120,7 +120,7 @@ fn every_kernel_variant_of_every_bundled_suite_compiles_for_sm_90() {
                 let options = build::options_for((9, 0), kernel.compiler, settings);
                 let request = Request {
                     source: &kernel.path,
-                    entry: &kernel.entry,
+                    entries: &kernel.entries(),
                     compiler: kernel.compiler,
                     options: &options,
                 };
@@ -129,10 +129,10 @@ fn every_kernel_variant_of_every_bundled_suite_compiles_for_sm_90() {
                         compiled_count += 1;
                         let kernels = symbols_of(&compiled);
                         assert!(
-                            kernels.contains(&compiled.function),
-                            "{}: {} is not among {kernels:?}",
+                            compiled.functions.iter().all(|f| kernels.contains(f)),
+                            "{}: {:?} are not all among {kernels:?}",
                             variant.name,
-                            compiled.function
+                            compiled.functions
                         );
                     }
                     Err(error) => failures.push(format!("{}: {error}", suite.display())),
@@ -164,9 +164,9 @@ fn nvrtc_finds_templates_namespaces_cpp_and_extern_c_kernels_by_name() {
     ] {
         let compiled = compile(&source, entry, Compiler::Nvrtc, &scale, &cache)
             .unwrap_or_else(|e| panic!("{entry}: {e}"));
-        assert_eq!(compiled.function, symbol, "{entry}");
+        assert_eq!(compiled.functions[0], symbol, "{entry}");
         assert!(
-            symbols_of(&compiled).contains(&compiled.function),
+            symbols_of(&compiled).contains(&compiled.functions[0]),
             "{entry}"
         );
         assert!(
@@ -204,7 +204,7 @@ fn nvcc_compiles_a_file_with_host_code_and_finds_an_instance_main_never_launches
     ] {
         let compiled = compile(&source, entry, Compiler::Nvcc, &[], &cache)
             .unwrap_or_else(|e| panic!("{entry}: {e}"));
-        assert_eq!(symbols::demangled(&compiled.function), readable);
+        assert_eq!(symbols::demangled(&compiled.functions[0]), readable);
         assert!(
             compiled
                 .command
@@ -259,8 +259,8 @@ fn a_second_compile_comes_from_the_cache() {
     assert!(!first.from_cache);
     assert!(second.from_cache);
     assert_eq!(
-        (first.cubin, first.function),
-        (second.cubin, second.function)
+        (first.cubin, first.functions),
+        (second.cubin, second.functions)
     );
     let defined = [("UNUSED".to_string(), 1)];
     let other = compile(&good, entry, Compiler::Nvrtc, &defined, &cache).unwrap();

@@ -1,6 +1,6 @@
 //! The content-addressed build cache: CUBINs stored under a hash of the
 //! source path and text, the compiler and its version, the entry and every
-//! compile option, each beside a small record of the kernel's symbol and
+//! compile option, each beside a small record of its kernels' symbols and
 //! the command that built it, written atomically so that a crash never
 //! leaves a truncated binary behind.
 
@@ -56,20 +56,20 @@ impl Cache {
         self.folder.join(format!("{key}.{extension}"))
     }
 
-    /// The CUBIN stored under `key`, its kernel's symbol and the command
+    /// The CUBIN stored under `key`, its kernels' symbols and the command
     /// that built it.
-    pub fn lookup(&self, key: &str) -> Option<(PathBuf, String, String)> {
+    pub fn lookup(&self, key: &str) -> Option<(PathBuf, Vec<String>, String)> {
         let cubin = self.path(key, "cubin");
         let record = std::fs::read_to_string(self.path(key, "json")).ok()?;
-        let Record { function, command } = serde_json::from_str(&record).ok()?;
-        cubin.is_file().then_some((cubin, function, command))
+        let Record { functions, command } = serde_json::from_str(&record).ok()?;
+        cubin.is_file().then_some((cubin, functions, command))
     }
 
     pub fn store(
         &self,
         key: &str,
         binary: &[u8],
-        function: &str,
+        functions: &[String],
         command: &str,
     ) -> Result<PathBuf, BuildError> {
         let failed = |e: std::io::Error| BuildError::Cache {
@@ -78,7 +78,7 @@ impl Cache {
         };
         std::fs::create_dir_all(&self.folder).map_err(failed)?;
         let record = serde_json::to_string(&Record {
-            function: function.to_string(),
+            functions: functions.to_vec(),
             command: command.to_string(),
         })
         .expect("a record serializes");
@@ -95,10 +95,10 @@ impl Cache {
     }
 }
 
-/// What a CUBIN in the cache is: its kernel's symbol and how it was built.
+/// What a CUBIN in the cache is: its kernels' symbols and how it was built.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Record {
-    function: String,
+    functions: Vec<String>,
     command: String,
 }
 
@@ -121,10 +121,13 @@ mod tests {
         let folder = tempfile::tempdir().unwrap();
         let cache = Cache::new(folder.path().join("nested"));
         assert_eq!(cache.lookup("k"), None);
-        let stored = cache.store("k", b"\x7fELF", "_Z1kv", "nvcc k.cu").unwrap();
+        let functions = vec!["_Z1kv".to_string()];
+        let stored = cache
+            .store("k", b"\x7fELF", &functions, "nvcc k.cu")
+            .unwrap();
         assert_eq!(
             cache.lookup("k"),
-            Some((stored.clone(), "_Z1kv".to_string(), "nvcc k.cu".to_string()))
+            Some((stored.clone(), functions, "nvcc k.cu".to_string()))
         );
         assert_eq!(std::fs::read(stored).unwrap(), b"\x7fELF");
     }

@@ -27,8 +27,8 @@ use crate::model::variant::Compiler;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Compiled {
     pub cubin: PathBuf,
-    /// The symbol to load from it (the entry's mangled name).
-    pub function: String,
+    /// The symbols to load from it (each entry's mangled name, in order).
+    pub functions: Vec<String>,
     /// Every option the compiler was given, in order.
     pub options: Vec<String>,
     /// The compiler's command line, as one would type it (nvcc), or the
@@ -40,12 +40,12 @@ pub struct Compiled {
     pub from_cache: bool,
 }
 
-/// What to compile: `entry` of `source`, by `compiler`, with `options`
-/// (from [`options_for`]).
+/// What to compile: the kernels `entries` of `source`, by `compiler`, with
+/// `options` (from [`options_for`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Request<'a> {
     pub source: &'a Path,
-    pub entry: &'a str,
+    pub entries: &'a [String],
     pub compiler: Compiler,
     pub options: &'a [String],
 }
@@ -237,16 +237,16 @@ pub fn compile(request: Request, cache: &Cache) -> Result<Compiled, BuildError> 
             source.to_string_lossy().as_ref(),
             &text,
             &version,
-            request.entry,
+            &request.entries.join("\n"),
         ],
         request.options,
     );
     let started = Instant::now();
     let describe =
-        |function: String, command: String, log: String, from_cache: bool, cubin: PathBuf| {
+        |functions: Vec<String>, command: String, log: String, from_cache: bool, cubin: PathBuf| {
             Compiled {
                 cubin,
-                function,
+                functions,
                 options: request.options.to_vec(),
                 command,
                 log,
@@ -255,21 +255,21 @@ pub fn compile(request: Request, cache: &Cache) -> Result<Compiled, BuildError> 
             }
         };
     let nvrtc_call = || format!("NVRTC {} {}", request.options.join(" "), source.display());
-    if let Some((cubin, function, command)) = cache.lookup(&key) {
-        return Ok(describe(function, command, String::new(), true, cubin));
+    if let Some((cubin, functions, command)) = cache.lookup(&key) {
+        return Ok(describe(functions, command, String::new(), true, cubin));
     }
-    let (binary, function, command, log) = match &nvcc {
+    let (binary, functions, command, log) = match &nvcc {
         None => {
-            let out = nvrtc::compile(source, &text, request.entry, request.options)?;
-            (out.cubin, out.function, nvrtc_call(), out.log)
+            let out = nvrtc::compile(source, &text, request.entries, request.options)?;
+            (out.cubin, out.functions, nvrtc_call(), out.log)
         }
         Some(nvcc) => {
-            let out = nvcc::compile(nvcc, source, request.entry, request.options)?;
-            (out.cubin, out.function, out.command, out.log)
+            let out = nvcc::compile(nvcc, source, request.entries, request.options)?;
+            (out.cubin, out.functions, out.command, out.log)
         }
     };
-    let cubin = cache.store(&key, &binary, &function, &command)?;
-    Ok(describe(function, command, log, false, cubin))
+    let cubin = cache.store(&key, &binary, &functions, &command)?;
+    Ok(describe(functions, command, log, false, cubin))
 }
 
 #[cfg(test)]

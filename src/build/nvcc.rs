@@ -11,30 +11,31 @@ use std::path::{Path, PathBuf};
 use super::{BuildError, symbols};
 use crate::process::{self, Invocation};
 
-/// A CUBIN, the symbol of its kernel and the command that made it.
+/// A CUBIN, the symbols of its kernels and the command that made it.
 pub(super) struct Output {
     pub(super) cubin: Vec<u8>,
-    pub(super) function: String,
+    pub(super) functions: Vec<String>,
     pub(super) command: String,
     /// What nvcc printed (warnings).
     pub(super) log: String,
 }
 
-/// Compiles `source` with `nvcc` and `options`, and finds `entry` in the
-/// result.
+/// Compiles `source` with `nvcc` and `options`, and finds each of
+/// `entries` in the result.
 pub(super) fn compile(
     nvcc: &Path,
     source: &Path,
-    entry: &str,
+    entries: &[String],
     options: &[String],
 ) -> Result<Output, BuildError> {
     let folder = tempfile::tempdir().map_err(|e| BuildError::Unreadable {
         path: std::env::temp_dir(),
         reason: e.to_string(),
     })?;
-    let input = match entry.contains('<') {
-        true => wrapper(folder.path(), source, entry)?,
-        false => source.to_path_buf(),
+    let instances: Vec<&String> = entries.iter().filter(|e| e.contains('<')).collect();
+    let input = match instances.is_empty() {
+        true => source.to_path_buf(),
+        false => wrapper(folder.path(), source, &instances)?,
     };
     let cubin_path = folder.path().join("kernel.cubin");
     let mut invocation = Invocation::new(nvcc).arg("-cubin").args(options);
@@ -61,14 +62,19 @@ pub(super) fn compile(
         path: cubin_path,
         reason,
     })?;
-    let function = symbols::find(&kernels, entry).map_err(|found| BuildError::NoSuchKernel {
-        path: source.to_path_buf(),
-        entry: entry.to_string(),
-        found,
-    })?;
+    let functions = entries
+        .iter()
+        .map(|entry| {
+            symbols::find(&kernels, entry).map_err(|found| BuildError::NoSuchKernel {
+                path: source.to_path_buf(),
+                entry: entry.to_string(),
+                found,
+            })
+        })
+        .collect::<Result<_, _>>()?;
     Ok(Output {
         cubin,
-        function,
+        functions,
         command,
         log: format!("{}{}", output.stdout, output.stderr)
             .trim()
@@ -76,13 +82,16 @@ pub(super) fn compile(
     })
 }
 
-/// A file in `folder` that includes `source` and instantiates `entry`.
-fn wrapper(folder: &Path, source: &Path, entry: &str) -> Result<PathBuf, BuildError> {
+/// A file in `folder` that includes `source` and instantiates each of
+/// `instances`.
+fn wrapper(folder: &Path, source: &Path, instances: &[&String]) -> Result<PathBuf, BuildError> {
     let path = folder.join("instance.cu");
-    let text = format!(
-        "#include \"{}\"\nstatic const void *gpuprof_instance __attribute__((unused)) = (const void *)&{entry};\n",
-        source.display()
-    );
+    let mut text = format!("#include \"{}\"\n", source.display());
+    for (index, entry) in instances.iter().enumerate() {
+        text.push_str(&format!(
+            "static const void *gpuprof_instance_{index} __attribute__((unused)) = (const void *)&{entry};\n"
+        ));
+    }
     std::fs::write(&path, text).map_err(|e| BuildError::Unreadable {
         path: path.clone(),
         reason: e.to_string(),

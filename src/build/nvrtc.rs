@@ -1,5 +1,5 @@
 //! NVRTC, called through its C API: one program per source, named by the
-//! source's real path (so that ncu's source page shows the file), the
+//! source's real path (so that ncu's source page shows the file), each
 //! entry added as a name expression so that NVRTC instantiates a template
 //! instance and tells its lowered (mangled) name, compiled to a CUBIN.
 
@@ -13,25 +13,28 @@ use super::BuildError;
 /// A CUBIN and what NVRTC said.
 pub(super) struct Output {
     pub(super) cubin: Vec<u8>,
-    /// The symbol to load: the entry's lowered name.
-    pub(super) function: String,
+    /// The symbols to load: each entry's lowered name, in order.
+    pub(super) functions: Vec<String>,
     /// NVRTC's log (warnings).
     pub(super) log: String,
 }
 
 /// Compiles `text` (the contents of `source`) with `options`, looking up
-/// `entry` (a kernel's name, qualified name or template instance).
+/// each of `entries` (a kernel's name, qualified name or template instance).
 pub(super) fn compile(
     source: &Path,
     text: &str,
-    entry: &str,
+    entries: &[String],
     options: &[String],
 ) -> Result<Output, BuildError> {
     let nul = |what: String| BuildError::Nul { what };
     let source_c = CString::new(text).map_err(|_| nul(source.display().to_string()))?;
     let name_c = CString::new(source.to_string_lossy().as_bytes())
         .map_err(|_| nul("the source path".into()))?;
-    let entry_c = CString::new(entry).map_err(|_| nul(format!("the entry {entry:?}")))?;
+    let entries_c: Vec<CString> = entries
+        .iter()
+        .map(|e| CString::new(e.as_str()).map_err(|_| nul(format!("the entry {e:?}"))))
+        .collect::<Result<_, _>>()?;
     let options_c: Vec<CString> = options
         .iter()
         .map(|o| CString::new(o.as_str()).map_err(|_| nul(format!("compile option {o:?}"))))
@@ -46,11 +49,13 @@ pub(super) fn compile(
     let program =
         nvrtc::create_program(&source_c, Some(&name_c)).map_err(failed("nvrtcCreateProgram"))?;
     let program = Program(program);
-    // SAFETY: `program.0` is a live program and `entry_c` a NUL-terminated
-    // string that NVRTC copies.
-    unsafe { sys::nvrtcAddNameExpression(program.0, entry_c.as_ptr()) }
-        .result()
-        .map_err(failed("nvrtcAddNameExpression"))?;
+    for entry in &entries_c {
+        // SAFETY: `program.0` is a live program and `entry` a NUL-terminated
+        // string that NVRTC copies.
+        unsafe { sys::nvrtcAddNameExpression(program.0, entry.as_ptr()) }
+            .result()
+            .map_err(failed("nvrtcAddNameExpression"))?;
+    }
     // SAFETY: `program.0` is a live program; the options outlive the call.
     let compiled = unsafe { nvrtc::compile_program(program.0, &options_c) };
     // SAFETY: as above; the log is a NUL-terminated buffer NVRTC filled.
@@ -64,10 +69,14 @@ pub(super) fn compile(
             log,
         });
     }
-    let function = lowered_name(&program, &entry_c).map_err(failed("nvrtcGetLoweredName"))?;
+    let functions = entries_c
+        .iter()
+        .map(|entry| lowered_name(&program, entry))
+        .collect::<Result<_, _>>()
+        .map_err(failed("nvrtcGetLoweredName"))?;
     Ok(Output {
         cubin: cubin(&program).map_err(failed("nvrtcGetCUBIN"))?,
-        function,
+        functions,
         log,
     })
 }

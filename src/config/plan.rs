@@ -103,6 +103,42 @@ pub struct KernelSource {
     pub compiler_reason: String,
     /// Folders searched for `#include "…"` (absolute), besides the toolkit's.
     pub include_dirs: Vec<PathBuf>,
+    /// For a variant that launches several kernels (`sequence`): the
+    /// distinct entries its steps launch, in order of first use (the first
+    /// is `entry`); empty for a single launch.
+    #[serde(default)]
+    pub sequence: Vec<String>,
+}
+
+impl KernelSource {
+    /// Every kernel the variant launches: `entry`, or its sequence's.
+    pub fn entries(&self) -> Vec<String> {
+        match self.sequence.is_empty() {
+            true => vec![self.entry.clone()],
+            false => self.sequence.clone(),
+        }
+    }
+}
+
+/// One launch of a variant that launches several kernels in order, sharing
+/// its buffers; the variant is timed, verified and profiled as the whole.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// Which of [`KernelSource::entries`] it launches.
+    pub kernel: usize,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_bytes: u32,
+    pub args: Vec<StepArg>,
+}
+
+/// A step's kernel parameter: one of the variant's buffers (by its index in
+/// the instance's `args`) or a scalar of its own.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum StepArg {
+    Buffer { index: usize },
+    Scalar(Scalar),
 }
 
 /// A program of the user's, profiled under ncu as it is.
@@ -158,6 +194,11 @@ pub struct Instance {
     /// (`defines = { BLOCK = 256 }`), in name order.
     #[serde(default)]
     pub defines: Vec<(String, i64)>,
+    /// The launches of a `sequence` variant at this size, in order (its
+    /// `args` are then the buffers they share, and `grid`, `block` and
+    /// `shared_bytes` are the first launch's); empty for a single launch.
+    #[serde(default)]
+    pub sequence: Vec<Step>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -65,6 +65,7 @@ pub(crate) struct RawVariant {
     pub(crate) compiler: Option<Spanned<String>>,
     pub(crate) include_dirs: Option<Vec<Spanned<String>>>,
     pub(crate) defines: Option<Spanned<BTreeMap<String, Spanned<ExprSource>>>>,
+    pub(crate) sequence: Option<Spanned<Vec<Spanned<RawStep>>>>,
     pub(crate) args: Option<Vec<Spanned<RawArg>>>,
     pub(crate) bytes: Option<Spanned<ExprSource>>,
     pub(crate) flops: Option<Spanned<ExprSource>>,
@@ -73,6 +74,22 @@ pub(crate) struct RawVariant {
     pub(crate) build: Option<Vec<String>>,
     pub(crate) kernel: Option<Spanned<String>>,
     pub(crate) launches: Option<Spanned<i64>>,
+}
+
+/// One launch of a `sequence`: a kernel of the variant's source, its
+/// geometry, and its arguments: `{ name = "in" }` passes the variant's
+/// buffer of that name, a scalar is written as in `args`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[serde(
+    expecting = "a launch such as { entry = \"reduce<256>\", grid = [\"cdiv(N, 512)\"], block = [256], args = [{ name = \"in\" }, { name = \"n\", scalar = \"i32\", value = \"N\" }] }"
+)]
+pub(crate) struct RawStep {
+    pub(crate) entry: Spanned<String>,
+    pub(crate) grid: Spanned<Vec<Spanned<ExprSource>>>,
+    pub(crate) block: Spanned<Vec<Spanned<ExprSource>>>,
+    pub(crate) shared_bytes: Option<Spanned<ExprSource>>,
+    pub(crate) args: Vec<Spanned<RawArg>>,
 }
 
 /// `library = { routine = "cublas-sgemm", m = "N", n = "N", k = "N" }`.

@@ -15,7 +15,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use crate::config::plan::{Arg, ElementType, Instance};
+use crate::config::plan::{Arg, ElementType, Instance, StepArg};
 use crate::model::device::DriverFacts;
 use crate::model::measurement::KernelResources;
 
@@ -61,12 +61,12 @@ pub struct Gpu {
     stream: Arc<CudaStream>,
 }
 
-/// What an item launches: a kernel from a loaded module, or a library call.
+/// What an item launches: the kernels of a loaded module (one per entry of
+/// the variant, in order), or a library call.
 pub enum Kernel {
     Module {
         module: Arc<CudaModule>,
-        function: CudaFunction,
-        resources: KernelResources,
+        functions: Vec<(CudaFunction, KernelResources)>,
     },
     /// cuBLAS SGEMM on the harness's stream, in pedantic (pure FP32) math.
     Sgemm { blas: CudaBlas },
@@ -75,7 +75,7 @@ pub enum Kernel {
 impl Kernel {
     pub fn resources(&self) -> Option<KernelResources> {
         match self {
-            Kernel::Module { resources, .. } => Some(*resources),
+            Kernel::Module { functions, .. } => functions.first().map(|(_, r)| *r),
             Kernel::Sgemm { .. } => None,
         }
     }
@@ -143,7 +143,8 @@ impl Gpu {
         })
     }
 
-    pub fn load(&self, cubin: &Path, entry: &str) -> Result<Kernel, GpuError> {
+    /// Loads `cubin` and its kernels `symbols`, in order.
+    pub fn load(&self, cubin: &Path, symbols: &[String]) -> Result<Kernel, GpuError> {
         let binary = std::fs::read(cubin).map_err(|e| GpuError {
             during: format!("reading {}", cubin.display()),
             message: e.to_string(),
@@ -152,21 +153,23 @@ impl Gpu {
             .context
             .load_module(Ptx::from_binary(binary))
             .during("loading the compiled module")?;
-        let function = module
-            .load_function(entry)
-            .during(format!("finding kernel `{entry}` in the compiled module"))?;
-        let during = "reading the kernel's attributes";
-        let resources = KernelResources {
-            registers_per_thread: function.num_regs().during(during)? as u32,
-            static_shared_bytes: function.shared_size_bytes().during(during)? as u32,
-            local_bytes_per_thread: function.local_size_bytes().during(during)? as u32,
-            max_threads_per_block: function.max_threads_per_block().during(during)? as u32,
-        };
-        Ok(Kernel::Module {
-            module,
-            function,
-            resources,
-        })
+        let functions = symbols
+            .iter()
+            .map(|symbol| {
+                let function = module
+                    .load_function(symbol)
+                    .during(format!("finding kernel `{symbol}` in the compiled module"))?;
+                let during = "reading the kernel's attributes";
+                let resources = KernelResources {
+                    registers_per_thread: function.num_regs().during(during)? as u32,
+                    static_shared_bytes: function.shared_size_bytes().during(during)? as u32,
+                    local_bytes_per_thread: function.local_size_bytes().during(during)? as u32,
+                    max_threads_per_block: function.max_threads_per_block().during(during)? as u32,
+                };
+                Ok((function, resources))
+            })
+            .collect::<Result<_, GpuError>>()?;
+        Ok(Kernel::Module { module, functions })
     }
 
     /// A cuBLAS handle on this stream that computes in FP32 only
@@ -270,63 +273,111 @@ impl Gpu {
         }
     }
 
-    /// Enqueues one launch of `kernel` with `instance`'s geometry and args.
+    /// Enqueues the variant's launches: one of its kernel with `instance`'s
+    /// geometry and args, or, for a sequence, each step in order.
     pub fn launch(
         &self,
         kernel: &Kernel,
         instance: &Instance,
         buffers: &Buffers,
     ) -> Result<(), GpuError> {
-        let function = match kernel {
-            Kernel::Module { function, .. } => function,
+        let functions = match kernel {
+            Kernel::Module { functions, .. } => functions,
             Kernel::Sgemm { blas } => return self.launch_sgemm(blas, instance, buffers),
         };
-        let scalars: Vec<Scalar> = instance
-            .args
-            .iter()
-            .map(|arg| match arg {
-                Arg::Scalar(s) => Scalar::new(s.element, s.value),
-                Arg::Buffer(_) => Scalar::None,
-            })
-            .collect();
+        if instance.sequence.is_empty() {
+            let params: Vec<Param> = instance
+                .args
+                .iter()
+                .enumerate()
+                .filter_map(|(index, arg)| match arg {
+                    Arg::Buffer(b) if b.symbol.is_some() => None,
+                    Arg::Buffer(_) => Some(Param::Buffer(index)),
+                    Arg::Scalar(s) => Some(Param::Scalar(Scalar::new(s.element, s.value))),
+                })
+                .collect();
+            let geometry = (instance.grid, instance.block, instance.shared_bytes);
+            return self.launch_one(&functions[0].0, geometry, &params, buffers);
+        }
+        for step in &instance.sequence {
+            let params: Vec<Param> = step
+                .args
+                .iter()
+                .map(|arg| match arg {
+                    StepArg::Buffer { index } => Param::Buffer(*index),
+                    StepArg::Scalar(s) => Param::Scalar(Scalar::new(s.element, s.value)),
+                })
+                .collect();
+            let function = &functions
+                .get(step.kernel)
+                .ok_or_else(|| GpuError {
+                    during: "launching a step of the sequence".into(),
+                    message: format!("the module has no kernel {}", step.kernel),
+                })?
+                .0;
+            self.launch_one(
+                function,
+                (step.grid, step.block, step.shared_bytes),
+                &params,
+                buffers,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Enqueues one launch of `function` with `(grid, block, shared
+    /// bytes)` and `params` in declared order.
+    fn launch_one(
+        &self,
+        function: &CudaFunction,
+        (grid, block, shared_bytes): ([u32; 3], [u32; 3], u32),
+        params: &[Param],
+        buffers: &Buffers,
+    ) -> Result<(), GpuError> {
         let mut builder = self.stream.launch_builder(function);
-        for (index, arg) in instance.args.iter().enumerate() {
-            match (arg, &buffers.slots[index], &scalars[index]) {
-                (Arg::Buffer(b), _, _) if b.symbol.is_some() => {}
-                (Arg::Buffer(_), Some(slice), _) => {
-                    builder.arg(slice);
-                }
-                (_, _, Scalar::F32(v)) => {
+        for param in params {
+            match param {
+                Param::Buffer(index) => match &buffers.slots[*index] {
+                    Some(slice) => {
+                        builder.arg(slice);
+                    }
+                    None => {
+                        return Err(GpuError {
+                            during: "launching the kernel".into(),
+                            message: format!("argument {index} has no device buffer"),
+                        });
+                    }
+                },
+                Param::Scalar(Scalar::F32(v)) => {
                     builder.arg(v);
                 }
-                (_, _, Scalar::F64(v)) => {
+                Param::Scalar(Scalar::F64(v)) => {
                     builder.arg(v);
                 }
-                (_, _, Scalar::I32(v)) => {
+                Param::Scalar(Scalar::I32(v)) => {
                     builder.arg(v);
                 }
-                (_, _, Scalar::U32(v)) => {
+                Param::Scalar(Scalar::U32(v)) => {
                     builder.arg(v);
                 }
-                (_, _, Scalar::I64(v)) => {
+                Param::Scalar(Scalar::I64(v)) => {
                     builder.arg(v);
                 }
-                (_, _, Scalar::U64(v)) => {
+                Param::Scalar(Scalar::U64(v)) => {
                     builder.arg(v);
                 }
-                (_, _, Scalar::None) => {}
             }
         }
         let config = LaunchConfig {
-            grid_dim: (instance.grid[0], instance.grid[1], instance.grid[2]),
-            block_dim: (instance.block[0], instance.block[1], instance.block[2]),
-            shared_mem_bytes: instance.shared_bytes,
+            grid_dim: (grid[0], grid[1], grid[2]),
+            block_dim: (block[0], block[1], block[2]),
+            shared_mem_bytes: shared_bytes,
         };
-        if instance.shared_bytes > 48 * 1024 {
+        if shared_bytes > 48 * 1024 {
             function
                 .set_attribute(
                     sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    instance.shared_bytes as i32,
+                    shared_bytes as i32,
                 )
                 .during("allowing more than 48 KiB of dynamic shared memory")?;
         }
@@ -468,9 +519,14 @@ impl Gpu {
     }
 }
 
+/// One kernel parameter: a device buffer (by argument index) or a scalar.
+enum Param {
+    Buffer(usize),
+    Scalar(Scalar),
+}
+
 /// A scalar argument in its C type, kept alive for the launch builder.
 enum Scalar {
-    None,
     F32(f32),
     F64(f64),
     I32(i32),

@@ -175,7 +175,7 @@ impl Runner<'_> {
             };
             let kernel = self
                 .gpu
-                .load(&module.cubin, &module.function)
+                .load(&module.cubin, &module.functions)
                 .map_err(|error| Failure {
                     stage: Stage::Load,
                     error,
@@ -211,16 +211,38 @@ impl Runner<'_> {
                     .map_err(Failure::fatal(Stage::Upload))?;
                 gpu.profiled(kernel, instance, &buffers)
                     .map_err(Failure::fatal(Stage::Profile))?;
-                let sequence = self.sequence;
-                self.sequence += 1;
-                Ok(Event::Profiled {
-                    item: item.clone(),
-                    sequence,
-                    kernel: variant
-                        .kernel()
-                        .map(|kernel| kernel.entry.clone())
-                        .unwrap_or_default(),
-                })
+                // One profiled launch per kernel launched: a sequence's
+                // steps in order.
+                let entries = variant.kernel().map(|k| k.entries()).unwrap_or_default();
+                let launched: Vec<String> = match instance.sequence.is_empty() {
+                    true => entries.first().cloned().into_iter().collect(),
+                    false => instance
+                        .sequence
+                        .iter()
+                        .map(|step| entries.get(step.kernel).cloned().unwrap_or_default())
+                        .collect(),
+                };
+                let mut events: Vec<Event> = launched
+                    .into_iter()
+                    .map(|kernel| {
+                        self.sequence += 1;
+                        Event::Profiled {
+                            item: item.clone(),
+                            sequence: self.sequence - 1,
+                            kernel,
+                        }
+                    })
+                    .collect();
+                let last = events.pop().ok_or_else(|| Failure {
+                    stage: Stage::Profile,
+                    error: GpuError {
+                        during: "profiling".into(),
+                        message: "the variant launches no kernel".into(),
+                    },
+                    fatal: false,
+                })?;
+                events.into_iter().for_each(&mut *emit);
+                Ok(last)
             }
             Mode::Time => {
                 let reference = match &variant.verify {

@@ -30,11 +30,12 @@ pub struct Item {
     pub size: String,
 }
 
-/// A CUBIN and the symbol of the kernel to load from it.
+/// A CUBIN and the symbols of the kernels to load from it (one per entry
+/// of the variant, in order).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Module {
     pub cubin: PathBuf,
-    pub function: String,
+    pub functions: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

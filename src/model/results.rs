@@ -113,7 +113,12 @@ pub struct RunResult {
     pub check: Option<Check>,
     /// Why this run is incomplete (compile error, fault, timeout…).
     pub failure: Option<Failure>,
+    /// What ncu measured; for a variant that launches a sequence of
+    /// kernels, the profile of its longest launch.
     pub profile: Option<Profile>,
+    /// For a sequence, every launch's profile in order (empty otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<Profile>,
     /// For a command variant, the command line run at this size.
     #[serde(default)]
     pub command: Option<String>,

@@ -159,6 +159,7 @@ pub fn compare_results(imported: &[ImportedLaunch], command: String, created: St
                 }),
                 failure: None,
                 profile: Some(profile_of_launch(&item.launch, &item.source)),
+                steps: Vec::new(),
                 command: None,
                 cache_key: None,
             }],

@@ -102,7 +102,7 @@ fn compile_kernel(
         }
         let request = Request {
             source: &kernel.path,
-            entry: &kernel.entry,
+            entries: &kernel.entries(),
             compiler: kernel.compiler,
             options: &options,
         };
@@ -115,7 +115,7 @@ fn compile_kernel(
                 }
                 modules.push(Module {
                     cubin: compiled.cubin,
-                    function: compiled.function,
+                    functions: compiled.functions,
                 });
             }
             Err(missing @ (BuildError::NvrtcMissing | BuildError::NvccMissing { .. })) => {

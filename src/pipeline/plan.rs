@@ -64,6 +64,7 @@ pub(super) fn new_results(plan: &Plan, request: &ReportRequest) -> Results {
                     check: None,
                     failure: None,
                     profile: None,
+                    steps: Vec::new(),
                     command: instance.command.as_ref().map(|argv| shell_words(argv)),
                     cache_key: None,
                 })

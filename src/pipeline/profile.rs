@@ -17,7 +17,7 @@ use crate::config::Plan;
 use crate::error::Error;
 use crate::harness::{Event, Item, Job, Mode};
 use crate::model::notice::Notice;
-use crate::model::results::{ProfilerRun, Results};
+use crate::model::results::{Profile, ProfilerRun, Results, RunResult};
 use crate::ncu::export::{ExportError, SourcePages, export};
 use crate::ncu::{ingest, run as ncu_run};
 use crate::process::{self, Invocation};
@@ -133,6 +133,25 @@ pub(super) fn run(
     ingest_report(ncu, &report_file, folders, plan, &profiled, results)
 }
 
+/// Records one profiled launch: a single launch is the run's profile; a
+/// sequence keeps every step's in order, and its longest as the profile the
+/// report explains.
+fn record_launch(run: &mut RunResult, profile: Profile, sequence: bool) {
+    if !sequence {
+        run.profile = Some(profile);
+        return;
+    }
+    let duration = |p: &Profile| p.metric(crate::model::metrics::DURATION).unwrap_or(0.0);
+    if run
+        .profile
+        .as_ref()
+        .is_none_or(|longest| duration(&profile) > duration(longest))
+    {
+        run.profile = Some(profile.clone());
+    }
+    run.steps.push(profile);
+}
+
 /// Items to profile: those of the timing job that ran cleanly and were not
 /// reused. Library calls launch kernels gpuprof does not choose; they are
 /// timed and verified but not profiled.
@@ -243,7 +262,7 @@ fn ingest_report(
         };
         let profile = ingest::profile_from_launch(launch, page.files, &kernel.path);
         if let Some(run) = results.run_mut(&profiled.item.variant, &profiled.item.size) {
-            run.profile = Some(profile);
+            record_launch(run, profile, !kernel.sequence.is_empty());
         }
     }
     Ok(())

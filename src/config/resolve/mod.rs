@@ -26,6 +26,7 @@ mod checks;
 mod command;
 mod compile;
 mod library;
+mod sequence;
 mod source;
 mod suite;
 mod values;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use toml::Spanned;
 
-use super::{Context, merged};
+use super::{Context, Merged, merged};
 use crate::config::error::ConfigError;
 use crate::config::kernels::{self, Kernel, Kernels};
 use crate::config::raw::RawVariant;
@@ -33,7 +33,16 @@ impl Context<'_> {
                 "source = \"kernels/<file>.cu\" (relative to this file's folder)",
             )
         })?;
-        let entry = merged(raw, self.defaults, |r| &r.entry).ok_or_else(|| {
+        let entry = match &raw.sequence {
+            // A sequence names its kernels in its steps; the first is the
+            // variant's entry.
+            Some(steps) => steps.get_ref().first().map(|step| Merged {
+                value: &step.get_ref().entry,
+                inherited: false,
+            }),
+            None => merged(raw, self.defaults, |r| &r.entry),
+        };
+        let entry = entry.ok_or_else(|| {
             missing(
                 "entry",
                 "entry = \"<kernel>\" (a __global__ function of the source, e.g. \"transpose\" or \"reduce<256>\")",
@@ -77,12 +86,23 @@ impl Context<'_> {
                 slot.insert(kernels::scan(&text))
             }
         };
+        self.check_entry(entry, &shown, found).map(|()| path)
+    }
+
+    /// That `entry` names a kernel of the source `shown`, scanned as
+    /// `found` (an instance, for a template).
+    pub(super) fn check_entry(
+        &self,
+        entry: &Spanned<String>,
+        shown: &Path,
+        found: &Kernels,
+    ) -> Result<(), ConfigError> {
         match found.find(entry.get_ref()) {
-            Some(kernel) => self.check_instance(entry, kernel).map(|()| path),
+            Some(kernel) => self.check_instance(entry, kernel),
             // A macro may declare kernels the scan cannot see: the compiler
             // has the last word.
-            None if found.declared_by_macro => Ok(path),
-            None => Err(self.not_a_kernel(entry, &shown, found)),
+            None if found.declared_by_macro => Ok(()),
+            None => Err(self.not_a_kernel(entry, shown, found)),
         }
     }
 

@@ -49,6 +49,7 @@ impl<'c> Context<'c> {
                     "add {example} to this [[variant]] or to [defaults]"
                 ))
         };
+        self.check_sequence_keys(raw, name)?;
         let command = merged(raw, d, |r| &r.command);
         let library = merged(raw, d, |r| &r.library).filter(|_| command.is_none());
         let (source_path, entry_name, library_kind) = self.runs(
@@ -59,7 +60,8 @@ impl<'c> Context<'c> {
             kernels,
         )?;
         let runs_kernel = library.is_none() && command.is_none();
-        let keys = self.launch_keys(raw, runs_kernel, command.is_some(), &missing)?;
+        let one_launch = runs_kernel && raw.sequence.is_none();
+        let keys = self.launch_keys(raw, one_launch, command.is_some(), &missing)?;
 
         let role = self.role(raw)?;
         let changes = self.changes(raw)?;
@@ -70,11 +72,28 @@ impl<'c> Context<'c> {
         let tolerance = self.tolerance(raw)?;
 
         let values = self.size_values(raw, name, keys, library.as_ref(), command.as_ref())?;
+        let (entries, steps) = match runs_kernel {
+            true => self.sequence_steps(
+                raw,
+                name,
+                (&source_path, &kernels[&source_path]),
+                &values.args,
+            )?,
+            false => (Vec::new(), Vec::new()),
+        };
         let instances = self
             .sizes
             .iter()
-            .map(|size| self.instance(&values, size))
-            .collect::<Result<Vec<_>, _>>()?;
+            .map(|size| {
+                let mut instance = self.instance(&values, size)?;
+                instance.sequence = self.steps_at(&steps, size)?;
+                if let Some(first) = instance.sequence.first() {
+                    (instance.grid, instance.block) = (first.grid, first.block);
+                    instance.shared_bytes = first.shared_bytes;
+                }
+                Ok(instance)
+            })
+            .collect::<Result<Vec<_>, ConfigError>>()?;
         if let Some(library) = &library {
             check_gemm_buffers(doc, library.value.span(), name, &instances)?;
         }
@@ -92,6 +111,7 @@ impl<'c> Context<'c> {
                     compiler: settings.compiler,
                     compiler_reason: settings.reason,
                     include_dirs: settings.include_dirs,
+                    sequence: entries,
                 })
             }
         };
@@ -326,6 +346,7 @@ impl<'c> Context<'c> {
             bytes: self.amount(values.bytes.as_ref(), size)?,
             flops: self.amount(values.flops.as_ref(), size)?,
             defines: self.define_values(&values.defines, size)?,
+            sequence: Vec::new(),
         })
     }
 

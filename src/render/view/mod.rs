@@ -166,6 +166,19 @@ pub struct RunView {
     pub line_diffs: Vec<String>,
     /// Every counter of the fixed metric set as ncu reported it.
     pub counters: Vec<Fact>,
+    /// For a variant that launches a sequence: each launch, in order, with
+    /// what ncu measured of it; the findings above are the longest's.
+    pub steps: Vec<StepView>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StepView {
+    pub number: usize,
+    pub kernel: String,
+    pub duration: String,
+    pub dram: String,
+    pub sm: String,
+    pub longest: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -3,7 +3,9 @@
 //! source lines with an excerpt around each, the line diffs, and every
 //! counter of the fixed metric set.
 
-use super::{ExcerptLine, Fact, FindingView, HotLineView, LimitView, MetricRow, RunView, state};
+use super::{
+    ExcerptLine, Fact, FindingView, HotLineView, LimitView, MetricRow, RunView, StepView, state,
+};
 use crate::analysis::derived::Key;
 use crate::analysis::findings::{HotLine, Severity};
 use crate::analysis::{RunAnalysis, Status, format};
@@ -105,7 +107,29 @@ pub(super) fn run_view(
         }),
         line_diffs: run.line_diffs.iter().map(|d| d.text.clone()).collect(),
         counters: counters(recorded.profile.as_ref()),
+        steps: step_views(recorded),
     }
+}
+
+/// A sequence's launches as ncu measured them, marking the longest (whose
+/// profile the findings explain).
+fn step_views(recorded: &crate::model::results::RunResult) -> Vec<StepView> {
+    use crate::model::metrics::{DRAM_THROUGHPUT, DURATION, SM_THROUGHPUT};
+    let longest = recorded.profile.as_ref().map(|p| p.ncu_id);
+    let shown = |value: Option<f64>, show: fn(f64) -> String| value.map_or("–".into(), show);
+    recorded
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(index, step)| StepView {
+            number: index + 1,
+            kernel: step.kernel_name.clone(),
+            duration: shown(step.metric(DURATION), format::nanoseconds),
+            dram: shown(step.metric(DRAM_THROUGHPUT), format::percent),
+            sm: shown(step.metric(SM_THROUGHPUT), format::percent),
+            longest: Some(step.ncu_id) == longest,
+        })
+        .collect()
 }
 
 /// The fixed table of metrics, each with its value before (at the previous

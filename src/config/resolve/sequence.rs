@@ -1,0 +1,205 @@
+//! A variant that launches several kernels in order (`sequence`), such as
+//! a two-pass reduction or a kernel and its finishing kernel. The variant's
+//! `args` declare the buffers the steps share; each step names a kernel of
+//! the variant's source, its geometry, and its arguments: `{ name = "in" }`
+//! passes the variant's buffer, a scalar is written as in `args`. Compiled
+//! once here, evaluated at every size.
+
+use std::ops::Range;
+use std::path::Path;
+
+use toml::Spanned;
+
+use super::Context;
+use super::args::ArgSpec;
+use super::values::{Compiled, grid_bounds, shared_bytes_bounds};
+use crate::config::error::ConfigError;
+use crate::config::kernels::Kernels;
+use crate::config::plan::{Arg, Step, StepArg};
+use crate::config::raw::RawVariant;
+use crate::model::suite::Size;
+
+/// One step, compiled.
+pub(super) struct StepValues<'a> {
+    kernel: usize,
+    grid: Vec<Compiled<'a>>,
+    block: Vec<Compiled<'a>>,
+    block_span: Range<usize>,
+    shared: Option<Compiled<'a>>,
+    args: Vec<StepSpec<'a>>,
+}
+
+/// A step's argument: the index of one of the variant's buffers, or a
+/// scalar of its own.
+enum StepSpec<'a> {
+    Buffer(usize),
+    Scalar(ArgSpec<'a>),
+}
+
+impl<'c> Context<'c> {
+    /// The refusals of a sequence variant: no `entry`, `grid`, `block` or
+    /// `shared_bytes` of its own, and `args` holding buffers only.
+    pub(super) fn check_sequence_keys(
+        &self,
+        raw: &RawVariant,
+        name: &str,
+    ) -> Result<(), ConfigError> {
+        let Some(sequence) = &raw.sequence else {
+            return Ok(());
+        };
+        let own = [
+            ("entry", raw.entry.as_ref().map(Spanned::span)),
+            ("grid", raw.grid.as_ref().map(Spanned::span)),
+            ("block", raw.block.as_ref().map(Spanned::span)),
+            ("shared_bytes", raw.shared_bytes.as_ref().map(Spanned::span)),
+        ];
+        if let Some((key, Some(span))) = own.into_iter().find(|(_, span)| span.is_some()) {
+            return Err(self
+                .doc
+                .error(
+                    span,
+                    format!(
+                        "variant `{name}` launches a `sequence`, so it takes no `{key}` of its own"
+                    ),
+                )
+                .help(format!("give `{key}` in each step of `sequence`")));
+        }
+        if sequence.get_ref().is_empty() {
+            return Err(self
+                .doc
+                .error(sequence.span(), format!("the `sequence` of variant `{name}` is empty"))
+                .help("list its launches in order: sequence = [{ entry = \"...\", grid = [...], block = [...], args = [...] }]"));
+        }
+        Ok(())
+    }
+
+    /// The sequence's steps compiled, and the distinct kernels they launch
+    /// in order of first use; `buffers` are the variant's `args`.
+    pub(super) fn sequence_steps(
+        &self,
+        raw: &'c RawVariant,
+        name: &str,
+        source: (&Path, &Kernels),
+        buffers: &[ArgSpec<'c>],
+    ) -> Result<(Vec<String>, Vec<StepValues<'c>>), ConfigError> {
+        let Some(sequence) = &raw.sequence else {
+            return Ok((Vec::new(), Vec::new()));
+        };
+        if let Some(scalar) = buffers.iter().find(|a| matches!(a, ArgSpec::Scalar(_))) {
+            return Err(self
+                .doc
+                .error(scalar.name_span(), format!("`args` of variant `{name}` declares the buffers its steps share; scalar `{}` belongs to a step", scalar.name()))
+                .help("give scalars in the `args` of each step of `sequence`"));
+        }
+        // Errors name the source as the toml does, not its canonical path.
+        let shown = match super::merged(raw, self.defaults, |r| &r.source) {
+            Some(source) => self.doc.dir.join(source.value.get_ref()),
+            None => source.0.to_path_buf(),
+        };
+        let mut entries: Vec<String> = Vec::new();
+        let mut steps = Vec::new();
+        for (index, step) in sequence.get_ref().iter().enumerate() {
+            let step = step.get_ref();
+            self.check_entry(&step.entry, &shown, source.1)?;
+            let entry = step.entry.get_ref().clone();
+            let kernel = match entries.iter().position(|e| *e == entry) {
+                Some(known) => known,
+                None => {
+                    entries.push(entry);
+                    entries.len() - 1
+                }
+            };
+            let scope =
+                |key: &str, _: bool| format!("{key} of step {} of variant `{name}`", index + 1);
+            let geometry = |value| super::Merged {
+                value,
+                inherited: false,
+            };
+            steps.push(StepValues {
+                kernel,
+                grid: self.geometry(&geometry(&step.grid), "grid", &scope)?,
+                block: self.geometry(&geometry(&step.block), "block", &scope)?,
+                block_span: step.block.span(),
+                shared: match &step.shared_bytes {
+                    Some(value) => Some(self.compile(value, scope("shared_bytes", false))?),
+                    None => None,
+                },
+                args: step
+                    .args
+                    .iter()
+                    .map(|arg| self.step_arg(arg, buffers, &|key: &str| scope(key, false)))
+                    .collect::<Result<_, _>>()?,
+            });
+        }
+        Ok((entries, steps))
+    }
+
+    /// A step's argument: `{ name = "in" }` names one of the variant's
+    /// buffers; anything more is a scalar.
+    fn step_arg(
+        &self,
+        arg: &'c Spanned<crate::config::raw::RawArg>,
+        buffers: &[ArgSpec<'c>],
+        scope: &dyn Fn(&str) -> String,
+    ) -> Result<StepSpec<'c>, ConfigError> {
+        let raw = arg.get_ref();
+        let name = raw.name.get_ref();
+        if raw.buffer.is_some() {
+            return Err(self
+                .doc
+                .error(arg.span(), format!("step argument `{name}` declares a buffer"))
+                .help("declare buffers in the variant's `args`; a step passes one as { name = \"...\" }"));
+        }
+        if raw.scalar.is_some() {
+            return Ok(StepSpec::Scalar(self.arg(arg, scope)?));
+        }
+        match buffers.iter().position(|b| b.name() == name) {
+            Some(index) => Ok(StepSpec::Buffer(index)),
+            None => {
+                let names: Vec<&str> = buffers.iter().map(ArgSpec::name).collect();
+                Err(self
+                    .doc
+                    .error(raw.name.span(), format!("`{name}` is not a buffer of the variant"))
+                    .help(format!(
+                        "a step passes one of the variant's `args` by name ({}), or a scalar {{ name, scalar = TYPE, value }}",
+                        names.join(", ")
+                    )))
+            }
+        }
+    }
+
+    /// The steps at `size`.
+    pub(super) fn steps_at(
+        &self,
+        steps: &[StepValues],
+        size: &Size,
+    ) -> Result<Vec<Step>, ConfigError> {
+        steps
+            .iter()
+            .map(|step| {
+                Ok(Step {
+                    kernel: step.kernel,
+                    grid: self.dims(&step.grid, size, grid_bounds)?,
+                    block: self.block(&step.block, step.block_span.clone(), size)?,
+                    shared_bytes: match &step.shared {
+                        Some(c) => self.whole(c, size, &shared_bytes_bounds())? as u32,
+                        None => 0,
+                    },
+                    args: step
+                        .args
+                        .iter()
+                        .map(|arg| match arg {
+                            StepSpec::Buffer(index) => Ok(StepArg::Buffer { index: *index }),
+                            StepSpec::Scalar(spec) => match self.instantiate(spec, size)? {
+                                Arg::Scalar(scalar) => Ok(StepArg::Scalar(scalar)),
+                                Arg::Buffer(_) => {
+                                    unreachable!("a scalar spec instantiates to a scalar")
+                                }
+                            },
+                        })
+                        .collect::<Result<_, _>>()?,
+                })
+            })
+            .collect()
+    }
+}
