@@ -168,7 +168,7 @@ pub fn run(invocation: &Invocation) -> Result<ToolOutput, ToolError> {
 pub fn run_streaming(
     invocation: &Invocation,
     idle_timeout: Option<Duration>,
-    mut on_line: impl FnMut(&str),
+    on_line: impl FnMut(&str),
 ) -> Result<ToolOutput, ToolError> {
     let command_line = invocation.display();
     let spawn_error = |kind| ToolError {
@@ -192,42 +192,8 @@ pub fn run_streaming(
         running_groups().push(group);
     }
     let stderr_reader = read_all_in_background(child.stderr.take());
-    let (lines_tx, lines_rx) = mpsc::channel::<String>();
-    let stdout = child.stdout.take();
-    let stdout_reader = thread::spawn(move || {
-        if let Some(stdout) = stdout {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if lines_tx.send(line).is_err() {
-                    break;
-                }
-            }
-        }
-    });
-
-    let mut stdout_text = String::new();
-    let mut last_output = Instant::now();
-    let mut timed_out = None;
-    loop {
-        match lines_rx.recv_timeout(Duration::from_millis(100)) {
-            Ok(line) => {
-                on_line(&line);
-                stdout_text.push_str(&line);
-                stdout_text.push('\n');
-                last_output = Instant::now();
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                if let Some(limit) = idle_timeout
-                    && last_output.elapsed() > limit
-                {
-                    kill_tree(&mut child);
-                    timed_out = Some(limit.as_secs());
-                    break;
-                }
-            }
-        }
-    }
+    let (stdout_reader, lines) = read_lines_in_background(child.stdout.take());
+    let (stdout_text, timed_out) = follow_stdout(&mut child, &lines, idle_timeout, on_line);
     let waited = child.wait();
     if let Some(group) = group {
         running_groups().retain(|g| *g != group);
@@ -253,6 +219,57 @@ pub fn run_streaming(
             stderr,
         }),
     }
+}
+
+/// Passes each stdout line to `on_line` as it arrives, until stdout
+/// closes or, with `idle_timeout`, the tool prints nothing for that long
+/// and is killed: the text read, and the idle seconds when it timed out.
+fn follow_stdout(
+    child: &mut Child,
+    lines: &mpsc::Receiver<String>,
+    idle_timeout: Option<Duration>,
+    mut on_line: impl FnMut(&str),
+) -> (String, Option<u64>) {
+    let mut stdout_text = String::new();
+    let mut last_output = Instant::now();
+    loop {
+        match lines.recv_timeout(Duration::from_millis(100)) {
+            Ok(line) => {
+                on_line(&line);
+                stdout_text.push_str(&line);
+                stdout_text.push('\n');
+                last_output = Instant::now();
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => return (stdout_text, None),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if let Some(limit) = idle_timeout
+                    && last_output.elapsed() > limit
+                {
+                    kill_tree(child);
+                    return (stdout_text, Some(limit.as_secs()));
+                }
+            }
+        }
+    }
+}
+
+/// Sends each line of `source` down the channel as it is read, until it
+/// ends or the receiver is gone.
+fn read_lines_in_background<R: Read + Send + 'static>(
+    source: Option<R>,
+) -> (thread::JoinHandle<()>, mpsc::Receiver<String>) {
+    let (lines_tx, lines_rx) = mpsc::channel::<String>();
+    let reader = thread::spawn(move || {
+        if let Some(source) = source {
+            for line in BufReader::new(source).lines() {
+                let Ok(line) = line else { break };
+                if lines_tx.send(line).is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    (reader, lines_rx)
 }
 
 fn read_all_in_background<R: Read + Send + 'static>(

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::metrics as m;
 use crate::model::results::Profile;
+use crate::model::source::SourceLine;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -206,117 +207,161 @@ fn sum(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 
 /// Derives everything a profile allows; `median_ms` is the event timing.
 pub fn derive(profile: Option<&Profile>, median_ms: Option<f64>) -> Derived {
-    let mut values = BTreeMap::new();
-    let mut put = |key: Key, value: Option<f64>| {
-        if let Some(value) = value.filter(|v| v.is_finite()) {
-            values.insert(key, value);
-        }
-    };
-    put(Key::Time, median_ms);
+    let mut values = Values::default();
+    values.put(Key::Time, median_ms);
     let Some(profile) = profile else {
         return Derived {
-            values,
+            values: values.0,
             limiters: Vec::new(),
             blocks_per_sm: None,
         };
     };
-    let get = |name: &str| profile.metric(name);
-    put(Key::KernelDuration, get(m::DURATION));
-    put(
-        Key::GlobalLoadSectorsPerRequest,
-        ratio(get(m::GLOBAL_LOAD_SECTORS), get(m::GLOBAL_LOAD_REQUESTS)),
-    );
-    put(
-        Key::GlobalStoreSectorsPerRequest,
-        ratio(get(m::GLOBAL_STORE_SECTORS), get(m::GLOBAL_STORE_REQUESTS)),
-    );
-    put(Key::GlobalLoadRequests, get(m::GLOBAL_LOAD_REQUESTS));
-    put(Key::GlobalStoreRequests, get(m::GLOBAL_STORE_REQUESTS));
-    put(
-        Key::SharedLoadWavefrontsPerInstruction,
-        ratio(
-            get(m::SHARED_LOAD_WAVEFRONTS),
-            get(m::SHARED_LOAD_INSTRUCTIONS),
-        ),
-    );
-    put(
-        Key::SharedStoreWavefrontsPerInstruction,
-        ratio(
-            get(m::SHARED_STORE_WAVEFRONTS),
-            get(m::SHARED_STORE_INSTRUCTIONS),
-        ),
-    );
-    put(
-        Key::SharedLoadBankConflicts,
-        get(m::SHARED_LOAD_BANK_CONFLICTS),
-    );
-    put(
-        Key::SharedStoreBankConflicts,
-        get(m::SHARED_STORE_BANK_CONFLICTS),
-    );
-    put(
-        Key::SharedLoadInstructions,
-        get(m::SHARED_LOAD_INSTRUCTIONS),
-    );
-    let fma_warp_instructions = get(m::FFMA_THREAD_INSTRUCTIONS).map(|t| t / 32.0);
-    put(
-        Key::SharedLoadsPerFma,
-        ratio(get(m::SHARED_LOAD_INSTRUCTIONS), fma_warp_instructions),
-    );
-    put(Key::AchievedOccupancy, get(m::ACHIEVED_OCCUPANCY));
-    put(Key::TheoreticalOccupancy, get(m::THEORETICAL_OCCUPANCY));
-    put(Key::RegistersPerThread, get(m::REGISTERS_PER_THREAD));
-    put(
-        Key::SharedMemoryPerBlock,
-        sum(
-            get(m::STATIC_SHARED_PER_BLOCK),
-            get(m::DYNAMIC_SHARED_PER_BLOCK),
-        ),
-    );
-    put(
-        Key::LocalMemorySectors,
-        sum(get(m::LOCAL_LOAD_SECTORS), get(m::LOCAL_STORE_SECTORS)),
-    );
-    put(Key::DramThroughput, get(m::DRAM_THROUGHPUT));
-    put(Key::SmThroughput, get(m::SM_THROUGHPUT));
-    put(Key::MemoryThroughput, get(m::MEMORY_THROUGHPUT));
-    put(Key::L1Throughput, get(m::L1_THROUGHPUT));
-    put(Key::L2Throughput, get(m::L2_THROUGHPUT));
-    let dram_bytes = sum(get(m::DRAM_BYTES_READ), get(m::DRAM_BYTES_WRITE));
-    put(Key::DramBytes, dram_bytes);
-    put(Key::L2HitRate, get(m::L2_HIT_RATE));
-    let flops = match (
-        get(m::FFMA_THREAD_INSTRUCTIONS),
-        get(m::FADD_THREAD_INSTRUCTIONS),
-        get(m::FMUL_THREAD_INSTRUCTIONS),
-    ) {
-        (None, None, None) => None,
-        (fma, add, mul) => Some(2.0 * fma.unwrap_or(0.0) + add.unwrap_or(0.0) + mul.unwrap_or(0.0)),
-    };
-    put(Key::CountedFlops, flops);
-    put(Key::ArithmeticIntensity, ratio(flops, dram_bytes));
-    put(Key::WarpInstructions, get(m::WARP_INSTRUCTIONS));
-    put(Key::IssueActive, get(m::ISSUE_ACTIVE));
-    let lines = &profile.source_lines;
-    let total = |pick: fn(&crate::model::source::SourceLine) -> Option<f64>| -> Option<f64> {
-        let values: Vec<f64> = lines.iter().filter_map(pick).collect();
-        (!values.is_empty()).then(|| values.iter().sum())
-    };
-    put(
-        Key::GlobalExcessSectors,
-        ratio(
-            total(|l| l.global_sectors),
-            total(|l| l.global_sectors_ideal),
-        ),
-    );
-    put(
-        Key::SharedExcessWavefronts,
-        ratio(
-            total(|l| l.shared_wavefronts),
-            total(|l| l.shared_wavefronts_ideal),
-        ),
-    );
+    values.put(Key::KernelDuration, profile.metric(m::DURATION));
+    values.put_memory_accesses(profile);
+    values.put_occupancy(profile);
+    values.put_throughput_and_work(profile);
+    values.put_source_excess(&profile.source_lines);
+    let (limiters, blocks_per_sm) = block_limit(profile);
+    Derived {
+        values: values.0,
+        limiters,
+        blocks_per_sm,
+    }
+}
 
+/// Derived values as they are worked out: only present, finite ones are
+/// kept.
+#[derive(Default)]
+struct Values(BTreeMap<Key, f64>);
+
+impl Values {
+    fn put(&mut self, key: Key, value: Option<f64>) {
+        if let Some(value) = value.filter(|v| v.is_finite()) {
+            self.0.insert(key, value);
+        }
+    }
+
+    /// Global sectors per request, shared wavefronts per instruction, bank
+    /// conflicts and shared loads per FMA.
+    fn put_memory_accesses(&mut self, profile: &Profile) {
+        let get = |name: &str| profile.metric(name);
+        self.put(
+            Key::GlobalLoadSectorsPerRequest,
+            ratio(get(m::GLOBAL_LOAD_SECTORS), get(m::GLOBAL_LOAD_REQUESTS)),
+        );
+        self.put(
+            Key::GlobalStoreSectorsPerRequest,
+            ratio(get(m::GLOBAL_STORE_SECTORS), get(m::GLOBAL_STORE_REQUESTS)),
+        );
+        self.put(Key::GlobalLoadRequests, get(m::GLOBAL_LOAD_REQUESTS));
+        self.put(Key::GlobalStoreRequests, get(m::GLOBAL_STORE_REQUESTS));
+        self.put(
+            Key::SharedLoadWavefrontsPerInstruction,
+            ratio(
+                get(m::SHARED_LOAD_WAVEFRONTS),
+                get(m::SHARED_LOAD_INSTRUCTIONS),
+            ),
+        );
+        self.put(
+            Key::SharedStoreWavefrontsPerInstruction,
+            ratio(
+                get(m::SHARED_STORE_WAVEFRONTS),
+                get(m::SHARED_STORE_INSTRUCTIONS),
+            ),
+        );
+        self.put(
+            Key::SharedLoadBankConflicts,
+            get(m::SHARED_LOAD_BANK_CONFLICTS),
+        );
+        self.put(
+            Key::SharedStoreBankConflicts,
+            get(m::SHARED_STORE_BANK_CONFLICTS),
+        );
+        self.put(
+            Key::SharedLoadInstructions,
+            get(m::SHARED_LOAD_INSTRUCTIONS),
+        );
+        let fma_warp_instructions = get(m::FFMA_THREAD_INSTRUCTIONS).map(|t| t / 32.0);
+        self.put(
+            Key::SharedLoadsPerFma,
+            ratio(get(m::SHARED_LOAD_INSTRUCTIONS), fma_warp_instructions),
+        );
+    }
+
+    /// Occupancy and the per-thread and per-block resources that bound it.
+    fn put_occupancy(&mut self, profile: &Profile) {
+        let get = |name: &str| profile.metric(name);
+        self.put(Key::AchievedOccupancy, get(m::ACHIEVED_OCCUPANCY));
+        self.put(Key::TheoreticalOccupancy, get(m::THEORETICAL_OCCUPANCY));
+        self.put(Key::RegistersPerThread, get(m::REGISTERS_PER_THREAD));
+        self.put(
+            Key::SharedMemoryPerBlock,
+            sum(
+                get(m::STATIC_SHARED_PER_BLOCK),
+                get(m::DYNAMIC_SHARED_PER_BLOCK),
+            ),
+        );
+        self.put(
+            Key::LocalMemorySectors,
+            sum(get(m::LOCAL_LOAD_SECTORS), get(m::LOCAL_STORE_SECTORS)),
+        );
+    }
+
+    /// Throughputs against their peaks, DRAM traffic, counted FLOPs and
+    /// arithmetic intensity, instructions issued.
+    fn put_throughput_and_work(&mut self, profile: &Profile) {
+        let get = |name: &str| profile.metric(name);
+        self.put(Key::DramThroughput, get(m::DRAM_THROUGHPUT));
+        self.put(Key::SmThroughput, get(m::SM_THROUGHPUT));
+        self.put(Key::MemoryThroughput, get(m::MEMORY_THROUGHPUT));
+        self.put(Key::L1Throughput, get(m::L1_THROUGHPUT));
+        self.put(Key::L2Throughput, get(m::L2_THROUGHPUT));
+        let dram_bytes = sum(get(m::DRAM_BYTES_READ), get(m::DRAM_BYTES_WRITE));
+        self.put(Key::DramBytes, dram_bytes);
+        self.put(Key::L2HitRate, get(m::L2_HIT_RATE));
+        let flops = match (
+            get(m::FFMA_THREAD_INSTRUCTIONS),
+            get(m::FADD_THREAD_INSTRUCTIONS),
+            get(m::FMUL_THREAD_INSTRUCTIONS),
+        ) {
+            (None, None, None) => None,
+            (fma, add, mul) => {
+                Some(2.0 * fma.unwrap_or(0.0) + add.unwrap_or(0.0) + mul.unwrap_or(0.0))
+            }
+        };
+        self.put(Key::CountedFlops, flops);
+        self.put(Key::ArithmeticIntensity, ratio(flops, dram_bytes));
+        self.put(Key::WarpInstructions, get(m::WARP_INSTRUCTIONS));
+        self.put(Key::IssueActive, get(m::ISSUE_ACTIVE));
+    }
+
+    /// Global sectors and shared wavefronts over their ideal, summed over
+    /// the source lines.
+    fn put_source_excess(&mut self, lines: &[SourceLine]) {
+        let total = |pick: fn(&SourceLine) -> Option<f64>| -> Option<f64> {
+            let values: Vec<f64> = lines.iter().filter_map(pick).collect();
+            (!values.is_empty()).then(|| values.iter().sum())
+        };
+        self.put(
+            Key::GlobalExcessSectors,
+            ratio(
+                total(|l| l.global_sectors),
+                total(|l| l.global_sectors_ideal),
+            ),
+        );
+        self.put(
+            Key::SharedExcessWavefronts,
+            ratio(
+                total(|l| l.shared_wavefronts),
+                total(|l| l.shared_wavefronts_ideal),
+            ),
+        );
+    }
+}
+
+/// The resources that allow the fewest blocks per SM, and that number.
+fn block_limit(profile: &Profile) -> (Vec<Limiter>, Option<f64>) {
+    let get = |name: &str| profile.metric(name);
     let limits = [
         (Limiter::Registers, get(m::BLOCK_LIMIT_REGISTERS)),
         (Limiter::SharedMemory, get(m::BLOCK_LIMIT_SHARED_MEMORY)),
@@ -329,11 +374,7 @@ pub fn derive(profile: Option<&Profile>, median_ms: Option<f64>) -> Derived {
         .filter(|(_, v)| v.is_some() && *v == blocks_per_sm)
         .map(|(l, _)| *l)
         .collect();
-    Derived {
-        values,
-        limiters,
-        blocks_per_sm,
-    }
+    (limiters, blocks_per_sm)
 }
 
 #[cfg(test)]

@@ -300,192 +300,293 @@ fn severity_of(factor: f64) -> Severity {
 }
 
 fn uncoalesced(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
-    let worst: Vec<&HotLine> = hot
-        .iter()
-        .filter(|h| {
-            h.global_excess_factor
-                .is_some_and(|f| f > SECTOR_EXCESS_FACTOR)
-        })
-        .collect();
-    let kernel_excess = derived.get(Key::GlobalExcessSectors);
-    let per_request = [
-        ("store", derived.get(Key::GlobalStoreSectorsPerRequest)),
-        ("load", derived.get(Key::GlobalLoadSectorsPerRequest)),
-    ];
-    let largest = per_request
-        .iter()
-        .filter_map(|(kind, v)| v.map(|v| (*kind, v)))
-        .max_by(|a, b| a.1.total_cmp(&b.1));
-    // With source counters ncu's ideal decides; without, only sectors per
-    // request above what even 16-byte vector accesses need (16) count.
-    let factor = match (kernel_excess, worst.first()) {
-        (_, Some(line)) => line
-            .global_excess_factor
-            .unwrap_or(1.0)
-            .max(kernel_excess.unwrap_or(1.0)),
-        (Some(excess), None) => excess,
-        (None, None) => match largest {
-            Some((_, v)) if v > 16.0 => v / 4.0,
-            _ => return,
-        },
+    let accesses = GlobalAccesses::new(derived, hot);
+    let Some(factor) = accesses.excess_factor() else {
+        return;
     };
     if factor <= SECTOR_EXCESS_FACTOR {
         return;
     }
-    // The worst line's own operation names the direction; a line that both
-    // loads and stores is attributed only when one direction's sectors per
-    // request are more than twice the other's.
-    let dominant = match (per_request[0].1, per_request[1].1) {
-        (Some(store), Some(load)) if store > 2.0 * load => Some("store"),
-        (Some(store), Some(load)) if load > 2.0 * store => Some("load"),
-        (Some(_), None) => Some("store"),
-        (None, Some(_)) => Some("load"),
-        _ => None,
-    };
-    let direction = match worst.first() {
-        Some(line) => line
-            .worst_global()
-            .map(|(kind, _)| kind)
-            .or_else(|| line_direction(&line.access))
-            .or(dominant),
-        None => largest.map(|(kind, _)| kind),
-    }
-    .unwrap_or("access");
-    let directions: Vec<String> = per_request
-        .iter()
-        .filter_map(|(kind, v)| {
-            v.map(|v| format!("{} sectors per {kind} request", format::ratio(v)))
-        })
-        .collect();
-    let mut detail = format!(
-        "The kernel's global accesses touch {} (a warp of 4-byte accesses needs 4, of 16-byte accesses 16).",
-        directions.join(" and ")
-    );
-    if let Some(excess) = kernel_excess {
-        detail.push_str(&format!(
-            " Over the whole kernel ncu counts {} the ideal number of global sectors.",
-            format::speedup(excess)
-        ));
-    }
-    if let Some(line) = worst.first() {
-        detail.push_str(&format!(
-            " The worst line is {} (`{}`): {} the ideal sectors, {} sectors too many. Make consecutive threads (threadIdx.x) touch consecutive addresses there, or stage the data through shared memory.",
-            line.line,
-            line.code,
-            format::speedup(line.global_excess_factor.unwrap_or(1.0)),
-            format::count(line.global_excess_sectors.unwrap_or(0.0))
-        ));
-    }
-    let per_request_of_direction = per_request
-        .iter()
-        .find(|(kind, _)| *kind == direction)
-        .and_then(|(_, v)| *v);
-    // The line's factor for the direction named, when its SASS split it.
-    let line_factor = |line: &HotLine| match line.worst_global() {
-        Some((kind, factor)) if kind == direction => factor,
-        _ => line.global_excess_factor.unwrap_or(1.0),
-    };
-    let title = match (per_request_of_direction, worst.first()) {
-        (Some(v), Some(line)) => format!(
-            "uncoalesced global {direction}s: {} sectors per request ({} the ideal on line {})",
-            format::ratio(v),
-            format::speedup(line_factor(line)),
-            line.line
-        ),
-        (Some(v), None) => format!(
-            "uncoalesced global {direction}s: {} sectors per request",
-            format::ratio(v)
-        ),
-        (None, Some(line)) => format!(
-            "uncoalesced global access: {} the ideal sectors on line {}",
-            format::speedup(line.global_excess_factor.unwrap_or(1.0)),
-            line.line
-        ),
-        (None, None) => format!(
-            "uncoalesced global access: {} the ideal sectors",
-            format::speedup(factor)
-        ),
-    };
+    let direction = accesses.direction();
     found.push(Finding {
         kind: FindingKind::Uncoalesced,
         severity: severity_of(factor),
-        title,
-        detail,
-        lines: worst.iter().map(|h| h.line).collect(),
+        title: accesses.title(direction, factor),
+        detail: accesses.detail(),
+        lines: accesses.worst.iter().map(|h| h.line).collect(),
     });
 }
 
-fn bank_conflicts(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
-    let lines: Vec<&HotLine> = hot
-        .iter()
-        .filter(|h| h.shared_ways.is_some_and(|w| w > EXCESS_FACTOR))
-        .collect();
-    let with_source = derived.get(Key::SharedExcessWavefronts).is_some();
-    let directions = [
-        (
-            "load",
-            derived.get(Key::SharedLoadWavefrontsPerInstruction),
-            derived.get(Key::SharedLoadBankConflicts),
-        ),
-        (
-            "store",
-            derived.get(Key::SharedStoreWavefrontsPerInstruction),
-            derived.get(Key::SharedStoreBankConflicts),
-        ),
-    ];
-    let per_instruction = |kind: &str| directions.iter().find(|d| d.0 == kind).and_then(|d| d.1);
-    let counter_text = |counter: Option<f64>| {
-        counter
-            .map(format::count)
-            .unwrap_or_else(|| "not collected".into())
-    };
-    let raw_numbers: Vec<String> = directions
-        .iter()
-        .filter_map(|(kind, ratio, counter)| {
-            ratio.map(|r| {
-                format!(
-                    "{} wavefronts per shared {kind} instruction (raw bank-conflict counter {})",
-                    format::ratio(r),
-                    counter_text(*counter)
-                )
+/// What a run's counters say about its global accesses.
+struct GlobalAccesses<'a> {
+    /// The hot lines with more global sectors than ncu's ideal, worst first.
+    worst: Vec<&'a HotLine>,
+    /// The whole kernel's global sectors over the ideal (source counters).
+    kernel_excess: Option<f64>,
+    /// Sectors per request of stores, then of loads.
+    per_request: [(&'static str, Option<f64>); 2],
+}
+
+impl<'a> GlobalAccesses<'a> {
+    fn new(derived: &Derived, hot: &'a [HotLine]) -> GlobalAccesses<'a> {
+        GlobalAccesses {
+            worst: hot
+                .iter()
+                .filter(|h| {
+                    h.global_excess_factor
+                        .is_some_and(|f| f > SECTOR_EXCESS_FACTOR)
+                })
+                .collect(),
+            kernel_excess: derived.get(Key::GlobalExcessSectors),
+            per_request: [
+                ("store", derived.get(Key::GlobalStoreSectorsPerRequest)),
+                ("load", derived.get(Key::GlobalLoadSectorsPerRequest)),
+            ],
+        }
+    }
+
+    /// The direction with the most sectors per request, and that number.
+    fn largest(&self) -> Option<(&'static str, f64)> {
+        self.per_request
+            .iter()
+            .filter_map(|(kind, v)| v.map(|v| (*kind, v)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    }
+
+    /// How many times the ideal sectors the kernel moves, or None when
+    /// nothing says it moves more.
+    fn excess_factor(&self) -> Option<f64> {
+        // With source counters ncu's ideal decides; without, only sectors
+        // per request above what even 16-byte vector accesses need (16)
+        // count.
+        match (self.kernel_excess, self.worst.first()) {
+            (_, Some(line)) => Some(
+                line.global_excess_factor
+                    .unwrap_or(1.0)
+                    .max(self.kernel_excess.unwrap_or(1.0)),
+            ),
+            (Some(excess), None) => Some(excess),
+            (None, None) => match self.largest() {
+                Some((_, v)) if v > 16.0 => Some(v / 4.0),
+                _ => None,
+            },
+        }
+    }
+
+    /// "load", "store" or, when nothing tells them apart, "access".
+    fn direction(&self) -> &'static str {
+        // The worst line's own operation names the direction; a line that
+        // both loads and stores is attributed only when one direction's
+        // sectors per request are more than twice the other's.
+        let dominant = match (self.per_request[0].1, self.per_request[1].1) {
+            (Some(store), Some(load)) if store > 2.0 * load => Some("store"),
+            (Some(store), Some(load)) if load > 2.0 * store => Some("load"),
+            (Some(_), None) => Some("store"),
+            (None, Some(_)) => Some("load"),
+            _ => None,
+        };
+        match self.worst.first() {
+            Some(line) => line
+                .worst_global()
+                .map(|(kind, _)| kind)
+                .or_else(|| line_direction(&line.access))
+                .or(dominant),
+            None => self.largest().map(|(kind, _)| kind),
+        }
+        .unwrap_or("access")
+    }
+
+    /// The sectors per request, the kernel's excess and the worst line.
+    fn detail(&self) -> String {
+        let directions: Vec<String> = self
+            .per_request
+            .iter()
+            .filter_map(|(kind, v)| {
+                v.map(|v| format!("{} sectors per {kind} request", format::ratio(v)))
             })
-        })
-        .collect();
+            .collect();
+        let mut detail = format!(
+            "The kernel's global accesses touch {} (a warp of 4-byte accesses needs 4, of 16-byte accesses 16).",
+            directions.join(" and ")
+        );
+        if let Some(excess) = self.kernel_excess {
+            detail.push_str(&format!(
+                " Over the whole kernel ncu counts {} the ideal number of global sectors.",
+                format::speedup(excess)
+            ));
+        }
+        if let Some(line) = self.worst.first() {
+            detail.push_str(&format!(
+                " The worst line is {} (`{}`): {} the ideal sectors, {} sectors too many. Make consecutive threads (threadIdx.x) touch consecutive addresses there, or stage the data through shared memory.",
+                line.line,
+                line.code,
+                format::speedup(line.global_excess_factor.unwrap_or(1.0)),
+                format::count(line.global_excess_sectors.unwrap_or(0.0))
+            ));
+        }
+        detail
+    }
+
+    /// Names the direction's sectors per request and the worst line, where
+    /// known.
+    fn title(&self, direction: &str, factor: f64) -> String {
+        let per_request_of_direction = self
+            .per_request
+            .iter()
+            .find(|(kind, _)| *kind == direction)
+            .and_then(|(_, v)| *v);
+        // The line's factor for the direction named, when its SASS split it.
+        let line_factor = |line: &HotLine| match line.worst_global() {
+            Some((kind, factor)) if kind == direction => factor,
+            _ => line.global_excess_factor.unwrap_or(1.0),
+        };
+        match (per_request_of_direction, self.worst.first()) {
+            (Some(v), Some(line)) => format!(
+                "uncoalesced global {direction}s: {} sectors per request ({} the ideal on line {})",
+                format::ratio(v),
+                format::speedup(line_factor(line)),
+                line.line
+            ),
+            (Some(v), None) => format!(
+                "uncoalesced global {direction}s: {} sectors per request",
+                format::ratio(v)
+            ),
+            (None, Some(line)) => format!(
+                "uncoalesced global access: {} the ideal sectors on line {}",
+                format::speedup(line.global_excess_factor.unwrap_or(1.0)),
+                line.line
+            ),
+            (None, None) => format!(
+                "uncoalesced global access: {} the ideal sectors",
+                format::speedup(factor)
+            ),
+        }
+    }
+}
+
+fn bank_conflicts(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) {
+    let accesses = SharedAccesses::new(derived, hot);
+    let raw_numbers = accesses.raw_numbers();
     if raw_numbers.is_empty() {
         return;
     }
-    // With source counters, ncu's ideal wavefronts (which allow for 8- and
-    // 16-byte accesses) decide; without, one wavefront per instruction.
-    let conflicted: Vec<(&str, f64)> = if with_source {
-        match lines.first() {
-            Some(line) => match line.worst_shared() {
-                Some((kind, ways)) => vec![(kind, ways)],
-                None => {
-                    let kind = line_direction(&line.access).unwrap_or_else(|| {
-                        let (ld, st) = (
-                            directions[0].2.unwrap_or(0.0),
-                            directions[1].2.unwrap_or(0.0),
-                        );
-                        if ld >= st { "load" } else { "store" }
-                    });
-                    vec![(kind, line.shared_ways.unwrap_or(1.0))]
-                }
-            },
-            None => Vec::new(),
-        }
-    } else {
-        directions
-            .iter()
-            .filter_map(|(kind, ratio, _)| ratio.filter(|r| *r > EXCESS_FACTOR).map(|r| (*kind, r)))
-            .collect()
-    };
+    let conflicted = accesses.conflicted();
     for (kind, ways) in &conflicted {
+        found.push(accesses.conflicts(kind, *ways, &raw_numbers));
+    }
+    if conflicted.is_empty()
+        && accesses
+            .directions
+            .iter()
+            .any(|d| d.2.is_some_and(|c| c > 0.0))
+    {
+        found.push(accesses.conflict_free(&raw_numbers));
+    }
+}
+
+/// What a run's counters say about its shared-memory accesses.
+struct SharedAccesses<'a> {
+    /// The hot lines with more wavefronts than ncu's ideal, worst first.
+    lines: Vec<&'a HotLine>,
+    /// Whether source counters (ncu's ideal wavefronts) were collected.
+    with_source: bool,
+    /// Per direction, loads then stores: wavefronts per instruction and
+    /// ncu's raw bank-conflict counter.
+    directions: [(&'static str, Option<f64>, Option<f64>); 2],
+}
+
+impl<'a> SharedAccesses<'a> {
+    fn new(derived: &Derived, hot: &'a [HotLine]) -> SharedAccesses<'a> {
+        SharedAccesses {
+            lines: hot
+                .iter()
+                .filter(|h| h.shared_ways.is_some_and(|w| w > EXCESS_FACTOR))
+                .collect(),
+            with_source: derived.get(Key::SharedExcessWavefronts).is_some(),
+            directions: [
+                (
+                    "load",
+                    derived.get(Key::SharedLoadWavefrontsPerInstruction),
+                    derived.get(Key::SharedLoadBankConflicts),
+                ),
+                (
+                    "store",
+                    derived.get(Key::SharedStoreWavefrontsPerInstruction),
+                    derived.get(Key::SharedStoreBankConflicts),
+                ),
+            ],
+        }
+    }
+
+    fn per_instruction(&self, kind: &str) -> Option<f64> {
+        self.directions
+            .iter()
+            .find(|d| d.0 == kind)
+            .and_then(|d| d.1)
+    }
+
+    /// Wavefronts per instruction and the raw counter, per direction
+    /// measured.
+    fn raw_numbers(&self) -> Vec<String> {
+        let counter_text = |counter: Option<f64>| {
+            counter
+                .map(format::count)
+                .unwrap_or_else(|| "not collected".into())
+        };
+        self.directions
+            .iter()
+            .filter_map(|(kind, ratio, counter)| {
+                ratio.map(|r| {
+                    format!(
+                        "{} wavefronts per shared {kind} instruction (raw bank-conflict counter {})",
+                        format::ratio(r),
+                        counter_text(*counter)
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// The conflicted directions and their ways.
+    fn conflicted(&self) -> Vec<(&'static str, f64)> {
+        // With source counters, ncu's ideal wavefronts (which allow for 8-
+        // and 16-byte accesses) decide; without, one wavefront per
+        // instruction.
+        if !self.with_source {
+            return self
+                .directions
+                .iter()
+                .filter_map(|(kind, ratio, _)| {
+                    ratio.filter(|r| *r > EXCESS_FACTOR).map(|r| (*kind, r))
+                })
+                .collect();
+        }
+        let Some(line) = self.lines.first() else {
+            return Vec::new();
+        };
+        match line.worst_shared() {
+            Some((kind, ways)) => vec![(kind, ways)],
+            None => {
+                let kind = line_direction(&line.access).unwrap_or_else(|| {
+                    let (ld, st) = (
+                        self.directions[0].2.unwrap_or(0.0),
+                        self.directions[1].2.unwrap_or(0.0),
+                    );
+                    if ld >= st { "load" } else { "store" }
+                });
+                vec![(kind, line.shared_ways.unwrap_or(1.0))]
+            }
+        }
+    }
+
+    /// The finding for `ways`-way conflicts on one direction.
+    fn conflicts(&self, kind: &str, ways: f64, raw_numbers: &[String]) -> Finding {
         let mut detail = format!(
             "Each warp's shared {kind} is replayed about {} times because several of its threads hit the same bank: {}.",
             ways.round(),
             raw_numbers.join("; ")
         );
-        match lines.first() {
+        match self.lines.first() {
             Some(line) => detail.push_str(&format!(
                 " The line is {} (`{}`): {} wavefronts per ideal one, {} extra. Pad the shared array (for example [32][33]) or change the index so a warp's threads fall in different banks.",
                 line.line,
@@ -495,28 +596,31 @@ fn bank_conflicts(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) 
             )),
             None => detail.push_str(" (Judged against 1 wavefront per instruction, the ideal for 4-byte accesses; no source counters were collected.)"),
         }
-        found.push(Finding {
+        Finding {
             kind: FindingKind::BankConflicts,
-            severity: severity_of(*ways),
+            severity: severity_of(ways),
             title: format!(
                 "{}-way shared-memory bank conflicts on {kind}s",
                 ways.round()
             ),
             detail,
-            lines: lines.iter().map(|h| h.line).collect(),
-        });
+            lines: self.lines.iter().map(|h| h.line).collect(),
+        }
     }
-    if conflicted.is_empty() && directions.iter().any(|d| d.2.is_some_and(|c| c > 0.0)) {
+
+    /// The finding that the accesses are conflict-free although the raw
+    /// counter is not zero.
+    fn conflict_free(&self, raw_numbers: &[String]) -> Finding {
         let ratios: Vec<String> = ["load", "store"]
             .iter()
-            .filter_map(|kind| per_instruction(kind).map(|r| (kind, r)))
+            .filter_map(|kind| self.per_instruction(kind).map(|r| (kind, r)))
             .enumerate()
             .map(|(i, (kind, r))| {
                 let unit = if i == 0 { " wavefronts" } else { "" };
                 format!("{}{unit} per {kind}", format::ratio(r))
             })
             .collect();
-        let title = match (with_source, per_instruction("load")) {
+        let title = match (self.with_source, self.per_instruction("load")) {
             (false, Some(ld)) => format!(
                 "shared loads are conflict-free ({} wavefronts per instruction)",
                 format::ratio(ld)
@@ -526,17 +630,21 @@ fn bank_conflicts(derived: &Derived, hot: &[HotLine], found: &mut Vec<Finding>) 
                 ratios.join(", ")
             ),
         };
-        found.push(Finding {
+        Finding {
             kind: FindingKind::BankConflicts,
             severity: Severity::Info,
             title,
             detail: format!(
                 "{}. The raw counter is not zero, but the wavefronts are at the conflict-free value{}. On this GPU the counter also counts wavefronts replayed for reasons other than bank conflicts, so gpuprof judges by the wavefronts.",
                 format::capitalize(&raw_numbers.join("; ")),
-                if with_source { " ncu computes for these accesses on the source page" } else { " for 4-byte accesses" }
+                if self.with_source {
+                    " ncu computes for these accesses on the source page"
+                } else {
+                    " for 4-byte accesses"
+                }
             ),
             lines: Vec::new(),
-        });
+        }
     }
 }
 

@@ -22,57 +22,28 @@ pub struct Limit {
     pub advice: String,
 }
 
-fn next_step(change: Change, why: &str) -> (Option<Change>, String) {
-    let entry = knowledge::entry(change);
-    (
-        Some(change),
-        format!(
-            "Try {} ({}): {why}",
-            entry.title.to_lowercase(),
-            change.word()
-        ),
-    )
+impl Limit {
+    /// A bottleneck whose advice is to try `change`, for `why`.
+    fn trying(bottleneck: &str, evidence: String, change: Change, why: &str) -> Limit {
+        let entry = knowledge::entry(change);
+        Limit {
+            bottleneck: bottleneck.into(),
+            evidence,
+            next: Some(change),
+            advice: format!(
+                "Try {} ({}): {why}",
+                entry.title.to_lowercase(),
+                change.word()
+            ),
+        }
+    }
 }
 
 /// The limit of one run, from its derived metrics, findings and its share
 /// of the ceilings; `None` without counters.
 pub fn limit(derived: &Derived, findings: &[Finding], ceilings: &[CeilingShare]) -> Option<Limit> {
-    let problem = |kind: FindingKind| {
-        findings
-            .iter()
-            .find(|f| f.kind == kind && f.severity >= Severity::Warning)
-    };
-    if let Some(finding) = problem(FindingKind::Uncoalesced) {
-        let (next, advice) = next_step(
-            Change::Coalescing,
-            "make neighbouring threads touch neighbouring addresses",
-        );
-        return Some(Limit {
-            bottleneck: "uncoalesced global access".into(),
-            evidence: finding.title.clone(),
-            next,
-            advice,
-        });
-    }
-    if let Some(finding) = problem(FindingKind::BankConflicts) {
-        let (next, advice) = next_step(
-            Change::Padding,
-            "spread a warp's shared accesses over the 32 banks",
-        );
-        return Some(Limit {
-            bottleneck: "shared-memory bank conflicts".into(),
-            evidence: finding.title.clone(),
-            next,
-            advice,
-        });
-    }
-    if let Some(finding) = problem(FindingKind::Spills) {
-        return Some(Limit {
-            bottleneck: "register spills".into(),
-            evidence: finding.title.clone(),
-            next: None,
-            advice: "Keep fewer values live per thread (a smaller per-thread tile, less unrolling) so nothing goes to local memory.".into(),
-        });
+    if let Some(limit) = access_problem(findings) {
+        return Some(limit);
     }
     let memory = derived.get(Key::MemoryThroughput)?;
     let compute = derived.get(Key::SmThroughput)?;
@@ -85,86 +56,120 @@ pub fn limit(derived: &Derived, findings: &[Finding], ceilings: &[CeilingShare])
         format::percent(dram),
         format::percent(l1)
     );
+    if memory >= 60.0 && memory >= compute {
+        return Some(memory_limit(findings, ceilings, numbers, dram, l1));
+    }
+    if compute >= 60.0 {
+        return Some(Limit::trying(
+            "instruction issue",
+            numbers,
+            Change::LoopUnrolling,
+            "issue fewer instructions for the same work",
+        ));
+    }
+    let occupancy = derived.get(Key::AchievedOccupancy).unwrap_or(100.0);
+    Some(Limit::trying(
+        if occupancy < 40.0 {
+            "latency, with low occupancy"
+        } else {
+            "latency"
+        },
+        format!(
+            "{numbers}; achieved occupancy {}",
+            format::percent(occupancy)
+        ),
+        Change::WorkPerThread,
+        "give each thread several independent loads to keep in flight",
+    ))
+}
+
+/// A finding of this kind that is at least a warning.
+fn problem(findings: &[Finding], kind: FindingKind) -> Option<&Finding> {
+    findings
+        .iter()
+        .find(|f| f.kind == kind && f.severity >= Severity::Warning)
+}
+
+/// Uncoalesced access, bank conflicts or spills, which limit a run before
+/// any throughput does.
+fn access_problem(findings: &[Finding]) -> Option<Limit> {
+    let fixable = [
+        (
+            FindingKind::Uncoalesced,
+            "uncoalesced global access",
+            Change::Coalescing,
+            "make neighbouring threads touch neighbouring addresses",
+        ),
+        (
+            FindingKind::BankConflicts,
+            "shared-memory bank conflicts",
+            Change::Padding,
+            "spread a warp's shared accesses over the 32 banks",
+        ),
+    ];
+    for (kind, bottleneck, change, why) in fixable {
+        if let Some(finding) = problem(findings, kind) {
+            return Some(Limit::trying(
+                bottleneck,
+                finding.title.clone(),
+                change,
+                why,
+            ));
+        }
+    }
+    problem(findings, FindingKind::Spills).map(|finding| Limit {
+        bottleneck: "register spills".into(),
+        evidence: finding.title.clone(),
+        next: None,
+        advice: "Keep fewer values live per thread (a smaller per-thread tile, less unrolling) so nothing goes to local memory.".into(),
+    })
+}
+
+/// What limits a memory-bound run: DRAM bandwidth when it is close to a
+/// copy ceiling, else L1/shared throughput, DRAM traffic above the minimum
+/// or the memory instructions themselves. `numbers` are the throughputs.
+fn memory_limit(
+    findings: &[Finding],
+    ceilings: &[CeilingShare],
+    numbers: String,
+    dram: f64,
+    l1: f64,
+) -> Limit {
     let best_ceiling = ceilings
         .iter()
         .filter(|c| c.measure == "bandwidth")
         .map(|c| (c.share, c.ceiling.as_str()))
         .max_by(|a, b| a.0.total_cmp(&b.0));
-    if memory >= 60.0 && memory >= compute {
-        if let Some((share, ceiling)) = best_ceiling.filter(|(share, _)| *share >= 0.85) {
-            return Some(Limit {
-                bottleneck: "DRAM bandwidth".into(),
-                evidence: format!("{} of `{ceiling}`'s bandwidth; {numbers}", format::share(share)),
-                next: None,
-                advice: "The kernel moves its bytes about as fast as a copy can: it is done, unless the algorithm can move fewer bytes (reuse, fusion).".into(),
-            });
-        }
-        if l1 >= dram && l1 >= 60.0 {
-            let (next, advice) = next_step(
-                Change::RegisterBlocking,
-                "reuse each shared-memory value from registers",
-            );
-            return Some(Limit {
-                bottleneck: "L1/shared-memory throughput".into(),
-                evidence: numbers,
-                next,
-                advice,
-            });
-        }
-        if let Some(finding) = problem(FindingKind::ExtraTraffic) {
-            let (next, advice) = next_step(
-                Change::SharedMemoryTiling,
-                "fetch each element from DRAM once",
-            );
-            return Some(Limit {
-                bottleneck: "DRAM traffic above the minimum".into(),
-                evidence: format!("{}; {numbers}", finding.title),
-                next,
-                advice,
-            });
-        }
-        let (next, advice) = next_step(
-            Change::VectorizedAccess,
-            "fewer, wider memory instructions for the same bytes",
-        );
-        return Some(Limit {
-            bottleneck: "memory throughput".into(),
-            evidence: numbers,
-            next,
-            advice,
-        });
+    if let Some((share, ceiling)) = best_ceiling.filter(|(share, _)| *share >= 0.85) {
+        return Limit {
+            bottleneck: "DRAM bandwidth".into(),
+            evidence: format!("{} of `{ceiling}`'s bandwidth; {numbers}", format::share(share)),
+            next: None,
+            advice: "The kernel moves its bytes about as fast as a copy can: it is done, unless the algorithm can move fewer bytes (reuse, fusion).".into(),
+        };
     }
-    if compute >= 60.0 {
-        let (next, advice) = next_step(
-            Change::LoopUnrolling,
-            "issue fewer instructions for the same work",
+    if l1 >= dram && l1 >= 60.0 {
+        return Limit::trying(
+            "L1/shared-memory throughput",
+            numbers,
+            Change::RegisterBlocking,
+            "reuse each shared-memory value from registers",
         );
-        return Some(Limit {
-            bottleneck: "instruction issue".into(),
-            evidence: numbers,
-            next,
-            advice,
-        });
     }
-    let occupancy = derived.get(Key::AchievedOccupancy).unwrap_or(100.0);
-    let (next, advice) = next_step(
-        Change::WorkPerThread,
-        "give each thread several independent loads to keep in flight",
-    );
-    Some(Limit {
-        bottleneck: if occupancy < 40.0 {
-            "latency, with low occupancy"
-        } else {
-            "latency"
-        }
-        .into(),
-        evidence: format!(
-            "{numbers}; achieved occupancy {}",
-            format::percent(occupancy)
-        ),
-        next,
-        advice,
-    })
+    if let Some(finding) = problem(findings, FindingKind::ExtraTraffic) {
+        return Limit::trying(
+            "DRAM traffic above the minimum",
+            format!("{}; {numbers}", finding.title),
+            Change::SharedMemoryTiling,
+            "fetch each element from DRAM once",
+        );
+    }
+    Limit::trying(
+        "memory throughput",
+        numbers,
+        Change::VectorizedAccess,
+        "fewer, wider memory instructions for the same bytes",
+    )
 }
 
 #[cfg(test)]

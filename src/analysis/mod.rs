@@ -75,6 +75,18 @@ impl Status {
     pub fn is_trusted(&self) -> bool {
         matches!(self, Status::Verified { .. } | Status::Unverified { .. })
     }
+
+    /// Why a run's time ratios must not be called speedups, if they must
+    /// not.
+    fn why_not_a_speedup(&self) -> Option<String> {
+        match self {
+            Status::Wrong { .. } => {
+                Some("the output is wrong, so this is not a speedup".to_string())
+            }
+            Status::Failed { .. } => Some("the run failed".to_string()),
+            _ => None,
+        }
+    }
 }
 
 /// A share of what a ceiling variant reached at the same size.
@@ -151,101 +163,111 @@ pub struct ChangeAnalysis {
 const MOVE_THRESHOLD: f64 = 0.10;
 
 pub fn analyze(results: &Results) -> Analysis {
-    let steps: Vec<String> = results
-        .variants
-        .iter()
-        .filter(|v| v.role == Role::Step)
-        .map(|v| v.name.clone())
-        .collect();
-    let ceilings: Vec<String> = results
-        .variants
-        .iter()
-        .filter(|v| v.role == Role::Ceiling)
-        .map(|v| v.name.clone())
-        .collect();
+    let steps = names_in_role(results, Role::Step);
+    let ceilings = names_in_role(results, Role::Ceiling);
     let focus_size = results.suite.sizes.last().map(|s| s.label.clone());
-    let timings = |variant: &VariantResult, size: &str| {
-        variant
-            .run(size)
-            .and_then(|run| TimingStats::from_samples(&run.samples_ms))
-    };
-    let variants = results
+    let variants: Vec<VariantAnalysis> = results
         .variants
         .iter()
-        .map(|variant| {
-            let previous = match variant.role {
-                Role::Step => steps
-                    .iter()
-                    .position(|s| *s == variant.name)
-                    .and_then(|i| i.checked_sub(1))
-                    .map(|i| steps[i].clone()),
-                Role::Ceiling => None,
-            };
-            let runs: Vec<RunAnalysis> = variant
-                .runs
-                .iter()
-                .map(|run| {
-                    analyze_run(
-                        results,
-                        variant,
-                        run,
-                        previous.as_deref(),
-                        &ceilings,
-                        &timings,
-                    )
-                })
-                .collect();
-            VariantAnalysis {
-                name: variant.name.clone(),
-                role: variant.role,
-                previous,
-                runs,
-                changes: Vec::new(),
-            }
-        })
-        .collect::<Vec<_>>();
+        .map(|variant| analyze_variant(results, variant, &steps, &ceilings))
+        .collect();
     let variants = variants
         .iter()
-        .map(|analysis| {
-            let variant = results
-                .variant(&analysis.name)
-                .expect("analysed from results");
-            let changes = judge_changes(variant, analysis, &variants, focus_size.as_deref());
-            let previous = analysis
-                .previous
-                .as_ref()
-                .and_then(|p| variants.iter().find(|v| v.name == *p));
-            let runs = analysis
-                .runs
-                .iter()
-                .map(|run| {
-                    let before = previous.and_then(|p| p.runs.iter().find(|r| r.size == run.size));
-                    let line_diffs = match (before, &analysis.previous) {
-                        (Some(before), Some(name))
-                            if run.derived.get(Key::KernelDuration).is_some() =>
-                        {
-                            lines::diff(name, &before.hot_lines, &run.hot_lines)
-                        }
-                        _ => Vec::new(),
-                    };
-                    RunAnalysis {
-                        line_diffs,
-                        ..run.clone()
-                    }
-                })
-                .collect();
-            VariantAnalysis {
-                changes,
-                runs,
-                ..analysis.clone()
-            }
-        })
+        .map(|analysis| follow_previous(results, analysis, &variants, focus_size.as_deref()))
         .collect();
     Analysis {
         focus_size,
         steps,
         ceilings,
         variants,
+    }
+}
+
+/// The variants of one role, in results order.
+fn names_in_role(results: &Results, role: Role) -> Vec<String> {
+    results
+        .variants
+        .iter()
+        .filter(|v| v.role == role)
+        .map(|v| v.name.clone())
+        .collect()
+}
+
+/// The median and spread of a variant's timed launches at one size.
+fn timing_at(variant: &VariantResult, size: &str) -> Option<TimingStats> {
+    variant
+        .run(size)
+        .and_then(|run| TimingStats::from_samples(&run.samples_ms))
+}
+
+/// A variant with each run analysed on its own; what it owes the previous
+/// step comes from [`follow_previous`] once every variant is analysed.
+fn analyze_variant(
+    results: &Results,
+    variant: &VariantResult,
+    steps: &[String],
+    ceilings: &[String],
+) -> VariantAnalysis {
+    let previous = match variant.role {
+        Role::Step => steps
+            .iter()
+            .position(|s| *s == variant.name)
+            .and_then(|i| i.checked_sub(1))
+            .map(|i| steps[i].clone()),
+        Role::Ceiling => None,
+    };
+    let runs: Vec<RunAnalysis> = variant
+        .runs
+        .iter()
+        .map(|run| analyze_run(results, variant, run, previous.as_deref(), ceilings))
+        .collect();
+    VariantAnalysis {
+        name: variant.name.clone(),
+        role: variant.role,
+        previous,
+        runs,
+        changes: Vec::new(),
+    }
+}
+
+/// The variant with its declared changes judged against the previous step
+/// and, for every profiled run, its problem lines followed from the
+/// previous step's run at the same size.
+fn follow_previous(
+    results: &Results,
+    analysis: &VariantAnalysis,
+    all: &[VariantAnalysis],
+    focus_size: Option<&str>,
+) -> VariantAnalysis {
+    let variant = results
+        .variant(&analysis.name)
+        .expect("analysed from results");
+    let changes = judge_changes(variant, analysis, all, focus_size);
+    let previous = analysis
+        .previous
+        .as_ref()
+        .and_then(|p| all.iter().find(|v| v.name == *p));
+    let runs = analysis
+        .runs
+        .iter()
+        .map(|run| {
+            let before = previous.and_then(|p| p.runs.iter().find(|r| r.size == run.size));
+            let line_diffs = match (before, &analysis.previous) {
+                (Some(before), Some(name)) if run.derived.get(Key::KernelDuration).is_some() => {
+                    lines::diff(name, &before.hot_lines, &run.hot_lines)
+                }
+                _ => Vec::new(),
+            };
+            RunAnalysis {
+                line_diffs,
+                ..run.clone()
+            }
+        })
+        .collect();
+    VariantAnalysis {
+        changes,
+        runs,
+        ..analysis.clone()
     }
 }
 
@@ -310,15 +332,8 @@ fn analyze_run(
     run: &RunResult,
     previous: Option<&str>,
     ceilings: &[String],
-    timings: &dyn Fn(&VariantResult, &str) -> Option<TimingStats>,
 ) -> RunAnalysis {
-    let status = match status_of(run) {
-        Status::Unverified { .. } if variant.name == results.suite.baseline => Status::Unverified {
-            reason: "this is the baseline: the other variants are checked against its outputs"
-                .into(),
-        },
-        status => status,
-    };
+    let status = run_status(results, variant, run);
     let timing = TimingStats::from_samples(&run.samples_ms);
     let against = |other: Option<&str>| -> Option<Speedup> {
         let other = results.variant(other?)?;
@@ -326,17 +341,13 @@ fn analyze_run(
             return None;
         }
         Some(stats::compare(
-            &timings(other, &run.size)?,
+            &timing_at(other, &run.size)?,
             timing.as_ref()?,
         ))
     };
     let vs_baseline = against(Some(results.suite.baseline.as_str()));
     let vs_previous = against(previous);
-    let not_a_speedup = match &status {
-        Status::Wrong { .. } => Some("the output is wrong, so this is not a speedup".to_string()),
-        Status::Failed { .. } => Some("the run failed".to_string()),
-        _ => None,
-    };
+    let not_a_speedup = status.why_not_a_speedup();
     let seconds = timing.map(|t| t.median_ms / 1e3);
     let per_second = |amount: Option<f64>| match (amount, seconds) {
         (Some(a), Some(s)) if a > 0.0 && s > 0.0 => Some(a / s),
@@ -345,36 +356,14 @@ fn analyze_run(
     let bytes_per_second = per_second(run.bytes);
     let flops_per_second = per_second(run.flops);
     let device = results.device.as_ref();
-    let dram_peak_share = bytes_per_second
-        .zip(device.map(|d| d.peak_dram_bytes_per_second))
-        .map(|(a, p)| a / p);
-    let flops_peak_share = flops_per_second
-        .zip(device.and_then(|d| d.peak_fp32_flops_per_second))
-        .map(|(a, p)| a / p);
-    let ceiling_shares: Vec<CeilingShare> = ceilings
-        .iter()
-        .filter(|c| **c != variant.name)
-        .filter_map(|name| {
-            let ceiling = results.variant(name)?;
-            let ceiling_run = ceiling.run(&run.size)?;
-            let ceiling_seconds =
-                TimingStats::from_samples(&ceiling_run.samples_ms)?.median_ms / 1e3;
-            let (measure, mine, theirs) =
-                match (flops_per_second, ceiling_run.flops.filter(|f| *f > 0.0)) {
-                    (Some(mine), Some(flops)) => ("FLOP/s", mine, flops / ceiling_seconds),
-                    _ => (
-                        "bandwidth",
-                        bytes_per_second?,
-                        ceiling_run.bytes? / ceiling_seconds,
-                    ),
-                };
-            Some(CeilingShare {
-                ceiling: name.clone(),
-                measure,
-                share: mine / theirs,
-            })
-        })
-        .collect();
+    let ceiling_shares = ceiling_shares(
+        results,
+        variant,
+        run,
+        ceilings,
+        bytes_per_second,
+        flops_per_second,
+    );
     let derived = derived::derive(run.profile.as_ref(), timing.map(|t| t.median_ms));
     let hot_lines = run
         .profile
@@ -398,8 +387,12 @@ fn analyze_run(
         not_a_speedup,
         bytes_per_second,
         flops_per_second,
-        dram_peak_share,
-        flops_peak_share,
+        dram_peak_share: bytes_per_second
+            .zip(device.map(|d| d.peak_dram_bytes_per_second))
+            .map(|(a, p)| a / p),
+        flops_peak_share: flops_per_second
+            .zip(device.and_then(|d| d.peak_fp32_flops_per_second))
+            .map(|(a, p)| a / p),
         ceilings: ceiling_shares,
         derived,
         findings,
@@ -407,6 +400,53 @@ fn analyze_run(
         limit,
         line_diffs: Vec::new(),
     }
+}
+
+/// The run's status, where an unverified baseline says why it is not checked.
+fn run_status(results: &Results, variant: &VariantResult, run: &RunResult) -> Status {
+    match status_of(run) {
+        Status::Unverified { .. } if variant.name == results.suite.baseline => Status::Unverified {
+            reason: "this is the baseline: the other variants are checked against its outputs"
+                .into(),
+        },
+        status => status,
+    }
+}
+
+/// The run's FLOP/s (when both count FLOPs) or bandwidth as a share of
+/// what each other ceiling variant reached at the same size.
+fn ceiling_shares(
+    results: &Results,
+    variant: &VariantResult,
+    run: &RunResult,
+    ceilings: &[String],
+    bytes_per_second: Option<f64>,
+    flops_per_second: Option<f64>,
+) -> Vec<CeilingShare> {
+    ceilings
+        .iter()
+        .filter(|c| **c != variant.name)
+        .filter_map(|name| {
+            let ceiling = results.variant(name)?;
+            let ceiling_run = ceiling.run(&run.size)?;
+            let ceiling_seconds =
+                TimingStats::from_samples(&ceiling_run.samples_ms)?.median_ms / 1e3;
+            let (measure, mine, theirs) =
+                match (flops_per_second, ceiling_run.flops.filter(|f| *f > 0.0)) {
+                    (Some(mine), Some(flops)) => ("FLOP/s", mine, flops / ceiling_seconds),
+                    _ => (
+                        "bandwidth",
+                        bytes_per_second?,
+                        ceiling_run.bytes? / ceiling_seconds,
+                    ),
+                };
+            Some(CeilingShare {
+                ceiling: name.clone(),
+                measure,
+                share: mine / theirs,
+            })
+        })
+        .collect()
 }
 
 fn judge_changes(

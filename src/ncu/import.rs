@@ -95,6 +95,26 @@ pub fn missing_metrics(launch: &RawLaunch) -> Vec<&'static str> {
 /// Results for `gpuprof compare`: one variant per imported launch, the
 /// first as the baseline, times from ncu's kernel duration.
 pub fn compare_results(imported: &[ImportedLaunch], command: String, created: String) -> Results {
+    Results {
+        schema_version: SCHEMA_VERSION,
+        gpuprof_version: env!("CARGO_PKG_VERSION").to_string(),
+        created,
+        command,
+        suite: compare_suite(imported),
+        device: imported
+            .first()
+            .and_then(|i| driver_facts(&i.launch))
+            .map(|facts| Device::from_facts(&facts, None)),
+        profiler: None,
+        variants: imported.iter().map(imported_variant).collect(),
+        notices: import_notices(imported),
+    }
+}
+
+/// That the results are imported, which metrics each launch lacks, and one
+/// notice per distinct reason a source page is missing, naming the results
+/// it applies to.
+fn import_notices(imported: &[ImportedLaunch]) -> Vec<Notice> {
     let mut notices = vec![Notice::Imported];
     for item in imported {
         let missing = missing_metrics(&item.launch);
@@ -107,7 +127,6 @@ pub fn compare_results(imported: &[ImportedLaunch], command: String, created: St
             });
         }
     }
-    // One notice per distinct reason, naming the results it applies to.
     let mut without_source: Vec<(&str, Vec<String>)> = Vec::new();
     for item in imported {
         if let Err(reason) = &item.source {
@@ -125,85 +144,80 @@ pub fn compare_results(imported: &[ImportedLaunch], command: String, created: St
                 reason: reason.to_string(),
             }),
     );
-    let variants = imported
-        .iter()
-        .map(|item| VariantResult {
-            name: item.name.clone(),
-            role: Role::Step,
-            kind: VariantKind::Imported {
-                origin: item.origin.clone(),
-                kernel: item.launch.kernel_name.clone(),
-            },
-            changes: Vec::new(),
-            notes: format!("ncu result {} of {}", item.launch.id, item.origin),
-            verify_against: None,
-            source_text: String::new(),
-            build: BuildRecord::default(),
-            runs: vec![RunResult {
-                size: AS_PROFILED.into(),
-                grid: dims(&item.launch.grid_size),
-                block: dims(&item.launch.block_size),
-                shared_bytes: item
-                    .launch
-                    .number(metrics::DYNAMIC_SHARED_PER_BLOCK)
-                    .unwrap_or(0.0) as u32,
-                bytes: None,
-                flops: None,
-                samples_ms: item
-                    .launch
-                    .number(metrics::DURATION)
-                    .map(|ns| vec![ns / 1e6])
-                    .unwrap_or_default(),
-                check: Some(Check::NotChecked {
-                    reason: "compare reads existing ncu data; it runs nothing".into(),
-                }),
-                failure: None,
-                profile: Some(profile_of_launch(&item.launch, &item.source)),
-                steps: Vec::new(),
-                command: None,
-                cache_key: None,
-            }],
-        })
-        .collect();
-    Results {
-        schema_version: SCHEMA_VERSION,
-        gpuprof_version: env!("CARGO_PKG_VERSION").to_string(),
-        created,
-        command,
-        suite: SuiteRecord {
-            name: "compare".into(),
-            description: format!(
-                "{} ncu results compared: {}",
-                imported.len(),
-                imported
-                    .iter()
-                    .map(|i| i.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            config: imported
-                .iter()
-                .map(|i| i.origin.as_str())
-                .collect::<Vec<_>>()
-                .join(" "),
-            baseline: imported.first().map(|i| i.name.clone()).unwrap_or_default(),
-            sizes: vec![Size {
-                label: AS_PROFILED.into(),
-                symbols: Default::default(),
-            }],
-            timing: Timing {
-                warmup: 0,
-                repetitions: 1,
-            },
-            seed: 0,
+    notices
+}
+
+/// A launch as a variant with one unchecked run at [`AS_PROFILED`], timed by
+/// its kernel duration.
+fn imported_variant(item: &ImportedLaunch) -> VariantResult {
+    VariantResult {
+        name: item.name.clone(),
+        role: Role::Step,
+        kind: VariantKind::Imported {
+            origin: item.origin.clone(),
+            kernel: item.launch.kernel_name.clone(),
         },
-        device: imported
-            .first()
-            .and_then(|i| driver_facts(&i.launch))
-            .map(|facts| Device::from_facts(&facts, None)),
-        profiler: None,
-        variants,
-        notices,
+        changes: Vec::new(),
+        notes: format!("ncu result {} of {}", item.launch.id, item.origin),
+        verify_against: None,
+        source_text: String::new(),
+        build: BuildRecord::default(),
+        runs: vec![RunResult {
+            size: AS_PROFILED.into(),
+            grid: dims(&item.launch.grid_size),
+            block: dims(&item.launch.block_size),
+            shared_bytes: item
+                .launch
+                .number(metrics::DYNAMIC_SHARED_PER_BLOCK)
+                .unwrap_or(0.0) as u32,
+            bytes: None,
+            flops: None,
+            samples_ms: item
+                .launch
+                .number(metrics::DURATION)
+                .map(|ns| vec![ns / 1e6])
+                .unwrap_or_default(),
+            check: Some(Check::NotChecked {
+                reason: "compare reads existing ncu data; it runs nothing".into(),
+            }),
+            failure: None,
+            profile: Some(profile_of_launch(&item.launch, &item.source)),
+            steps: Vec::new(),
+            command: None,
+            cache_key: None,
+        }],
+    }
+}
+
+/// The suite of a comparison: the imported names and files, the first as
+/// the baseline, one size as profiled.
+fn compare_suite(imported: &[ImportedLaunch]) -> SuiteRecord {
+    SuiteRecord {
+        name: "compare".into(),
+        description: format!(
+            "{} ncu results compared: {}",
+            imported.len(),
+            imported
+                .iter()
+                .map(|i| i.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        config: imported
+            .iter()
+            .map(|i| i.origin.as_str())
+            .collect::<Vec<_>>()
+            .join(" "),
+        baseline: imported.first().map(|i| i.name.clone()).unwrap_or_default(),
+        sizes: vec![Size {
+            label: AS_PROFILED.into(),
+            symbols: Default::default(),
+        }],
+        timing: Timing {
+            warmup: 0,
+            repetitions: 1,
+        },
+        seed: 0,
     }
 }
 

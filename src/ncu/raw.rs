@@ -125,52 +125,85 @@ pub fn parse_raw_page(text: &str) -> Result<Vec<RawLaunch>, RawPageError> {
     let mut records = reader.records();
     let header = next_record(&mut records, 1)?.ok_or(RawPageError::Empty)?;
     let header: Vec<String> = header.iter().map(str::to_string).collect();
+    check_raw_header(&header)?;
+    let required = required_positions(&header)?;
+    let units = next_record(&mut records, 2)?.ok_or(RawPageError::NotCsv(
+        "there is a header but no units row and no launches".into(),
+    ))?;
+    check_width(&units, header.len(), 2)?;
+    let columns = Columns::new(header, required, &units);
+    let mut launches = Vec::new();
+    let mut line = 2;
+    while let Some(record) = next_record(&mut records, line + 1)? {
+        line += 1;
+        check_width(&record, columns.header.len(), line)?;
+        launches.push(columns.launch(&record, line)?);
+    }
+    Ok(launches)
+}
+
+/// That the header row is the raw page's: it starts with "ID" and is not
+/// the details page.
+fn check_raw_header(header: &[String]) -> Result<(), RawPageError> {
     match header.first().map(String::as_str) {
         // The details page starts with "ID" too, but has a row per metric.
-        Some("ID") if header.iter().any(|h| h == "Metric Name") => {
-            return Err(RawPageError::WrongPage {
-                found: "it is the details page, with one row per metric".into(),
-            });
-        }
-        Some("ID") => {}
-        Some(other) => {
-            return Err(RawPageError::WrongPage {
-                found: format!("its first column is {other:?}, the raw page starts with \"ID\""),
-            });
-        }
-        None => return Err(RawPageError::Empty),
+        Some("ID") if header.iter().any(|h| h == "Metric Name") => Err(RawPageError::WrongPage {
+            found: "it is the details page, with one row per metric".into(),
+        }),
+        Some("ID") => Ok(()),
+        Some(other) => Err(RawPageError::WrongPage {
+            found: format!("its first column is {other:?}, the raw page starts with \"ID\""),
+        }),
+        None => Err(RawPageError::Empty),
     }
+}
+
+/// Where each of the [`REQUIRED`] columns stands in the header.
+fn required_positions(header: &[String]) -> Result<[usize; 4], RawPageError> {
     let position = |name: &'static str| {
         header
             .iter()
             .position(|h| h == name)
             .ok_or(RawPageError::MissingColumn(name))
     };
-    let [id_at, name_at, block_at, grid_at] = [
+    Ok([
         position(REQUIRED[0])?,
         position(REQUIRED[1])?,
         position(REQUIRED[2])?,
         position(REQUIRED[3])?,
-    ];
-    let units = next_record(&mut records, 2)?.ok_or(RawPageError::NotCsv(
-        "there is a header but no units row and no launches".into(),
-    ))?;
-    check_width(&units, header.len(), 2)?;
-    // Each column's conversion to base units, worked out once.
-    let columns: Vec<(Rc<str>, f64, Rc<str>)> = header
-        .iter()
-        .zip(units.iter())
-        .map(|(name, unit)| {
-            let (scale, base) = to_base(1.0, unit);
-            (Rc::from(name.as_str()), scale, Rc::from(base.as_str()))
-        })
-        .collect();
+    ])
+}
 
-    let mut launches = Vec::new();
-    let mut line = 2;
-    while let Some(record) = next_record(&mut records, line + 1)? {
-        line += 1;
-        check_width(&record, header.len(), line)?;
+/// The raw page's columns: their names, where the required ones stand, and
+/// each one's conversion to base units, worked out once.
+struct Columns {
+    header: Vec<String>,
+    /// ID, kernel name, block size and grid size, as in [`REQUIRED`].
+    required: [usize; 4],
+    /// Per column: its shared name, the scale to base units, the base unit.
+    conversions: Vec<(Rc<str>, f64, Rc<str>)>,
+}
+
+impl Columns {
+    fn new(header: Vec<String>, required: [usize; 4], units: &csv::StringRecord) -> Columns {
+        let conversions = header
+            .iter()
+            .zip(units.iter())
+            .map(|(name, unit)| {
+                let (scale, base) = to_base(1.0, unit);
+                (Rc::from(name.as_str()), scale, Rc::from(base.as_str()))
+            })
+            .collect();
+        Columns {
+            header,
+            required,
+            conversions,
+        }
+    }
+
+    /// One launch row, read on line `line` of the file.
+    fn launch(&self, record: &csv::StringRecord, line: usize) -> Result<RawLaunch, RawPageError> {
+        let [id_at, name_at, block_at, grid_at] = self.required;
         let field = |at: usize| record.get(at).unwrap_or("").to_string();
         let id = field(id_at)
             .trim()
@@ -182,15 +215,15 @@ pub fn parse_raw_page(text: &str) -> Result<Vec<RawLaunch>, RawPageError> {
             })?;
         let mut values = BTreeMap::new();
         for (at, raw) in record.iter().enumerate() {
-            if [id_at, name_at, block_at, grid_at].contains(&at) || raw.trim().is_empty() {
+            if self.required.contains(&at) || raw.trim().is_empty() {
                 continue;
             }
             let bad = |reason: String| RawPageError::BadField {
                 row: line,
-                column: header[at].clone(),
+                column: self.header[at].clone(),
                 reason,
             };
-            let (name, scale, unit) = &columns[at];
+            let (name, scale, unit) = &self.conversions[at];
             let value = match parse_number(raw).map_err(bad)? {
                 Some(number) => Value::Number {
                     value: number * scale,
@@ -200,15 +233,14 @@ pub fn parse_raw_page(text: &str) -> Result<Vec<RawLaunch>, RawPageError> {
             };
             values.insert(Rc::clone(name), value);
         }
-        launches.push(RawLaunch {
+        Ok(RawLaunch {
             id,
             kernel_name: field(name_at),
             block_size: field(block_at),
             grid_size: field(grid_at),
             values,
-        });
+        })
     }
-    Ok(launches)
 }
 
 fn next_record(

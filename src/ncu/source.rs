@@ -13,7 +13,7 @@
 //! as `extern "C" __global__ void f(int a, int b)` splits into extra fields;
 //! such rows are re-joined by counting fields against the header.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -174,6 +174,126 @@ impl Columns {
             .cloned()
             .unwrap_or_default()
     }
+
+    /// A CUDA source row's counters.
+    fn source_line(&self, line: u32, fields: &[String]) -> SourceLine {
+        let stalls = self
+            .stalls
+            .iter()
+            .filter_map(|(name, at)| {
+                let count = parse_number(fields.get(*at)?).ok().flatten()?;
+                (count > 0.0).then(|| (name.clone(), count))
+            })
+            .collect();
+        SourceLine {
+            line,
+            text: fields.get(1).cloned().unwrap_or_default(),
+            warp_stall_samples: self.number(fields, SAMPLES),
+            instructions_executed: self.number(fields, INSTRUCTIONS),
+            shared_wavefronts: self.number(fields, WAVEFRONTS),
+            shared_wavefronts_ideal: self.number(fields, WAVEFRONTS_IDEAL),
+            shared_wavefronts_excessive: self.number(fields, WAVEFRONTS_EXCESSIVE),
+            global_sectors: self.number(fields, SECTORS),
+            global_sectors_ideal: self.number(fields, SECTORS_IDEAL),
+            global_sectors_excessive: self.number(fields, SECTORS_EXCESSIVE),
+            access_operation: self.text(fields, ACCESS_OPERATION),
+            address_space: self.text(fields, ADDRESS_SPACE),
+            stalls,
+            by_instruction: Split::default(),
+        }
+    }
+
+    /// Adds a SASS row's sectors or wavefronts to its CUDA line's split, by
+    /// what the instruction does to memory.
+    fn add_instruction(&self, split: &mut Split, fields: &[String]) {
+        let sectors = (
+            self.number(fields, SECTORS),
+            self.number(fields, SECTORS_IDEAL),
+        );
+        let wavefronts = (
+            self.number(fields, WAVEFRONTS),
+            self.number(fields, WAVEFRONTS_IDEAL),
+        );
+        match classify(fields.get(3).map(String::as_str).unwrap_or("")) {
+            Access::GlobalLoad => split.global_load_sectors.add(sectors.0, sectors.1),
+            Access::GlobalStore => split.global_store_sectors.add(sectors.0, sectors.1),
+            Access::SharedLoad => split.shared_load_wavefronts.add(wavefronts.0, wavefronts.1),
+            Access::SharedStore => split
+                .shared_store_wavefronts
+                .add(wavefronts.0, wavefronts.1),
+            Access::Other => {}
+        }
+    }
+}
+
+/// The file blocks read so far and the state of the one being read.
+#[derive(Default)]
+struct Page {
+    files: Vec<SourceFile>,
+    /// The open block's column header, once its row has been read.
+    columns: Option<Columns>,
+    /// SASS instruction addresses already counted.
+    seen_addresses: HashSet<String>,
+}
+
+impl Page {
+    /// Reads one row (numbered from 1) into the open file block.
+    fn read_row(&mut self, row: usize, record: &csv::StringRecord) -> Result<(), SourcePageError> {
+        let first = record.get(0).unwrap_or("");
+        match first {
+            "File Path" | "File Name" => {
+                self.files.push(SourceFile {
+                    path: record.get(1).unwrap_or("").to_string(),
+                    function: String::new(),
+                    lines: Vec::new(),
+                });
+                self.columns = None;
+                return Ok(());
+            }
+            _ if self.files.is_empty() => {
+                return Err(SourcePageError::NotSourcePage {
+                    found: first.to_string(),
+                });
+            }
+            _ => {}
+        }
+        let file = self.files.last_mut().expect("a file block is open");
+        if first == "Function Name" {
+            file.function = record.get(1).unwrap_or("").to_string();
+            return Ok(());
+        }
+        if first == "Line No" {
+            self.columns = Some(Columns::new(record)?);
+            return Ok(());
+        }
+        let Some(columns) = &self.columns else {
+            return Err(SourcePageError::NoHeader {
+                path: file.path.clone(),
+            });
+        };
+        if first.is_empty() {
+            // A SASS row: add its counters to the CUDA line above it.
+            let fields = columns.realign(record);
+            // An export filtered by kernel name repeats SASS rows; count
+            // each instruction address once.
+            let address = fields.get(2).cloned().unwrap_or_default();
+            if self.seen_addresses.insert(address)
+                && let Some(line) = file.lines.last_mut()
+            {
+                columns.add_instruction(&mut line.by_instruction, &fields);
+            }
+            return Ok(());
+        }
+        let line = first
+            .parse::<u32>()
+            .map_err(|_| SourcePageError::BadLineNumber {
+                row,
+                found: first.to_string(),
+            })?;
+        file.lines
+            .push(columns.source_line(line, &columns.realign(record)));
+        Ok(())
+    }
 }
 
 /// Parses a source-page export into one entry per source file block.
@@ -186,118 +306,20 @@ pub fn parse_source_page(text: &str) -> Result<Vec<SourceFile>, SourcePageError>
         .has_headers(false)
         .flexible(true)
         .from_reader(body.as_bytes());
-    let mut files: Vec<SourceFile> = Vec::new();
-    let mut columns: Option<Columns> = None;
-    let mut seen_addresses = std::collections::HashSet::new();
+    let mut page = Page::default();
     for (index, record) in reader.records().enumerate() {
         let row = index + 1;
         let record = record.map_err(|e| SourcePageError::Csv(format!("line {row}: {e}")))?;
-        let first = record.get(0).unwrap_or("");
-        match first {
-            "File Path" | "File Name" => {
-                files.push(SourceFile {
-                    path: record.get(1).unwrap_or("").to_string(),
-                    function: String::new(),
-                    lines: Vec::new(),
-                });
-                columns = None;
-                continue;
-            }
-            _ if files.is_empty() => {
-                return Err(SourcePageError::NotSourcePage {
-                    found: first.to_string(),
-                });
-            }
-            _ => {}
-        }
-        let file = files.last_mut().expect("a file block is open");
-        if first == "Function Name" {
-            file.function = record.get(1).unwrap_or("").to_string();
-            continue;
-        }
-        if first == "Line No" {
-            columns = Some(Columns::new(&record)?);
-            continue;
-        }
-        let Some(columns) = &columns else {
-            return Err(SourcePageError::NoHeader {
-                path: file.path.clone(),
-            });
-        };
-        if first.is_empty() {
-            // A SASS row: add its counters to the CUDA line above it.
-            let fields = columns.realign(&record);
-            // An export filtered by kernel name repeats SASS rows; count
-            // each instruction address once.
-            let address = fields.get(2).cloned().unwrap_or_default();
-            if !seen_addresses.insert(address) {
-                continue;
-            }
-            if let Some(line) = file.lines.last_mut() {
-                let split = &mut line.by_instruction;
-                let sectors = (
-                    columns.number(&fields, SECTORS),
-                    columns.number(&fields, SECTORS_IDEAL),
-                );
-                let wavefronts = (
-                    columns.number(&fields, WAVEFRONTS),
-                    columns.number(&fields, WAVEFRONTS_IDEAL),
-                );
-                match classify(fields.get(3).map(String::as_str).unwrap_or("")) {
-                    Access::GlobalLoad => split.global_load_sectors.add(sectors.0, sectors.1),
-                    Access::GlobalStore => split.global_store_sectors.add(sectors.0, sectors.1),
-                    Access::SharedLoad => {
-                        split.shared_load_wavefronts.add(wavefronts.0, wavefronts.1)
-                    }
-                    Access::SharedStore => split
-                        .shared_store_wavefronts
-                        .add(wavefronts.0, wavefronts.1),
-                    Access::Other => {}
-                }
-            }
-            continue;
-        }
-        let line = first
-            .parse::<u32>()
-            .map_err(|_| SourcePageError::BadLineNumber {
-                row,
-                found: first.to_string(),
-            })?;
-        let fields = columns.realign(&record);
-        let record = &fields;
-        let stalls = columns
-            .stalls
-            .iter()
-            .filter_map(|(name, at)| {
-                let count = parse_number(record.get(*at)?).ok().flatten()?;
-                (count > 0.0).then(|| (name.clone(), count))
-            })
-            .collect();
-        file.lines.push(SourceLine {
-            line,
-            text: record.get(1).cloned().unwrap_or_default(),
-            warp_stall_samples: columns.number(record, SAMPLES),
-            instructions_executed: columns.number(record, INSTRUCTIONS),
-            shared_wavefronts: columns.number(record, WAVEFRONTS),
-            shared_wavefronts_ideal: columns.number(record, WAVEFRONTS_IDEAL),
-            shared_wavefronts_excessive: columns.number(record, WAVEFRONTS_EXCESSIVE),
-            global_sectors: columns.number(record, SECTORS),
-            global_sectors_ideal: columns.number(record, SECTORS_IDEAL),
-            global_sectors_excessive: columns.number(record, SECTORS_EXCESSIVE),
-            access_operation: columns.text(record, ACCESS_OPERATION),
-            address_space: columns.text(record, ADDRESS_SPACE),
-            stalls,
-            by_instruction: Split::default(),
-        });
+        page.read_row(row, &record)?;
     }
-    if files.iter().all(|f| f.lines.is_empty()) {
-        return Err(if columns.is_none() && !files.is_empty() {
+    if page.files.iter().all(|f| f.lines.is_empty()) {
+        return Err(if page.columns.is_none() && !page.files.is_empty() {
             SourcePageError::NoCounters
         } else {
             SourcePageError::Empty
         });
     }
-    Ok(files)
+    Ok(page.files)
 }
 
 #[cfg(test)]

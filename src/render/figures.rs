@@ -68,44 +68,37 @@ pub fn figures(results: &Results, analysis: &Analysis) -> Vec<ChartView> {
         .collect();
     let names: Vec<String> = analysis.variants.iter().map(|v| v.name.clone()).collect();
     let marks: Vec<Mark> = analysis.variants.iter().map(|v| mark(v, None)).collect();
-    let mut figures = Vec::new();
+    let mut figures = vec![speedup(results, analysis, &sizes, &names, &marks)];
+    if let Some(focus) = &analysis.focus_size {
+        figures.push(time_at(analysis, focus, &names));
+    }
+    figures.extend(
+        KEY_METRICS
+            .into_iter()
+            .filter_map(|(key, note)| key_metric(analysis, key, note, &sizes, &names, &marks)),
+    );
+    if sizes.len() > 1 {
+        figures.push(scaling(results, analysis, &sizes));
+    }
+    if let Some(roofline) = roofline(results, analysis) {
+        figures.push(roofline);
+    }
+    figures
+}
 
+/// The baseline's median time over each variant's, one series per size.
+fn speedup(
+    results: &Results,
+    analysis: &Analysis,
+    sizes: &[String],
+    names: &[String],
+    marks: &[Mark],
+) -> ChartView {
     let speedups: Vec<BarSeries> = sizes
         .iter()
-        .map(|size| {
-            let baseline = analysis
-                .variants
-                .iter()
-                .find(|v| v.name == results.suite.baseline)
-                .and_then(|v| run_at(v, size))
-                .and_then(|r| r.timing);
-            BarSeries {
-                name: size.clone(),
-                values: analysis
-                    .variants
-                    .iter()
-                    .map(|v| {
-                        run_at(v, size)
-                            .and_then(|r| r.vs_baseline.map(|s| s.ratio))
-                            .or_else(|| {
-                                (v.name == results.suite.baseline && baseline.is_some())
-                                    .then_some(1.0)
-                            })
-                    })
-                    .collect(),
-                whiskers: analysis
-                    .variants
-                    .iter()
-                    .map(|v| {
-                        let timing = run_at(v, size)?.timing?;
-                        let base = baseline?.median_ms;
-                        Some((base / timing.max_ms, base / timing.min_ms))
-                    })
-                    .collect(),
-            }
-        })
+        .map(|size| speedups_at(results, analysis, size))
         .collect();
-    figures.push(ChartView {
+    ChartView {
         title: "Speedup over the baseline".into(),
         caption: format!(
             "Median time of `{}` over each variant's median, per size; whiskers span the slowest to the fastest launch. Bars marked \"wrong\" failed verification and are not speedups.",
@@ -114,104 +107,140 @@ pub fn figures(results: &Results, analysis: &Analysis) -> Vec<ChartView> {
         svg: charts::bar_chart(&BarChart {
             title: "Speedup over the baseline",
             y_label: "speedup (×)",
-            categories: &names,
-            marks: &marks,
+            categories: names,
+            marks,
             series: &speedups,
             log_y: true,
             reference_line: Some((1.0, "baseline")),
             format: &|v| format::speedup(v),
         }),
-    });
+    }
+}
 
-    if let Some(focus) = &analysis.focus_size {
-        let focus_marks: Vec<Mark> = analysis
+/// Every variant's speedup at one size (the baseline's own bar is 1 when it
+/// was timed), whiskers from its slowest and fastest launch.
+fn speedups_at(results: &Results, analysis: &Analysis, size: &str) -> BarSeries {
+    let baseline = analysis
+        .variants
+        .iter()
+        .find(|v| v.name == results.suite.baseline)
+        .and_then(|v| run_at(v, size))
+        .and_then(|r| r.timing);
+    BarSeries {
+        name: size.to_string(),
+        values: analysis
             .variants
             .iter()
-            .map(|v| mark(v, Some(focus)))
-            .collect();
-        let times = [BarSeries {
-            name: focus.clone(),
+            .map(|v| {
+                run_at(v, size)
+                    .and_then(|r| r.vs_baseline.map(|s| s.ratio))
+                    .or_else(|| {
+                        (v.name == results.suite.baseline && baseline.is_some()).then_some(1.0)
+                    })
+            })
+            .collect(),
+        whiskers: analysis
+            .variants
+            .iter()
+            .map(|v| {
+                let timing = run_at(v, size)?.timing?;
+                let base = baseline?.median_ms;
+                Some((base / timing.max_ms, base / timing.min_ms))
+            })
+            .collect(),
+    }
+}
+
+/// Every variant's median time at the focus size, whiskers from its fastest
+/// to its slowest launch.
+fn time_at(analysis: &Analysis, focus: &str, names: &[String]) -> ChartView {
+    let focus_marks: Vec<Mark> = analysis
+        .variants
+        .iter()
+        .map(|v| mark(v, Some(focus)))
+        .collect();
+    let times = [BarSeries {
+        name: focus.to_string(),
+        values: analysis
+            .variants
+            .iter()
+            .map(|v| run_at(v, focus).and_then(|r| r.timing).map(|t| t.median_ms))
+            .collect(),
+        whiskers: analysis
+            .variants
+            .iter()
+            .map(|v| {
+                run_at(v, focus)
+                    .and_then(|r| r.timing)
+                    .map(|t| (t.min_ms, t.max_ms))
+            })
+            .collect(),
+    }];
+    let title = format!("Time at {focus}");
+    ChartView {
+        caption: "Median of the timed launches; whiskers span the fastest to the slowest launch."
+            .into(),
+        svg: charts::bar_chart(&BarChart {
+            title: &title,
+            y_label: "time",
+            categories: names,
+            marks: &focus_marks,
+            series: &times,
+            log_y: spans_decades(&times),
+            reference_line: None,
+            format: &|v| format::milliseconds(v),
+        }),
+        title,
+    }
+}
+
+/// One counter per variant and size, or None when no variant has a
+/// non-zero value of it.
+fn key_metric(
+    analysis: &Analysis,
+    key: Key,
+    note: &str,
+    sizes: &[String],
+    names: &[String],
+    marks: &[Mark],
+) -> Option<ChartView> {
+    let series: Vec<BarSeries> = sizes
+        .iter()
+        .map(|size| BarSeries {
+            name: size.clone(),
             values: analysis
                 .variants
                 .iter()
-                .map(|v| run_at(v, focus).and_then(|r| r.timing).map(|t| t.median_ms))
+                .map(|v| run_at(v, size).and_then(|r| r.derived.get(key)))
                 .collect(),
-            whiskers: analysis
-                .variants
-                .iter()
-                .map(|v| {
-                    run_at(v, focus)
-                        .and_then(|r| r.timing)
-                        .map(|t| (t.min_ms, t.max_ms))
-                })
-                .collect(),
-        }];
-        let title = format!("Time at {focus}");
-        figures.push(ChartView {
-            caption:
-                "Median of the timed launches; whiskers span the fastest to the slowest launch."
-                    .into(),
-            svg: charts::bar_chart(&BarChart {
-                title: &title,
-                y_label: "time",
-                categories: &names,
-                marks: &focus_marks,
-                series: &times,
-                log_y: spans_decades(&times),
-                reference_line: None,
-                format: &|v| format::milliseconds(v),
-            }),
-            title,
-        });
+            whiskers: Vec::new(),
+        })
+        .collect();
+    let informative = series
+        .iter()
+        .flat_map(|s| &s.values)
+        .any(|v| v.is_some_and(|v| v > 0.0));
+    if !informative {
+        return None;
     }
-
-    for (key, note) in KEY_METRICS {
-        let series: Vec<BarSeries> = sizes
-            .iter()
-            .map(|size| BarSeries {
-                name: size.clone(),
-                values: analysis
-                    .variants
-                    .iter()
-                    .map(|v| run_at(v, size).and_then(|r| r.derived.get(key)))
-                    .collect(),
-                whiskers: Vec::new(),
-            })
-            .collect();
-        let informative = series
-            .iter()
-            .flat_map(|s| &s.values)
-            .any(|v| v.is_some_and(|v| v > 0.0));
-        if !informative {
-            continue;
-        }
-        let label = key.info().label;
-        figures.push(ChartView {
-            title: label.to_string(),
-            caption: format!(
-                "{} per variant and size (ncu): {note}.",
-                format::capitalize(label)
-            ),
-            svg: charts::bar_chart(&BarChart {
-                title: label,
-                y_label: label,
-                categories: &names,
-                marks: &marks,
-                series: &series,
-                log_y: false,
-                reference_line: None,
-                format: &|v| key.format(v),
-            }),
-        });
-    }
-
-    if sizes.len() > 1 {
-        figures.push(scaling(results, analysis, &sizes));
-    }
-    if let Some(roofline) = roofline(results, analysis) {
-        figures.push(roofline);
-    }
-    figures
+    let label = key.info().label;
+    Some(ChartView {
+        title: label.to_string(),
+        caption: format!(
+            "{} per variant and size (ncu): {note}.",
+            format::capitalize(label)
+        ),
+        svg: charts::bar_chart(&BarChart {
+            title: label,
+            y_label: label,
+            categories: names,
+            marks,
+            series: &series,
+            log_y: false,
+            reference_line: None,
+            format: &|v| key.format(v),
+        }),
+    })
 }
 
 /// Bandwidth (or time, without declared bytes) over problem size.
