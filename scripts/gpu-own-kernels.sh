@@ -5,12 +5,14 @@
 # for C++ names and template instances, defines, an output read before it is
 # written) and on every suite named in SUITES (default: examples/transpose,
 # to compare with its recorded run). ncu runs with --clock-control none (the
-# suites' default). Outputs land in OUTDIR (default $OUT); a table is printed
-# last by scripts/check-own-kernels.py.
+# suites' default). Each suite's results.json, reports and ncu reports are
+# packed into OUTDIR/runs.tgz (default OUTDIR: $OUT), the log beside it; a
+# table is printed last by scripts/check-own-kernels.py.
 set -u
 out=${1:-${OUT:?give an output folder}}
 export PATH=/usr/local/cuda/bin:$PATH
 bin=$PWD/target/release/gpuprof
+runs=$(mktemp -d)
 mkdir -p "$out"
 exec > >(tee "$out/gpu-own-kernels.log") 2>&1
 echo "== device"
@@ -21,7 +23,8 @@ for suite in tests/gpu/own-kernels ${SUITES:-examples/transpose}; do
     name=$(basename "$suite")
     echo "== gpuprof report $suite"
     start=$(date +%s.%N)
-    "$bin" report "$suite/variants.toml" -o "$out/$name" --force
+    "$bin" report "$suite/variants.toml" -o "$runs/$name" --force
     echo "exit $? after $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 done
-python3 scripts/check-own-kernels.py "$out"/*/results.json
+(cd "$runs" && tar czf "$out/runs.tgz" --exclude='*/ncu/source-*' --exclude='*/ncu/*job.json' .)
+python3 scripts/check-own-kernels.py "$runs"/*/results.json
