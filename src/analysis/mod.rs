@@ -3,8 +3,8 @@
 //! steps, achieved bandwidth and FLOP/s against the device's peaks and the
 //! ceiling variants, derived metrics, findings, the costliest source lines,
 //! and for every declared change a verdict on whether the counters moved as
-//! the knowledge base expects. Pure and deterministic; produces plain text,
-//! never markup.
+//! the knowledge base expects (none for `other`, which it knows nothing
+//! of). Pure and deterministic; produces plain text, never markup.
 
 pub mod derived;
 pub mod findings;
@@ -121,6 +121,8 @@ pub enum Verdict {
     NotMeasured,
     /// The previous step was already at the metric's ideal.
     AlreadyIdeal,
+    /// The knowledge base expects nothing of this change (`other`).
+    NoExpectation,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -532,9 +534,13 @@ fn time_verdict(
     }
 }
 
-/// Contradicted if anything was contradicted; confirmed if every measured
+/// No expectation for a change the knowledge base expects nothing of;
+/// contradicted if anything was contradicted; confirmed if every measured
 /// expectation was confirmed; partly if some were; not seen otherwise.
 fn overall(expectations: &[ExpectationOutcome]) -> Verdict {
+    if expectations.is_empty() {
+        return Verdict::NoExpectation;
+    }
     let measured: Vec<Verdict> = expectations
         .iter()
         .map(|e| e.verdict)
@@ -570,6 +576,9 @@ fn describe_change(
     after: Option<&RunAnalysis>,
     previous: Option<&str>,
 ) -> String {
+    if expectations.is_empty() {
+        return "gpuprof has no knowledge of this change and expects nothing of the counters, so it gives no verdict.".into();
+    }
     let Some(previous) = previous else {
         return "This is the first step of the chain, so there is nothing to compare with.".into();
     };
@@ -585,7 +594,7 @@ fn describe_change(
             Verdict::Partly => "moved in part",
             Verdict::NotSeen => "barely moved",
             Verdict::Contradicted => "moved the wrong way",
-            Verdict::NotMeasured => "was not measured",
+            Verdict::NotMeasured | Verdict::NoExpectation => "was not measured",
             Verdict::AlreadyIdeal => "was already at its ideal before this step",
         };
         match (e.before, e.after) {

@@ -254,6 +254,7 @@ fn verdict_words(verdict: Verdict) -> (&'static str, &'static str) {
         Verdict::Contradicted => ("contradicted", "contradicted"),
         Verdict::NotMeasured => ("not measured", "not-measured"),
         Verdict::AlreadyIdeal => ("already ideal", "not-measured"),
+        Verdict::NoExpectation => ("no expectation", "no-expectation"),
     }
 }
 
