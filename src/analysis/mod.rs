@@ -12,6 +12,7 @@ pub mod format;
 pub mod knowledge;
 pub mod limits;
 pub mod lines;
+pub mod program;
 pub mod stats;
 
 use serde::Serialize;
@@ -65,6 +66,11 @@ pub enum Status {
     Unverified {
         reason: String,
     },
+    /// A command variant's program checked its own result and reported
+    /// success; `evidence` says how.
+    CheckedByProgram {
+        evidence: String,
+    },
     Failed {
         stage: Stage,
         message: String,
@@ -73,7 +79,10 @@ pub enum Status {
 
 impl Status {
     pub fn is_trusted(&self) -> bool {
-        matches!(self, Status::Verified { .. } | Status::Unverified { .. })
+        matches!(
+            self,
+            Status::Verified { .. } | Status::Unverified { .. } | Status::CheckedByProgram { .. }
+        )
     }
 }
 
@@ -299,6 +308,11 @@ fn status_of(run: &RunResult) -> Status {
         Some(Check::NotChecked { reason }) => Status::Unverified {
             reason: reason.clone(),
         },
+        Some(Check::ProgramPassed { expect, line }) => program::passed(expect, line),
+        Some(Check::ProgramFailed {
+            failure,
+            output_tail,
+        }) => program::failed(failure, output_tail),
         None => Status::Failed {
             stage: Stage::Run,
             message: "no result was recorded (the run was interrupted)".into(),

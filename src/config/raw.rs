@@ -69,6 +69,7 @@ pub(crate) struct RawVariant {
     pub(crate) build: Option<Vec<String>>,
     pub(crate) kernel: Option<Spanned<String>>,
     pub(crate) launches: Option<Spanned<i64>>,
+    pub(crate) expect: Option<Spanned<String>>,
 }
 
 /// `library = { routine = "cublas-sgemm", m = "N", n = "N", k = "N" }`.

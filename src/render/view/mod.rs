@@ -239,7 +239,7 @@ pub(super) fn anchor(results: &Results, name: &str) -> String {
 
 fn state(status: &Status) -> &'static str {
     match status {
-        Status::Verified { .. } => "ok",
+        Status::Verified { .. } | Status::CheckedByProgram { .. } => "ok",
         Status::Wrong { .. } => "wrong",
         Status::Failed { .. } => "failed",
         Status::Unverified { .. } => "unverified",
