@@ -96,17 +96,25 @@ fn nvrtc_present() -> bool {
     false
 }
 
-/// `gpuprof report` on the transpose example with the stand-ins replaying
-/// the recorded H200 run.
-fn replayed_report(out: &Path, ncu_mode: &str) -> assert_cmd::assert::Assert {
-    gpuprof()
+/// gpuprof with the stand-ins for the harness and ncu replaying the
+/// recorded H200 run, its cache under `out`.
+fn replaying(out: &Path) -> Command {
+    let mut command = gpuprof();
+    command
         .env("GPUPROF_HARNESS", root().join("tests/standin/harness"))
         .env(
             "GPUPROF_REPLAY",
             root().join("tests/fixtures/h200-transpose"),
         )
+        .env("XDG_CACHE_HOME", out.join("cache"));
+    command
+}
+
+/// `gpuprof report` on the transpose example with the stand-ins replaying
+/// the recorded H200 run.
+fn replayed_report(out: &Path, ncu_mode: &str) -> assert_cmd::assert::Assert {
+    replaying(out)
         .env("STANDIN_NCU", ncu_mode)
-        .env("XDG_CACHE_HOME", out.join("cache"))
         .args([
             "report",
             "examples/transpose/variants.toml",
@@ -196,14 +204,8 @@ fn a_harness_that_dies_loses_only_the_variant_it_was_running() {
         return;
     }
     let out = tempfile::tempdir().unwrap();
-    gpuprof()
-        .env("GPUPROF_HARNESS", root().join("tests/standin/harness"))
-        .env(
-            "GPUPROF_REPLAY",
-            root().join("tests/fixtures/h200-transpose"),
-        )
+    replaying(out.path())
         .env("STANDIN_HARNESS", "crash:tiled")
-        .env("XDG_CACHE_HOME", out.path().join("cache"))
         .args([
             "report",
             "examples/transpose/variants.toml",
@@ -485,6 +487,88 @@ fn the_external_example_mixes_command_and_harness_variants() {
     assert!(page.contains("uncoalesced global stores: 32.1 sectors per request"));
 }
 
+/// Three programs that check themselves, run under the stand-in ncu: one
+/// passes, one prints that it failed, one exits with status 1.
+const SELF_CHECKING_PROGRAMS: &str = r#"
+version = 1
+
+[suite]
+name = "self-checking"
+sizes = [64]
+baseline = "passes"
+
+[defaults]
+kernel = "transpose"
+launches = 1
+expect = "^Test PASSED$"
+
+[[variant]]
+name = "passes"
+command = ["sh", "-c", "echo size {N}; echo Test PASSED"]
+
+[[variant]]
+name = "prints-failed"
+command = ["sh", "-c", "echo Test FAILED"]
+changes = ["other"]
+notes = "fused the bias add into the kernel"
+
+[[variant]]
+name = "exits-1"
+command = ["sh", "-c", "echo Test PASSED; echo CUDA error >&2; exit 1"]
+"#;
+
+#[test]
+fn a_command_that_checks_itself_is_verified_or_wrong_by_its_own_word() {
+    use gpuprof::model::measurement::{Check, ProgramFailure};
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    std::fs::write(out.path().join("variants.toml"), SELF_CHECKING_PROGRAMS).unwrap();
+    replaying(out.path())
+        .arg("report")
+        .arg(out.path().join("variants.toml"))
+        .arg("--ncu")
+        .arg(root().join("tests/standin/ncu"))
+        .arg("-o")
+        .arg(out.path().join("report"))
+        .assert()
+        .code(3);
+    let results = read_results(&out.path().join("report/results.json"));
+    let check = |name: &str| results.variant(name).unwrap().runs[0].check.clone();
+    assert_eq!(
+        check("passes"),
+        Some(Check::ProgramPassed {
+            expect: "^Test PASSED$".into(),
+            line: "Test PASSED".into()
+        })
+    );
+    assert!(matches!(
+        check("prints-failed"),
+        Some(Check::ProgramFailed { failure: ProgramFailure::NoMatch { .. }, output_tail }) if output_tail == "Test FAILED"
+    ));
+    assert!(matches!(
+        check("exits-1"),
+        Some(Check::ProgramFailed { failure: ProgramFailure::ExitStatus { code: 1 }, output_tail }) if output_tail == "Test PASSED\nCUDA error"
+    ));
+    let page = std::fs::read_to_string(out.path().join("report/report.md")).unwrap();
+    for shown in [
+        "correct by its own check: the program exited with status 0 and printed `Test PASSED`, which matches `expect` = `^Test PASSED$`",
+        "WRONG: the program exited with status 0, but no line it printed matches `expect` = `^Test PASSED$`; its last lines: Test FAILED",
+        "WRONG: the program exited with status 1; its last lines: Test PASSED",
+        "| prints-failed | other change (see notes) |",
+        "(no expectation): gpuprof has no knowledge of this change",
+    ] {
+        assert!(page.contains(shown), "report.md lacks {shown:?}:\n{page}");
+    }
+    for verdict in ["confirmed", "not seen", "contradicted"] {
+        assert!(
+            !page.contains(&format!("({verdict})")),
+            "{verdict} in:\n{page}"
+        );
+    }
+}
+
 #[test]
 fn ctrl_c_stops_the_harness_and_keeps_what_was_measured() {
     if !nvrtc_present() {
@@ -653,14 +737,8 @@ fn a_second_run_reuses_what_did_not_change_and_force_runs_it_all() {
     let log = out.path().join("harness.log");
     let run = |extra: &[&str]| {
         let _ = std::fs::remove_file(&log);
-        gpuprof()
-            .env("GPUPROF_HARNESS", root().join("tests/standin/harness"))
-            .env(
-                "GPUPROF_REPLAY",
-                root().join("tests/fixtures/h200-transpose"),
-            )
+        replaying(out.path())
             .env("STANDIN_LOG", &log)
-            .env("XDG_CACHE_HOME", out.path().join("cache"))
             .arg("report")
             .arg(suite.join("variants.toml"))
             .args(["--ncu"])
@@ -725,13 +803,7 @@ fn a_failing_or_missing_ncu_keeps_the_timings_and_says_so() {
             .iter()
             .all(|v| v.runs.iter().all(|r| r.samples_ms.len() == 30))
     );
-    gpuprof()
-        .env("GPUPROF_HARNESS", root().join("tests/standin/harness"))
-        .env(
-            "GPUPROF_REPLAY",
-            root().join("tests/fixtures/h200-transpose"),
-        )
-        .env("XDG_CACHE_HOME", out.path().join("cache"))
+    replaying(out.path())
         .args([
             "report",
             "examples/transpose/variants.toml",

@@ -1,7 +1,8 @@
 //! The knowledge base of optimizations (optimizations.toml, embedded in the
 //! binary): for each `changes` word, the mechanism in plain words, the
 //! derived metrics it should move and in which direction, and the usual
-//! next step. Checked against the vocabulary by a test.
+//! next step. Checked against the vocabulary by a test. The entry for
+//! `other` expects nothing, so such a change gets no verdict.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -66,12 +67,50 @@ mod tests {
         assert_eq!(words, vocabulary);
         for change in Change::ALL {
             let entry = entry(change);
-            assert!(!entry.expect.is_empty(), "{change}");
+            assert_eq!(entry.expect.is_empty(), change == Change::Other, "{change}");
             assert!(
                 entry.mechanism.split(". ").count() >= 2,
                 "{change}: explain the mechanism in sentences"
             );
         }
+    }
+
+    #[test]
+    fn a_change_without_knowledge_gets_no_verdict_and_a_known_layout_change_does() {
+        use crate::analysis::{Verdict, analyze};
+        let mut results = crate::ncu::probe::probe_results();
+        let padded = results
+            .variants
+            .iter_mut()
+            .find(|v| v.name == "padded")
+            .unwrap();
+        padded.changes = vec![
+            Change::Other,
+            Change::SharedMemoryLayout,
+            Change::BlockReordering,
+        ];
+        let analysis = analyze(&results);
+        let padded = analysis
+            .variants
+            .iter()
+            .find(|v| v.name == "padded")
+            .unwrap();
+        let [other, layout, reordering] = &padded.changes[..] else {
+            panic!("three changes were declared: {:?}", padded.changes);
+        };
+        assert_eq!(other.verdict, Verdict::NoExpectation);
+        assert!(other.expectations.is_empty());
+        assert!(
+            other.measured.contains("no knowledge of this change"),
+            "{}",
+            other.measured
+        );
+        // The padded tile's column reads are conflict-free, as a swizzled
+        // or transposed layout would make them.
+        assert_eq!(layout.verdict, Verdict::Confirmed);
+        let l2 = &reordering.expectations[0];
+        assert_eq!(l2.metric, Key::L2HitRate);
+        assert!(l2.before.is_some() && l2.after.is_some(), "{l2:?}");
     }
 
     #[test]

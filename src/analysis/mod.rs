@@ -3,8 +3,8 @@
 //! steps, achieved bandwidth and FLOP/s against the device's peaks and the
 //! ceiling variants, derived metrics, findings, the costliest source lines,
 //! and for every declared change a verdict on whether the counters moved as
-//! the knowledge base expects. Pure and deterministic; produces plain text,
-//! never markup.
+//! the knowledge base expects (none for `other`, which it knows nothing
+//! of). Pure and deterministic; produces plain text, never markup.
 
 pub mod derived;
 pub mod findings;
@@ -12,6 +12,7 @@ pub mod format;
 pub mod knowledge;
 pub mod limits;
 pub mod lines;
+pub mod program;
 pub mod stats;
 
 use serde::Serialize;
@@ -65,6 +66,11 @@ pub enum Status {
     Unverified {
         reason: String,
     },
+    /// A command variant's program checked its own result and reported
+    /// success; `evidence` says how.
+    CheckedByProgram {
+        evidence: String,
+    },
     Failed {
         stage: Stage,
         message: String,
@@ -73,7 +79,10 @@ pub enum Status {
 
 impl Status {
     pub fn is_trusted(&self) -> bool {
-        matches!(self, Status::Verified { .. } | Status::Unverified { .. })
+        matches!(
+            self,
+            Status::Verified { .. } | Status::Unverified { .. } | Status::CheckedByProgram { .. }
+        )
     }
 
     /// Why a run's time ratios must not be called speedups, if they must
@@ -133,6 +142,8 @@ pub enum Verdict {
     NotMeasured,
     /// The previous step was already at the metric's ideal.
     AlreadyIdeal,
+    /// The knowledge base expects nothing of this change (`other`).
+    NoExpectation,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -319,6 +330,11 @@ fn status_of(run: &RunResult) -> Status {
         Some(Check::NotChecked { reason }) => Status::Unverified {
             reason: reason.clone(),
         },
+        Some(Check::ProgramPassed { expect, line }) => program::passed(expect, line),
+        Some(Check::ProgramFailed {
+            failure,
+            output_tail,
+        }) => program::failed(failure, output_tail),
         None => Status::Failed {
             stage: Stage::Run,
             message: "no result was recorded (the run was interrupted)".into(),
@@ -572,9 +588,13 @@ fn time_verdict(
     }
 }
 
-/// Contradicted if anything was contradicted; confirmed if every measured
+/// No expectation for a change the knowledge base expects nothing of;
+/// contradicted if anything was contradicted; confirmed if every measured
 /// expectation was confirmed; partly if some were; not seen otherwise.
 fn overall(expectations: &[ExpectationOutcome]) -> Verdict {
+    if expectations.is_empty() {
+        return Verdict::NoExpectation;
+    }
     let measured: Vec<Verdict> = expectations
         .iter()
         .map(|e| e.verdict)
@@ -610,6 +630,9 @@ fn describe_change(
     after: Option<&RunAnalysis>,
     previous: Option<&str>,
 ) -> String {
+    if expectations.is_empty() {
+        return "gpuprof has no knowledge of this change and expects nothing of the counters, so it gives no verdict.".into();
+    }
     let Some(previous) = previous else {
         return "This is the first step of the chain, so there is nothing to compare with.".into();
     };
@@ -625,7 +648,7 @@ fn describe_change(
             Verdict::Partly => "moved in part",
             Verdict::NotSeen => "barely moved",
             Verdict::Contradicted => "moved the wrong way",
-            Verdict::NotMeasured => "was not measured",
+            Verdict::NotMeasured | Verdict::NoExpectation => "was not measured",
             Verdict::AlreadyIdeal => "was already at its ideal before this step",
         };
         match (e.before, e.after) {

@@ -151,6 +151,9 @@ pub struct CommandVariant {
     /// How many matching launches ncu profiles; their durations are the
     /// timing samples.
     pub launches: u32,
+    /// A regular expression some line of the program's output must match
+    /// for its result to count as correct.
+    pub expect: Option<String>,
     /// Where the build and the command run: the toml's folder.
     pub folder: PathBuf,
 }

@@ -74,6 +74,7 @@ pub(crate) struct RawVariant {
     pub(crate) build: Option<Vec<String>>,
     pub(crate) kernel: Option<Spanned<String>>,
     pub(crate) launches: Option<Spanned<i64>>,
+    pub(crate) expect: Option<Spanned<String>>,
 }
 
 /// One launch of a `sequence`: a kernel of the variant's source, its

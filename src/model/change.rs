@@ -1,6 +1,8 @@
 //! The vocabulary of `changes`: the optimizations a variant may declare
 //! relative to the previous step. One word per mechanism; the knowledge base
 //! in `src/analysis/` explains each and says which metrics it should move.
+//! `other` declares a change outside the vocabulary (the variant's notes
+//! say what it is): it is shown, and nothing is expected of it.
 
 use std::fmt;
 
@@ -23,10 +25,15 @@ pub enum Change {
     SequentialAddressing,
     WorkPerThread,
     Alignment,
+    SharedMemoryLayout,
+    BlockReordering,
+    WarpTiling,
+    ParameterTuning,
+    Other,
 }
 
 impl Change {
-    pub const ALL: [Change; 14] = [
+    pub const ALL: [Change; 19] = [
         Change::Coalescing,
         Change::SharedMemoryTiling,
         Change::Padding,
@@ -41,6 +48,11 @@ impl Change {
         Change::SequentialAddressing,
         Change::WorkPerThread,
         Change::Alignment,
+        Change::SharedMemoryLayout,
+        Change::BlockReordering,
+        Change::WarpTiling,
+        Change::ParameterTuning,
+        Change::Other,
     ];
 
     /// The word used in variants.toml.
@@ -60,6 +72,11 @@ impl Change {
             Change::SequentialAddressing => "sequential-addressing",
             Change::WorkPerThread => "work-per-thread",
             Change::Alignment => "alignment",
+            Change::SharedMemoryLayout => "shared-memory-layout",
+            Change::BlockReordering => "block-reordering",
+            Change::WarpTiling => "warp-tiling",
+            Change::ParameterTuning => "parameter-tuning",
+            Change::Other => "other",
         }
     }
 
@@ -80,6 +97,11 @@ impl Change {
             Change::SequentialAddressing => "sequential addressing",
             Change::WorkPerThread => "more work per thread",
             Change::Alignment => "aligned access",
+            Change::SharedMemoryLayout => "shared-memory layout",
+            Change::BlockReordering => "block reordering",
+            Change::WarpTiling => "warp tiling",
+            Change::ParameterTuning => "parameter tuning",
+            Change::Other => "other change (see notes)",
         }
     }
 

@@ -1,6 +1,7 @@
-//! What the harness measured about a variant besides its times: whether
-//! its outputs matched the reference's ([`Check`]) and the resources its
-//! kernel uses ([`KernelResources`]). Non-finite errors travel as strings.
+//! What was measured about a variant besides its times: whether its
+//! outputs matched the reference's, or what a command variant's program
+//! said of its own result ([`Check`]), and the resources its kernel uses
+//! ([`KernelResources`]). Non-finite errors travel as strings.
 
 use serde::{Deserialize, Serialize};
 
@@ -50,7 +51,8 @@ mod non_finite {
     }
 }
 
-/// The outcome of comparing a variant's outputs with its reference's.
+/// The outcome of comparing a variant's outputs with its reference's, or
+/// of a command variant's program checking its own result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "status")]
 pub enum Check {
@@ -84,4 +86,28 @@ pub enum Check {
     NotChecked {
         reason: String,
     },
+    /// A command variant's program exited with status 0 and printed
+    /// `line`, which matched the variant's `expect` regular expression.
+    ProgramPassed {
+        expect: String,
+        line: String,
+    },
+    /// A command variant's program reported a failure.
+    ProgramFailed {
+        failure: ProgramFailure,
+        /// The last lines the program printed.
+        output_tail: String,
+    },
+}
+
+/// How a command variant's program reported a failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum ProgramFailure {
+    /// It exited with this non-zero status (as ncu passed it on).
+    ExitStatus { code: i32 },
+    /// A signal ended it.
+    Signal,
+    /// It exited with status 0, but no line it printed matched `expect`.
+    NoMatch { expect: String },
 }

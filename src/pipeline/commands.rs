@@ -1,8 +1,10 @@
 //! Command variants under ncu: each one's program runs at every size in an
 //! ncu process of its own, which profiles the first `launches` launches of
 //! the kernels matching its filter. Their durations are its timing samples
-//! and the last launch is its profile. Each size writes its own
-//! `.ncu-rep`, named so that no two runs share a file.
+//! and the last launch is its profile. The program checks its own result:
+//! its exit status (which ncu passes on) and, with `expect`, a line it
+//! prints. Each size writes its own `.ncu-rep`, named so that no two runs
+//! share a file.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -14,12 +16,12 @@ use super::progress::progress;
 use super::{Folders, ReportRequest};
 use crate::config::plan::{CommandVariant, Plan};
 use crate::error::Error;
-use crate::model::measurement::Check;
+use crate::model::measurement::{Check, ProgramFailure};
 use crate::model::notice::Notice;
 use crate::model::results::{Failure, Profile, ProfilerRun, Results, Stage};
 use crate::ncu::export::{SourcePages, export};
 use crate::ncu::{import, run as ncu_run};
-use crate::process::{self, Invocation};
+use crate::process::{self, Invocation, ToolError, ToolErrorKind};
 
 /// One command variant at one size, with the file name its report gets.
 struct CommandRun<'a> {
@@ -74,14 +76,10 @@ pub(super) fn profile_all(
         );
         if let Some(record) = results.run_mut(run.variant, run.size) {
             match measured {
-                Ok((samples, profile)) => {
+                Ok((samples, profile, check)) => {
                     record.samples_ms = samples;
                     record.profile = Some(profile);
-                    record.check = Some(Check::NotChecked {
-                        reason:
-                            "a command variant's outputs are its own: gpuprof does not compare them"
-                                .into(),
-                    });
+                    record.check = Some(check);
                     reports.push(format!("{}.ncu-rep", run.slug));
                 }
                 Err(message) => {
@@ -145,7 +143,8 @@ fn command_runs(plan: &Plan) -> Vec<CommandRun<'_>> {
     runs
 }
 
-/// Runs one command under ncu and reads back its samples and profile.
+/// Runs one command under ncu and reads back its samples, its profile and
+/// what the program said of its own result.
 fn profile_one(
     run: &CommandRun,
     ncu: &Ncu,
@@ -153,7 +152,7 @@ fn profile_one(
     clock_control: &str,
     (out_dir, work_dir): (&Path, &Path),
     results: &mut Results,
-) -> Result<(Vec<f64>, Profile), String> {
+) -> Result<(Vec<f64>, Profile, Check), String> {
     let (program, args) = run.argv.split_first().ok_or("the command is empty")?;
     let folder: PathBuf =
         std::path::absolute(&run.command.folder).unwrap_or_else(|_| run.command.folder.clone());
@@ -182,14 +181,62 @@ fn profile_one(
         passes_per_launch: None,
         seconds,
     });
-    match (&outcome, report.is_file()) {
-        (_, true) => measure(&ncu.path, &report, work_dir, run),
-        (Err(error), false) => Err(ncu_run::explain_failure(&log, error)),
-        (Ok(_), false) => Err(format!(
-            "no launch matched the kernel filter `{}`, so ncu wrote no report: check `kernel` against the names ncu prints ({})",
-            run.command.kernel,
-            ncu_run::last_lines(&log, 3)
-        )),
+    if !report.is_file() {
+        return Err(match &outcome {
+            Err(error) => ncu_run::explain_failure(&log, error),
+            Ok(_) => format!(
+                "no launch matched the kernel filter `{}`, so ncu wrote no report: check `kernel` against the names ncu prints ({})",
+                run.command.kernel,
+                ncu_run::last_lines(&log, 3)
+            ),
+        });
+    }
+    let (exit_code, stdout, stderr) = match &outcome {
+        Ok(output) => (Some(0), &output.stdout, &output.stderr),
+        Err(ToolError {
+            kind: ToolErrorKind::Failed { status },
+            stdout,
+            stderr,
+            ..
+        }) => (status.code(), stdout, stderr),
+        Err(error) => return Err(ncu_run::explain_failure(&log, error)),
+    };
+    let (samples, profile) = measure(&ncu.path, &report, work_dir, run)?;
+    let printed = format!("{stdout}{stderr}");
+    let check = own_check(exit_code, &printed, run.command.expect.as_deref());
+    Ok((samples, profile, check))
+}
+
+/// What the program said of its own result: a non-zero exit status (or a
+/// signal, `exit_code` `None`) fails it; with status 0, a line of what it
+/// printed matching `expect` passes it, and without `expect` nothing was
+/// checked.
+fn own_check(exit_code: Option<i32>, printed: &str, expect: Option<&str>) -> Check {
+    let failure = match (exit_code, expect) {
+        (Some(0), None) => {
+            return Check::NotChecked {
+                reason: "the program exited with status 0, and gpuprof does not compare its outputs: `expect` names a line it prints when its own check passes".into(),
+            };
+        }
+        (Some(0), Some(expect)) => {
+            let pattern = regex::Regex::new(expect).ok();
+            let matched = pattern.and_then(|p| printed.lines().find(|line| p.is_match(line)));
+            if let Some(line) = matched {
+                return Check::ProgramPassed {
+                    expect: expect.to_string(),
+                    line: line.to_string(),
+                };
+            }
+            ProgramFailure::NoMatch {
+                expect: expect.to_string(),
+            }
+        }
+        (Some(code), _) => ProgramFailure::ExitStatus { code },
+        (None, _) => ProgramFailure::Signal,
+    };
+    Check::ProgramFailed {
+        failure,
+        output_tail: ncu_run::last_lines(printed, 10),
     }
 }
 
@@ -261,6 +308,46 @@ fn fail_all(plan: &Plan, results: &mut Results, message: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_program_checks_itself_by_its_exit_status_and_expect() {
+        let printed = "size 4096\nTest PASSED\n";
+        assert_eq!(
+            own_check(Some(0), printed, Some("^Test PASSED$")),
+            Check::ProgramPassed {
+                expect: "^Test PASSED$".into(),
+                line: "Test PASSED".into()
+            }
+        );
+        assert_eq!(
+            own_check(Some(0), "Test FAILED\n", Some("PASSED")),
+            Check::ProgramFailed {
+                failure: ProgramFailure::NoMatch {
+                    expect: "PASSED".into()
+                },
+                output_tail: "Test FAILED".into()
+            }
+        );
+        let exited = own_check(Some(1), printed, Some("PASSED"));
+        assert_eq!(
+            exited,
+            Check::ProgramFailed {
+                failure: ProgramFailure::ExitStatus { code: 1 },
+                output_tail: "size 4096\nTest PASSED".into()
+            }
+        );
+        assert!(matches!(
+            own_check(None, "", None),
+            Check::ProgramFailed {
+                failure: ProgramFailure::Signal,
+                ..
+            }
+        ));
+        assert!(matches!(
+            own_check(Some(0), printed, None),
+            Check::NotChecked { reason } if reason.contains("exited with status 0")
+        ));
+    }
 
     #[test]
     fn command_variants_whose_names_differ_in_punctuation_get_reports_of_their_own() {

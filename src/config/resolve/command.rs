@@ -1,7 +1,8 @@
 //! Command variants, the user's own program run under ncu: the keys a
 //! command refuses (a kernel's, a library's, `verify`), the `kernel`
-//! filter that must be a regular expression, the launch count, the folder
-//! it runs in, and the `{N}` placeholders filled at each size.
+//! filter and the `expect` pattern that must be regular expressions, the
+//! launch count, the folder it runs in, and the `{N}` placeholders filled
+//! at each size.
 
 use std::path::PathBuf;
 
@@ -89,7 +90,7 @@ impl Context<'_> {
                 return Err(doc
                     .error(span, format!("variant `{name}` runs a command, so it takes no `{key}`"))
                     .help(format!(
-                        "remove `{key}`, or remove `command` to run a kernel (line {}); a command's outputs are its own, so it is not verified",
+                        "remove `{key}`, or remove `command` to run a kernel (line {}); a command's outputs are its own: its exit status and `expect` say whether it is correct",
                         doc.text[..command.value.span().start].matches('\n').count() + 1
                     )));
             }
@@ -110,17 +111,51 @@ impl Context<'_> {
                 "kernel = \"transpose\" (a regular expression ncu matches against kernel names)",
             )
         })?;
-        if let Err(e) = regex::Regex::new(kernel.value.get_ref()) {
-            let reason = crate::config::error::regex_reason(&e);
-            return Err(self.doc
-                .error(kernel.value.span(), format!("`kernel` is not a regular expression: {reason}"))
-                .help("write a regular expression matching the kernel's name, e.g. \"transpose_naive\" or \"^sgemm\""));
-        }
-        Ok(kernel.value.get_ref().clone())
+        self.regular_expression(
+            kernel.value,
+            "kernel",
+            "write a regular expression matching the kernel's name, e.g. \"transpose_naive\" or \"^sgemm\"",
+        )
     }
 
-    /// How a command variant is built and profiled: its build line, kernel
-    /// filter, launches (1 to 1000) and the folder it runs in.
+    /// `expect`, optional: a regular expression that some line the program
+    /// prints must match for its result to count as correct.
+    fn expect_pattern(&self, raw: &RawVariant) -> Result<Option<String>, ConfigError> {
+        merged(raw, self.defaults, |r| &r.expect)
+            .map(|expect| {
+                self.regular_expression(
+                    expect.value,
+                    "expect",
+                    "write a regular expression matching the line the program prints on success, e.g. \"Test PASSED\"",
+                )
+            })
+            .transpose()
+    }
+
+    /// The text of `value`, refused with `help` unless it is a regular
+    /// expression.
+    fn regular_expression(
+        &self,
+        value: &Spanned<String>,
+        key: &str,
+        help: &str,
+    ) -> Result<String, ConfigError> {
+        if let Err(e) = regex::Regex::new(value.get_ref()) {
+            let reason = crate::config::error::regex_reason(&e);
+            return Err(self
+                .doc
+                .error(
+                    value.span(),
+                    format!("`{key}` is not a regular expression: {reason}"),
+                )
+                .help(help.to_string()));
+        }
+        Ok(value.get_ref().clone())
+    }
+
+    /// How a command variant is built, profiled and checked: its build
+    /// line, kernel filter, launches (1 to 1000), `expect` pattern and the
+    /// folder it runs in.
     pub(super) fn command_variant(&self, raw: &RawVariant) -> Result<CommandVariant, ConfigError> {
         let doc = self.doc;
         let d = self.defaults;
@@ -140,6 +175,7 @@ impl Context<'_> {
                     }
                 },
             },
+            expect: self.expect_pattern(raw)?,
             folder: if doc.dir.as_os_str().is_empty() {
                 PathBuf::from(".")
             } else {

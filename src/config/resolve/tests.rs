@@ -500,7 +500,16 @@ fn changes_map_to_the_vocabulary_in_order() {
         "\"coalesing\"",
     );
     assert!(help(&e).starts_with("did you mean \"coalescing\"? the vocabulary is: coalescing, "));
-    assert!(help(&e).ends_with("work-per-thread, alignment"));
+    assert!(help(&e).ends_with("warp-tiling, parameter-tuning, other"));
+    let e = err(&one_variant("changes = [\"swizzle\"]"));
+    assert!(help(&e).starts_with("did you mean"), "{e}");
+    let plan = ok(&one_variant(
+        "changes = [\"block-reordering\", \"other\"]\nnotes = \"fused the bias add\"",
+    ));
+    assert_eq!(
+        plan.variants[0].changes,
+        [Change::BlockReordering, Change::Other]
+    );
     let e = err(&one_variant("changes = [\"unrolling\"]"));
     assert!(
         help(&e).starts_with("did you mean \"loop-unrolling\"?"),

@@ -393,6 +393,13 @@ impl<'c> Context<'c> {
                     )
                     .help("list each change once"));
             }
+            let notes = merged(raw, self.defaults, |r| &r.notes);
+            if change == Change::Other && notes.is_none_or(|n| n.value.trim().is_empty()) {
+                return Err(self
+                    .doc
+                    .error(word.span(), "change \"other\" needs `notes` saying what changed")
+                    .help("add notes = \"fused the bias add into the kernel\" to this variant: gpuprof has no knowledge of the change, so the notes are all the report says of it"));
+            }
             changes.push(change);
         }
         Ok(changes)

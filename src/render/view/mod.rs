@@ -252,7 +252,7 @@ pub(super) fn anchor(results: &Results, name: &str) -> String {
 
 fn state(status: &Status) -> &'static str {
     match status {
-        Status::Verified { .. } => "ok",
+        Status::Verified { .. } | Status::CheckedByProgram { .. } => "ok",
         Status::Wrong { .. } => "wrong",
         Status::Failed { .. } => "failed",
         Status::Unverified { .. } => "unverified",
@@ -267,6 +267,7 @@ fn verdict_words(verdict: Verdict) -> (&'static str, &'static str) {
         Verdict::Contradicted => ("contradicted", "contradicted"),
         Verdict::NotMeasured => ("not measured", "not-measured"),
         Verdict::AlreadyIdeal => ("already ideal", "not-measured"),
+        Verdict::NoExpectation => ("no expectation", "no-expectation"),
     }
 }
 

@@ -49,6 +49,7 @@ fn status_text(status: &Status) -> String {
         ),
         Status::Wrong { summary, .. } => format!("WRONG: {summary}"),
         Status::Unverified { reason } => format!("not verified: {reason}"),
+        Status::CheckedByProgram { evidence } => format!("correct by its own check: {evidence}"),
         Status::Failed { stage, message } => format!("failed ({stage}): {message}"),
     }
 }

@@ -15,6 +15,7 @@ fn correctness(status: &Status) -> String {
         Status::Verified { against, .. } => format!("✓ matches {against}"),
         Status::Wrong { .. } => "✗ wrong".into(),
         Status::Unverified { .. } => "not checked".into(),
+        Status::CheckedByProgram { .. } => "✓ its own check".into(),
         Status::Failed { stage, .. } => format!("✗ failed ({stage})"),
     }
 }

@@ -6,6 +6,7 @@
 use super::run::run_view;
 use super::{ChangeView, ExpectationRow, Fact, VariantView, run_at, verdict_words};
 use crate::analysis::{Analysis, ChangeAnalysis, ExpectationOutcome, VariantAnalysis, format};
+use crate::model::measurement::Check;
 use crate::model::results::VariantResult;
 use crate::model::variant::{Role, VariantKind};
 
@@ -88,9 +89,16 @@ fn build_facts(variant: &VariantResult) -> Vec<Fact> {
             if !variant.build.options.is_empty() {
                 build_facts.push(Fact { label: "built with".into(), value: variant.build.options.join(" ") });
             }
+            let checked_by_program = variant.runs.iter().any(|r| {
+                matches!(r.check, Some(Check::ProgramPassed { .. } | Check::ProgramFailed { .. }))
+            });
+            let verification = match checked_by_program {
+                true => "; its result is what the program reports of itself: its exit status, and a line matching `expect` where one is given",
+                false => " (no verification: the program's outputs are its own)",
+            };
             build_facts.push(Fact {
                 label: "profiled".into(),
-                value: format!("kernels matching `{}`, timed by ncu (no verification: the program's outputs are its own)", kernel),
+                value: format!("kernels matching `{kernel}`, timed by ncu{verification}"),
             });
         }
         VariantKind::Library { library } => build_facts.push(Fact {
