@@ -71,21 +71,11 @@ impl Context<'_> {
         command: &Merged<CommandLine>,
     ) -> Result<(), ConfigError> {
         let doc = self.doc;
-        for (key, given) in [
-            ("source", raw.source.as_ref().map(|v| v.span())),
-            ("entry", raw.entry.as_ref().map(|v| v.span())),
+        let library_or_verify = [
             ("library", raw.library.as_ref().map(|v| v.span())),
-            ("compiler", raw.compiler.as_ref().map(|v| v.span())),
-            ("defines", raw.defines.as_ref().map(|v| v.span())),
-            (
-                "include_dirs",
-                raw.include_dirs
-                    .as_ref()
-                    .and_then(|v| v.first())
-                    .map(|v| v.span()),
-            ),
             ("verify", raw.verify.as_ref().map(|v| v.span())),
-        ] {
+        ];
+        for (key, given) in super::kernel_keys(raw).into_iter().chain(library_or_verify) {
             if let Some(span) = given {
                 return Err(doc
                     .error(span, format!("variant `{name}` runs a command, so it takes no `{key}`"))

@@ -67,8 +67,9 @@ pub(super) fn check_gemm_buffers(
 }
 
 impl Context<'_> {
-    /// A library call runs no kernel of the user's: it takes no `source` or
-    /// `entry` in the variant itself.
+    /// A library call runs no kernel of the user's: it takes none of the
+    /// kernel's keys (`source`, `entry`, `compiler`, `defines`,
+    /// `include_dirs`) in the variant itself.
     pub(super) fn refuse_kernel_keys_of_library(
         &self,
         raw: &RawVariant,
@@ -76,19 +77,7 @@ impl Context<'_> {
         library: &Merged<Spanned<RawLibrary>>,
     ) -> Result<(), ConfigError> {
         let doc = self.doc;
-        for (key, given) in [
-            ("source", raw.source.as_ref().map(|v| v.span())),
-            ("entry", raw.entry.as_ref().map(|v| v.span())),
-            ("compiler", raw.compiler.as_ref().map(|v| v.span())),
-            ("defines", raw.defines.as_ref().map(|v| v.span())),
-            (
-                "include_dirs",
-                raw.include_dirs
-                    .as_ref()
-                    .and_then(|v| v.first())
-                    .map(|v| v.span()),
-            ),
-        ] {
+        for (key, given) in super::kernel_keys(raw) {
             if let Some(span) = given {
                 return Err(doc
                     .error(

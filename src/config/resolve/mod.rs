@@ -167,6 +167,25 @@ struct Merged<'a, T> {
     inherited: bool,
 }
 
+/// The keys that describe a kernel, where the variant itself gives them
+/// (a library call or a command refuses each): `source`, `entry`,
+/// `compiler`, `defines` and `include_dirs`.
+fn kernel_keys(raw: &RawVariant) -> [(&'static str, Option<Range<usize>>); 5] {
+    [
+        ("source", raw.source.as_ref().map(|v| v.span())),
+        ("entry", raw.entry.as_ref().map(|v| v.span())),
+        ("compiler", raw.compiler.as_ref().map(|v| v.span())),
+        ("defines", raw.defines.as_ref().map(|v| v.span())),
+        (
+            "include_dirs",
+            raw.include_dirs
+                .as_ref()
+                .and_then(|v| v.first())
+                .map(|v| v.span()),
+        ),
+    ]
+}
+
 fn merged<'a, T>(
     variant: &'a RawVariant,
     defaults: Option<&'a RawVariant>,
