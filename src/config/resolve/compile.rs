@@ -146,3 +146,97 @@ impl<'c> Context<'c> {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::resolve::tests::{err, fails, help, ok, one_variant};
+
+    #[test]
+    fn the_compiler_is_nvrtc_for_device_code_and_nvcc_for_a_file_with_host_code() {
+        use crate::model::variant::Compiler;
+        let homework = "source = \"../../kernels/cpp/homework.cu\"\nentry = \"tiledCopy<64>\"";
+        let kernel = |keys: &str| ok(&one_variant(keys)).variants[0].kernel().unwrap().clone();
+        let plain = kernel("");
+        assert_eq!(plain.compiler, Compiler::Nvrtc);
+        assert_eq!(plain.compiler_reason, "the file holds device code only");
+        let host = kernel(homework);
+        assert_eq!(host.compiler, Compiler::Nvcc);
+        assert_eq!(
+            host.compiler_reason,
+            "the file holds host code: it includes the host header <cstdio>"
+        );
+        assert_eq!(kernel("compiler = \"nvcc\"").compiler, Compiler::Nvcc);
+        assert_eq!(kernel("compiler = \"auto\"").compiler, Compiler::Nvrtc);
+        let e = fails(
+            &one_variant(&format!("{homework}\ncompiler = \"nvrtc\"")),
+            "NVRTC cannot compile this source",
+            "\"nvrtc\"",
+        );
+        assert!(help(&e).starts_with("use compiler = \"nvcc\""), "{e}");
+        fails(
+            &one_variant("compiler = \"clang\""),
+            "unknown compiler \"clang\"",
+            "\"clang\"",
+        );
+    }
+
+    #[test]
+    fn include_folders_are_relative_to_the_toml_and_must_exist() {
+        let plan = ok(&one_variant("include_dirs = [\"kernels\"]"));
+        let dirs = &plan.variants[0].kernel().unwrap().include_dirs;
+        assert_eq!(dirs.len(), 1);
+        assert!(dirs[0].is_absolute() && dirs[0].ends_with("tests/configs/errors/kernels"));
+        let e = err(&one_variant("include_dirs = [\"no-such-folder\"]"));
+        assert!(
+            e.message()
+                .starts_with("cannot read include folder tests/configs/errors/no-such-folder"),
+            "{e}"
+        );
+        fails(
+            &one_variant("include_dirs = [\"kernels/scale.cu\"]"),
+            "tests/configs/errors/kernels/scale.cu is not a folder",
+            "include_dirs = [»\"kernels/scale.cu\"",
+        );
+    }
+
+    #[test]
+    fn defines_are_evaluated_at_every_size() {
+        let plan = ok(&one_variant(
+            "defines = { BLOCK = 256, ITEMS = \"N / 256\" }",
+        ));
+        let defines: Vec<&Vec<(String, i64)>> = plan.variants[0]
+            .instances
+            .iter()
+            .map(|i| &i.defines)
+            .collect();
+        assert_eq!(
+            defines,
+            [
+                &vec![("BLOCK".to_string(), 256), ("ITEMS".to_string(), 4)],
+                &vec![("BLOCK".to_string(), 256), ("ITEMS".to_string(), 16)],
+            ]
+        );
+        let e = err(&one_variant("defines = { ITEMS = \"N / 3\" }"));
+        assert!(
+            e.message().contains("define ITEMS of variant `plain`"),
+            "{e}"
+        );
+        let e = err(&one_variant("defines = { \"2X\" = 1 }"));
+        assert_eq!(e.message(), "define \"2X\" is not a macro name");
+    }
+
+    #[test]
+    fn command_and_library_variants_refuse_compiler_keys() {
+        let e = err(&one_variant(
+            "command = [\"./prog\"]\nkernel = \"k\"\nsource = \"x\"\ncompiler = \"nvcc\"",
+        ));
+        assert!(e.message().contains("runs a command"), "{e}");
+        let e = err(&one_variant(
+            "command = [\"./prog\"]\nkernel = \"k\"\ndefines = { A = 1 }",
+        ));
+        assert_eq!(
+            e.message(),
+            "variant `plain` runs a command, so it takes no `defines`"
+        );
+    }
+}

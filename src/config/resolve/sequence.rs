@@ -203,3 +203,86 @@ impl<'c> Context<'c> {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::resolve::tests::{err, help, ok, suite};
+
+    #[test]
+    fn a_sequence_launches_its_steps_in_order_sharing_the_variants_buffers() {
+        use crate::config::plan::StepArg;
+        let buffers = r#"args = [
+      { name = "in", buffer = "f32", count = "N", fill = "random" },
+      { name = "partial", buffer = "f32", count = 64, fill = "zeros" },
+      { name = "out", buffer = "f32", count = 1, output = true },
+    ]"#;
+        let steps = r#"sequence = [
+      { entry = "scale_by<2>", grid = ["cdiv(N, 256)"], block = [256], args = [{ name = "in" }, { name = "partial" }, { name = "n", scalar = "i32", value = "N" }] },
+      { entry = "scale", grid = [1], block = [64], shared_bytes = 256, args = [{ name = "partial" }, { name = "out" }, { name = "f", scalar = "f32", value = 0.5 }, { name = "n", scalar = "i32", value = 64 }] },
+    ]"#;
+        let text = suite(
+            "",
+            "",
+            &format!(
+                "[[variant]]\nname = \"plain\"\nsource = \"kernels/scale.cu\"\n{buffers}\n{steps}"
+            ),
+        )
+        .replace("entry = \"scale\"\n\n", "\n");
+        let plan = ok(&text);
+        let variant = &plan.variants[0];
+        assert_eq!(
+            variant.kernel().unwrap().entries(),
+            ["scale_by<2>", "scale"]
+        );
+        let instance = &variant.instances[1];
+        assert_eq!(instance.sequence.len(), 2);
+        assert_eq!(
+            (instance.grid, instance.block),
+            ([16, 1, 1], [256, 1, 1]),
+            "the first step's"
+        );
+        let second = &instance.sequence[1];
+        assert_eq!(
+            (
+                second.kernel,
+                second.grid,
+                second.block,
+                second.shared_bytes
+            ),
+            (1, [1, 1, 1], [64, 1, 1], 256)
+        );
+        assert_eq!(
+            second.args[..2],
+            [StepArg::Buffer { index: 1 }, StepArg::Buffer { index: 2 }]
+        );
+        assert!(matches!(&second.args[2], StepArg::Scalar(s) if s.value == 0.5));
+
+        let e = err(&text.replace(
+            "{ name = \"partial\" }, { name = \"out\" }",
+            "{ name = \"partial\" }, { name = \"result\" }",
+        ));
+        assert_eq!(e.message(), "`result` is not a buffer of the variant");
+        assert!(help(&e).contains("(in, partial, out)"), "{e}");
+        let e = err(&text.replace(
+            "source = \"kernels/scale.cu\"\n",
+            "source = \"kernels/scale.cu\"\ngrid = [1]\n",
+        ));
+        assert_eq!(
+            e.message(),
+            "variant `plain` launches a `sequence`, so it takes no `grid` of its own"
+        );
+        let e = err(&text.replace(
+            "{ name = \"out\", buffer",
+            "{ name = \"k\", scalar = \"i32\", value = 1 },\n  { name = \"out\", buffer",
+        ));
+        assert!(e.message().contains("scalar `k` belongs to a step"), "{e}");
+        let e = err(&text.replace(
+            "entry = \"scale\", grid = [1]",
+            "entry = \"scal\", grid = [1]",
+        ));
+        assert_eq!(
+            e.message(),
+            "`scal` is not a kernel of tests/configs/errors/kernels/scale.cu"
+        );
+    }
+}
