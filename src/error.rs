@@ -26,8 +26,8 @@ pub mod exit_code {
     /// The machine lacks the GPU, the driver, NVRTC or ncu; for `doctor`,
     /// a check failed.
     pub const ENVIRONMENT: u8 = 4;
-    /// Stopped by Ctrl-C (SIGINT): the harness and ncu are stopped and
-    /// results.json keeps every run finished so far.
+    /// Stopped by Ctrl-C (SIGINT), SIGTERM or SIGHUP: the harness and ncu
+    /// are stopped and results.json keeps every run finished so far.
     pub const INTERRUPTED: u8 = 130;
 }
 

@@ -87,8 +87,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// Ctrl-C stops the harness and ncu (they run in their own process
-/// groups) and keeps what was saved: results.json is written after every
+/// Ctrl-C, SIGTERM and SIGHUP (`timeout`, CI cancellation, Slurm, a dropped
+/// SSH session) stop the harness and ncu (they run in their own process
+/// groups) and keep what was saved: results.json is written after every
 /// variant and the previous report.html is only replaced at the end.
 fn stop_children_on_ctrl_c() {
     let interrupted = ctrlc::set_handler(|| {
@@ -99,7 +100,7 @@ fn stop_children_on_ctrl_c() {
         std::process::exit(exit_code::INTERRUPTED.into());
     });
     if let Err(error) = interrupted {
-        eprintln!("warning: Ctrl-C will not stop child processes cleanly: {error}");
+        eprintln!("warning: Ctrl-C and SIGTERM will not stop child processes cleanly: {error}");
     }
 }
 
@@ -255,6 +256,8 @@ fn dump(path: &std::path::Path) -> ExitCode {
 /// The hidden harness subcommand: events on stdout, one per line, flushed
 /// as they happen so the pipeline sees progress (and ncu passes it on).
 fn run_harness(job: &std::path::Path) -> ExitCode {
+    // Under ncu, the harness's parent is ncu: it goes when ncu goes.
+    gpuprof::process::die_with_parent();
     let job: harness::Job = match std::fs::read_to_string(job)
         .map_err(|e| e.to_string())
         .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))

@@ -1,7 +1,9 @@
 //! Spawning external tools (ncu, nvidia-smi, gpuprof's own harness):
 //! capturing their output, streaming stdout line by line, an idle timeout,
-//! and typed errors that carry the argv and the tool's stderr. Knows no
-//! tool's flags.
+//! and typed errors that carry the argv and the tool's stderr. Every tool
+//! runs in its own process group (stopped as a whole on a timeout or a
+//! signal) and dies with gpuprof even when gpuprof is killed outright.
+//! Knows no tool's flags.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -67,6 +69,14 @@ impl Invocation {
         // Its own process group, so that a timeout stops the tool and
         // everything it started (ncu's target process, a shell's children).
         command.process_group(0);
+        // SAFETY: prctl(2) is async-signal-safe and touches no memory of the
+        // parent; it runs in the child between fork and exec.
+        unsafe {
+            command.pre_exec(|| {
+                die_with_parent();
+                Ok(())
+            });
+        }
         command.args(&self.args);
         if let Some(folder) = &self.folder {
             command.current_dir(folder);
@@ -282,6 +292,16 @@ fn read_all_in_background<R: Read + Send + 'static>(
         }
         String::from_utf8_lossy(&bytes).into_owned()
     })
+}
+
+/// Asks the kernel to kill this process when its parent dies, so that a
+/// tool (or the harness under ncu) never outlives a gpuprof that was killed
+/// outright (SIGKILL leaves no handler a chance to clean up).
+pub fn die_with_parent() {
+    // SAFETY: prctl(PR_SET_PDEATHSIG) only sets a flag of this process.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+    }
 }
 
 /// The process groups of the tools running now (each tool gets its own).

@@ -569,11 +569,10 @@ fn a_command_that_checks_itself_is_verified_or_wrong_by_its_own_word() {
     }
 }
 
-#[test]
-fn ctrl_c_stops_the_harness_and_keeps_what_was_measured() {
-    if !nvrtc_present() {
-        return;
-    }
+/// Runs the transpose suite with a stand-in harness that hangs on `tiled`,
+/// waits until `naive` is saved, then sends gpuprof `signal`; gpuprof's
+/// output, the hung harness's pid and the output folder.
+fn stopped_during_a_hang(signal: i32) -> (std::process::Output, i32, tempfile::TempDir) {
     let out = tempfile::tempdir().unwrap();
     let pidfile = out.path().join("harness.pid");
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gpuprof"))
@@ -628,20 +627,37 @@ fn ctrl_c_stops_the_harness_and_keeps_what_was_measured() {
         .parse()
         .unwrap();
     // SAFETY: signals the gpuprof process this test started.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let output = child.wait_with_output().unwrap();
+    unsafe { libc::kill(child.id() as i32, signal) };
+    (child.wait_with_output().unwrap(), harness, out)
+}
+
+/// Whether process `pid` still runs (a zombie waiting to be reaped does not).
+fn still_running(pid: i32) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let alive = status
+            .lines()
+            .any(|l| l.starts_with("State:") && !l.contains("zombie") && !l.contains("dead"));
+        if !alive || std::time::Instant::now() > deadline {
+            return alive;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn ctrl_c_stops_the_harness_and_keeps_what_was_measured() {
+    if !nvrtc_present() {
+        return;
+    }
+    let (output, harness, out) = stopped_during_a_hang(libc::SIGINT);
     assert_eq!(output.status.code(), Some(130));
     assert!(
         String::from_utf8_lossy(&output.stderr)
             .contains("interrupted: results.json holds what was measured so far")
     );
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    // Gone, or a zombie waiting for whoever adopted it to reap it.
-    let status = std::fs::read_to_string(format!("/proc/{harness}/status")).unwrap_or_default();
-    let alive = status
-        .lines()
-        .any(|l| l.starts_with("State:") && !l.contains("zombie") && !l.contains("dead"));
-    assert!(!alive, "the harness outlived gpuprof: {status}");
+    assert!(!still_running(harness), "the harness outlived gpuprof");
     let results = read_results(&out.path().join("report/results.json"));
     let naive = results.variant("naive").unwrap();
     assert_eq!(
@@ -657,6 +673,33 @@ fn ctrl_c_stops_the_harness_and_keeps_what_was_measured() {
             .unwrap()
             .samples_ms
             .is_empty()
+    );
+}
+
+#[test]
+fn term_and_hup_stop_like_ctrl_c_and_kill_leaves_no_harness_behind() {
+    if !nvrtc_present() {
+        return;
+    }
+    for signal in [libc::SIGTERM, libc::SIGHUP] {
+        let (output, harness, out) = stopped_during_a_hang(signal);
+        assert_eq!(output.status.code(), Some(130), "signal {signal}");
+        assert!(
+            !still_running(harness),
+            "signal {signal}: the harness outlived gpuprof"
+        );
+        let results = read_results(&out.path().join("report/results.json"));
+        assert_eq!(
+            results.variant("naive").unwrap().runs[0].samples_ms.len(),
+            30
+        );
+    }
+    // SIGKILL runs no handler: the harness dies with its parent all the same.
+    let (output, harness, _out) = stopped_during_a_hang(libc::SIGKILL);
+    assert_eq!(output.status.code(), None, "killed by the signal");
+    assert!(
+        !still_running(harness),
+        "SIGKILL: the harness outlived gpuprof"
     );
 }
 
