@@ -15,7 +15,8 @@ use crate::model::results::ReadError;
 pub mod exit_code {
     /// Every variant ran and verified.
     pub const SUCCESS: u8 = 0;
-    /// An output (report, results.json, ncu work file) could not be written.
+    /// An output (report, results.json, ncu work file) could not be
+    /// written, or another gpuprof is writing the same output folder.
     pub const OUTPUT_FAILED: u8 = 1;
     /// Bad input: variants.toml, results.json or an ncu export, with file,
     /// line and column where there is one.
@@ -55,6 +56,12 @@ pub enum Error {
     /// A file could not be written.
     #[error("cannot write {}: {reason}", path.display())]
     Output { path: PathBuf, reason: String },
+    /// Another gpuprof is writing the same output folder.
+    #[error(
+        "another gpuprof (pid {holder}) is writing {}: wait for it to finish, or give this run another folder with -o",
+        folder.display()
+    )]
+    Busy { folder: PathBuf, holder: String },
 }
 
 /// `results.json:3:14: …` where the error has a place in the file,
@@ -72,7 +79,7 @@ impl Error {
         match self {
             Error::Config(_) | Error::Results { .. } | Error::Input(_) => exit_code::BAD_INPUT,
             Error::Build(_) | Error::Tool(_) => exit_code::ENVIRONMENT,
-            Error::Output { .. } => exit_code::OUTPUT_FAILED,
+            Error::Output { .. } | Error::Busy { .. } => exit_code::OUTPUT_FAILED,
         }
     }
 

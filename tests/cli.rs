@@ -948,3 +948,35 @@ fn check_fails_a_kernel_that_does_not_compile_with_the_compilers_message() {
             .contains("\"ninety\" is not a compute capability")
     );
 }
+
+#[test]
+fn one_gpuprof_at_a_time_writes_an_output_folder() {
+    use std::io::Write;
+    use std::os::fd::AsRawFd;
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let folder = out.path().join("report");
+    std::fs::create_dir_all(&folder).unwrap();
+    let mut held = std::fs::File::create(folder.join(".gpuprof.lock")).unwrap();
+    write!(held, "4242").unwrap();
+    // SAFETY: flock(2) on a file this test owns, as another gpuprof would.
+    assert_eq!(
+        unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    let assert = replayed_report(out.path(), "replay").code(1);
+    insta::assert_snapshot!(stderr_of(&assert, Some(out.path())), @"error: another gpuprof (pid 4242) is writing [TEMP]/report: wait for it to finish, or give this run another folder with -o");
+    assert!(
+        !folder.join("results.json").exists(),
+        "the running one's folder is left alone"
+    );
+    drop(held);
+    replayed_report(out.path(), "replay").success();
+    let owner = std::fs::read_to_string(folder.join(".gpuprof.lock")).unwrap();
+    assert!(
+        owner.parse::<u32>().is_ok(),
+        "the lock names its owner: {owner:?}"
+    );
+}

@@ -67,11 +67,13 @@ pub struct Outcome {
 }
 
 /// Where one report run writes: the output folder, ncu's work folder
-/// inside it, and results.json.
+/// inside it, and results.json; the folder is locked while it lives.
 struct Folders {
     out: PathBuf,
     work: PathBuf,
     results: PathBuf,
+    /// Held for the run: one gpuprof at a time per output folder.
+    _lock: output::FolderLock,
 }
 
 /// Runs the whole line for one variants.toml.

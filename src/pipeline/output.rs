@@ -27,10 +27,49 @@ pub(super) fn prepare_folders(out_dir: Option<&Path>, suite: &str) -> Result<Fol
     let work = out.join(WORK_FOLDER);
     create_dir(&work)?;
     Ok(Folders {
+        _lock: FolderLock::take(&out)?,
         results: out.join(RESULTS_FILE),
         out,
         work,
     })
+}
+
+/// An exclusive lock on an output folder (`.gpuprof.lock`, holding the
+/// owner's pid), released when dropped or when the process ends: two runs
+/// into one folder would mix their job files and ncu reports.
+pub(super) struct FolderLock {
+    _file: std::fs::File,
+}
+
+impl FolderLock {
+    pub(super) fn take(folder: &Path) -> Result<FolderLock, Error> {
+        use std::io::{Read, Seek, Write};
+        use std::os::fd::AsRawFd;
+        let path = folder.join(".gpuprof.lock");
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| Error::output(&path, e))?;
+        // SAFETY: flock(2) on a descriptor this function owns.
+        let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;
+        if !locked {
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            return Err(Error::Busy {
+                folder: folder.to_path_buf(),
+                holder: holder.trim().to_string(),
+            });
+        }
+        let written = file
+            .set_len(0)
+            .and_then(|()| file.rewind())
+            .and_then(|()| write!(file, "{}", std::process::id()));
+        written.map_err(|e| Error::output(&path, e))?;
+        Ok(FolderLock { _file: file })
+    }
 }
 
 /// The previous run's results.json in the output folder, when it reads.
