@@ -88,6 +88,10 @@ impl Invocation {
     }
 }
 
+/// A word as a shell would need it: plain, single-quoted, or, when it holds
+/// control characters (which a terminal would obey), `$'…'` with them
+/// escaped, so that showing a command line never moves the cursor or
+/// retitles a window.
 fn shell_quote(part: &str) -> String {
     let plain = !part.is_empty()
         && part
@@ -95,6 +99,8 @@ fn shell_quote(part: &str) -> String {
             .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
     if plain {
         part.to_string()
+    } else if part.chars().any(char::is_control) {
+        format!("$'{}'", part.escape_default())
     } else {
         format!("'{}'", part.replace('\'', r"'\''"))
     }
@@ -339,6 +345,19 @@ fn kill_tree(child: &mut Child) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn command_lines_are_shown_quoted_and_without_live_control_characters() {
+        let invocation = Invocation::new("./prog")
+            .arg("plain-arg")
+            .arg("two words")
+            .arg("it's")
+            .arg("\u{1b}]0;owned\u{7}");
+        assert_eq!(
+            invocation.display(),
+            r"./prog plain-arg 'two words' 'it'\''s' $'\u{1b}]0;owned\u{7}'"
+        );
+    }
 
     #[test]
     fn captures_output_and_streams_lines() {

@@ -980,3 +980,58 @@ fn one_gpuprof_at_a_time_writes_an_output_folder() {
         "the lock names its owner: {owner:?}"
     );
 }
+
+/// A command variant with a build line, in a folder of its own.
+const BUILT_PROGRAM: &str = r#"
+version = 1
+
+[suite]
+name = "built"
+sizes = [64]
+baseline = "program"
+
+[[variant]]
+name = "program"
+build = ["sh", "-c", "echo built > built.txt"]
+command = ["sh", "-c", "echo Test PASSED"]
+kernel = "transpose"
+launches = 1
+expect = "^Test PASSED$"
+"#;
+
+#[test]
+fn build_and_command_lines_are_shown_before_they_run_and_no_profile_builds_nothing() {
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    std::fs::write(out.path().join("variants.toml"), BUILT_PROGRAM).unwrap();
+    let run = |extra: &[&str]| {
+        let assert = replaying(out.path())
+            .arg("report")
+            .arg(out.path().join("variants.toml"))
+            .arg("--ncu")
+            .arg(root().join("tests/standin/ncu"))
+            .arg("-o")
+            .arg(out.path().join("report"))
+            .args(extra)
+            .assert();
+        stderr_of(&assert, Some(out.path()))
+    };
+    let skipped = run(&["--no-profile"]);
+    assert!(
+        !out.path().join("built.txt").exists(),
+        "--no-profile runs no build line"
+    );
+    assert!(!skipped.contains("building:"), "{skipped}");
+    let ran = run(&[]);
+    assert!(out.path().join("built.txt").exists());
+    assert!(
+        ran.contains("building: sh -c 'echo built > built.txt'   (in [TEMP])"),
+        "{ran}"
+    );
+    assert!(
+        ran.contains("running under ncu: sh -c 'echo Test PASSED'   (in [TEMP])"),
+        "{ran}"
+    );
+}

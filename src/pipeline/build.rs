@@ -18,9 +18,12 @@ use crate::process::{self, Invocation};
 
 /// Builds every variant; the modules of each kernel variant that compiled
 /// (one per size), by variant name.
+/// Command variants' build lines run only when `run_commands` (under
+/// `--no-profile` their programs do not run, so neither do their builds).
 pub(super) fn build_all(
     plan: &crate::config::Plan,
     compute_capability: (u32, u32),
+    run_commands: bool,
     results: &mut Results,
 ) -> Result<BTreeMap<String, Vec<Module>>, Error> {
     let uses_nvrtc = plan
@@ -39,18 +42,22 @@ pub(super) fn build_all(
         bar.set_message(variant.name.clone());
         match &variant.kind {
             VariantKind::Library { .. } => {}
-            VariantKind::Command(command) => {
+            VariantKind::Command(command) if run_commands => {
                 if let Some(argv) = &command.build {
                     let started = Instant::now();
                     let outcome = built
                         .entry((argv.clone(), command.folder.clone()))
-                        .or_insert_with(|| build_command(argv, &command.folder))
+                        .or_insert_with(|| {
+                            bar.suspend(|| announce("building", argv, &command.folder));
+                            build_command(argv, &command.folder)
+                        })
                         .clone();
                     record.build.options = argv.clone();
                     record.build.seconds = started.elapsed().as_secs_f64();
                     record_build(&mut record.build, &mut record.runs, Stage::Build, outcome);
                 }
             }
+            VariantKind::Command(_) => {}
             VariantKind::Kernel(kernel) => {
                 match compile_kernel(
                     kernel,
@@ -146,6 +153,16 @@ fn record_build(
             record.error = Some(message);
         }
     }
+}
+
+/// Says on stderr which of the suite's own command lines runs now, and
+/// where: a suite from elsewhere runs programs, and the user sees which.
+pub(super) fn announce(what: &str, argv: &[String], folder: &Path) {
+    let line = argv
+        .split_first()
+        .map(|(program, args)| Invocation::new(program).args(args).display())
+        .unwrap_or_default();
+    anstream::eprintln!("{what}: {line}   (in {})", folder.display());
 }
 
 /// Runs a command variant's build line in its folder; the output on

@@ -168,6 +168,7 @@ fn profile_one(
     let target = Invocation::new(program).args(args);
     let invocation =
         ncu_run::profile_invocation(&ncu.path, &ncu_request, &target).in_folder(&folder);
+    super::build::announce("running under ncu", run.argv, &folder);
     let started = Instant::now();
     let outcome = process::run_streaming(&invocation, Some(request.idle_timeout * 4), |_| {});
     let seconds = started.elapsed().as_secs_f64();

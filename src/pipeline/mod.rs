@@ -92,7 +92,12 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
     results.device = Some(device::describe(&facts, &mut results.notices));
     output::save(&folders.results, &results)?;
 
-    let modules = build::build_all(&plan, facts.compute_capability, &mut results)?;
+    let modules = build::build_all(
+        &plan,
+        facts.compute_capability,
+        !request.skip_profile,
+        &mut results,
+    )?;
     let ncu = profile::find_ncu(request);
     let reused = plan::reuse_unchanged(
         &plan,
