@@ -27,7 +27,7 @@ pub(crate) struct RawFile {
 #[serde(expecting = "a [suite] table with name, sizes and baseline")]
 pub(crate) struct RawSuite {
     pub(crate) name: Spanned<String>,
-    pub(crate) description: Option<String>,
+    pub(crate) description: Option<Spanned<String>>,
     pub(crate) sizes: Spanned<Vec<Spanned<RawSize>>>,
     pub(crate) constants: Option<SymbolTable>,
     pub(crate) baseline: Spanned<String>,
@@ -55,7 +55,7 @@ pub(crate) struct RawVariant {
     pub(crate) entry: Option<Spanned<String>>,
     pub(crate) role: Option<Spanned<String>>,
     pub(crate) changes: Option<Vec<Spanned<String>>>,
-    pub(crate) notes: Option<String>,
+    pub(crate) notes: Option<Spanned<String>>,
     pub(crate) verify: Option<Spanned<String>>,
     pub(crate) tolerance: Option<RawTolerance>,
     pub(crate) grid: Option<Spanned<Vec<Spanned<ExprSource>>>>,

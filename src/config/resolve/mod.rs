@@ -119,7 +119,10 @@ pub(crate) fn resolve(raw: &RawFile, text: &str, path: &Path) -> Result<Plan, Co
     Ok(Plan {
         suite: Suite {
             name: suite.name.get_ref().clone(),
-            description: suite.description.clone().unwrap_or_default(),
+            description: match &suite.description {
+                Some(description) => context.plain_text(description, "description", true)?,
+                None => String::new(),
+            },
             config_path: fs::canonicalize(path)
                 .or_else(|_| std::path::absolute(path))
                 .unwrap_or_else(|_| path.to_path_buf()),
@@ -165,6 +168,27 @@ struct Context<'a> {
 struct Merged<'a, T> {
     value: &'a T,
     inherited: bool,
+}
+
+impl Context<'_> {
+    /// Free text the reports and the terminal show: any characters but
+    /// control characters (a terminal would obey them), except line breaks
+    /// and tabs where `lines` allows them.
+    fn plain_text(
+        &self,
+        text: &toml::Spanned<String>,
+        key: &str,
+        lines: bool,
+    ) -> Result<String, ConfigError> {
+        let allowed = |c: char| lines && (c == '\n' || c == '\t');
+        match text.get_ref().chars().find(|&c| c.is_control() && !allowed(c)) {
+            Some(control) => Err(self
+                .doc
+                .error(text.span(), format!("`{key}` holds the control character {control:?}"))
+                .help("the text is shown in the terminal and the reports: use visible characters, line breaks and tabs only")),
+            None => Ok(text.get_ref().clone()),
+        }
+    }
 }
 
 /// The keys that describe a kernel, where the variant itself gives them

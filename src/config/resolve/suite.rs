@@ -228,6 +228,19 @@ pub(super) fn variant_names(doc: &Doc, raw: &RawFile) -> Result<Vec<String>, Con
                 .error(name.span(), "a variant name cannot be empty")
                 .help("name the variant after what it does, e.g. \"tiled\""));
         }
+        if let Some(control) = name.get_ref().chars().find(|c| c.is_control()) {
+            return Err(doc
+                .error(
+                    name.span(),
+                    format!(
+                        "variant name {:?} holds the control character {control:?}",
+                        name.get_ref()
+                    ),
+                )
+                .help(
+                    "a name is shown in the terminal and the reports: use visible characters only",
+                ));
+        }
         if let Some((_, first)) = names.iter().find(|(n, _)| n == name.get_ref()) {
             let line = doc.text[..first.start].matches('\n').count() + 1;
             return Err(doc

@@ -121,9 +121,10 @@ impl<'c> Context<'c> {
                 role,
                 kind,
                 changes,
-                notes: merged(raw, d, |r| &r.notes)
-                    .map(|m| m.value.clone())
-                    .unwrap_or_default(),
+                notes: match merged(raw, d, |r| &r.notes) {
+                    Some(notes) => self.plain_text(notes.value, "notes", true)?,
+                    None => String::new(),
+                },
                 verify,
                 tolerance,
                 instances,
@@ -394,7 +395,8 @@ impl<'c> Context<'c> {
                     .help("list each change once"));
             }
             let notes = merged(raw, self.defaults, |r| &r.notes);
-            if change == Change::Other && notes.is_none_or(|n| n.value.trim().is_empty()) {
+            if change == Change::Other && notes.is_none_or(|n| n.value.get_ref().trim().is_empty())
+            {
                 return Err(self
                     .doc
                     .error(word.span(), "change \"other\" needs `notes` saying what changed")
