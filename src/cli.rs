@@ -61,7 +61,7 @@ pub enum Command {
         /// Open the report in the default browser when it is written
         #[arg(long)]
         open: bool,
-        /// Run everything again, even what the previous results.json already holds unchanged
+        /// Run everything again, even what the previous results.json already holds unchanged; and overwrite files in the output folder that gpuprof did not write or cannot read
         #[arg(long)]
         force: bool,
         /// Check without a GPU: resolve the suite, compile every kernel and print the plan (sizes, geometry, buffers, bytes and flops per size)

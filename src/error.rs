@@ -56,6 +56,13 @@ pub enum Error {
     /// A file could not be written.
     #[error("cannot write {}: {reason}", path.display())]
     Output { path: PathBuf, reason: String },
+    /// The output folder holds a file gpuprof did not write (or cannot
+    /// read) where it would write its own.
+    #[error(
+        "{} would be overwritten, but {why}: give another folder with -o, or --force to overwrite it",
+        path.display()
+    )]
+    NotOurs { path: PathBuf, why: String },
     /// Another gpuprof is writing the same output folder.
     #[error(
         "another gpuprof (pid {holder}) is writing {}: wait for it to finish, or give this run another folder with -o",
@@ -79,7 +86,9 @@ impl Error {
         match self {
             Error::Config(_) | Error::Results { .. } | Error::Input(_) => exit_code::BAD_INPUT,
             Error::Build(_) | Error::Tool(_) => exit_code::ENVIRONMENT,
-            Error::Output { .. } | Error::Busy { .. } => exit_code::OUTPUT_FAILED,
+            Error::Output { .. } | Error::Busy { .. } | Error::NotOurs { .. } => {
+                exit_code::OUTPUT_FAILED
+            }
         }
     }
 

@@ -1035,3 +1035,37 @@ fn build_and_command_lines_are_shown_before_they_run_and_no_profile_builds_nothi
         "{ran}"
     );
 }
+
+#[test]
+fn files_gpuprof_did_not_write_are_not_overwritten_without_force() {
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let folder = out.path().join("report");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("report.html"), "<p>my own notes</p>").unwrap();
+    let assert = replayed_report(out.path(), "replay").code(1);
+    insta::assert_snapshot!(stderr_of(&assert, Some(out.path())), @"error: [TEMP]/report/report.html would be overwritten, but no results.json of gpuprof's is beside it: give another folder with -o, or --force to overwrite it");
+    assert_eq!(
+        std::fs::read_to_string(folder.join("report.html")).unwrap(),
+        "<p>my own notes</p>"
+    );
+    std::fs::write(folder.join("results.json"), "{\"schema_version\": 99}").unwrap();
+    let assert = replayed_report(out.path(), "replay").code(1);
+    assert!(stderr_of(&assert, Some(out.path())).contains("results.json would be overwritten, but gpuprof cannot read it (schema version 99 is not one this gpuprof reads"));
+    replaying(out.path())
+        .env("STANDIN_NCU", "replay")
+        .args([
+            "report",
+            "examples/transpose/variants.toml",
+            "--force",
+            "--ncu",
+        ])
+        .arg(root().join("tests/standin/ncu"))
+        .arg("-o")
+        .arg(&folder)
+        .assert()
+        .success();
+    read_results(&folder.join("results.json"));
+}

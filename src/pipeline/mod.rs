@@ -80,6 +80,7 @@ struct Folders {
 pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
     let plan = config::load(&request.config)?;
     let folders = output::prepare_folders(request.out_dir.as_deref(), &plan.suite.name)?;
+    output::check_ours(&folders.out, request.force)?;
     let harness = time::harness_program()?;
     let facts = device::probe(&harness, &plan, &folders.work)?;
 

@@ -72,6 +72,44 @@ impl FolderLock {
     }
 }
 
+/// Refuses an output folder whose files gpuprof would overwrite without
+/// having written them (unless `force`): a results.json it cannot read (a
+/// newer gpuprof's, another tool's, a damaged one), or a report.html or
+/// report.md with no results.json of gpuprof's beside them.
+pub(super) fn check_ours(out: &Path, force: bool) -> Result<(), Error> {
+    if force {
+        return Ok(());
+    }
+    let results = out.join(RESULTS_FILE);
+    let refuse = |path: &Path, why: String| Error::NotOurs {
+        path: path.to_path_buf(),
+        why,
+    };
+    match std::fs::read_to_string(&results) {
+        Ok(text) => match read_results(&text) {
+            Ok(_) => Ok(()),
+            Err(error) => Err(refuse(
+                &results,
+                format!("gpuprof cannot read it ({error})"),
+            )),
+        },
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            match [REPORT_FILE, MARKDOWN_FILE]
+                .iter()
+                .map(|f| out.join(f))
+                .find(|p| p.exists())
+            {
+                Some(report) => Err(refuse(
+                    &report,
+                    "no results.json of gpuprof's is beside it".into(),
+                )),
+                None => Ok(()),
+            }
+        }
+        Err(error) => Err(refuse(&results, format!("it cannot be read ({error})"))),
+    }
+}
+
 /// The previous run's results.json in the output folder, when it reads.
 pub(super) fn read_previous(path: &Path) -> Option<Results> {
     std::fs::read_to_string(path)
