@@ -276,11 +276,24 @@ fn read_lines_in_background<R: Read + Send + 'static>(
 ) -> (thread::JoinHandle<()>, mpsc::Receiver<String>) {
     let (lines_tx, lines_rx) = mpsc::channel::<String>();
     let reader = thread::spawn(move || {
-        if let Some(source) = source {
-            for line in BufReader::new(source).lines() {
-                let Ok(line) = line else { break };
-                if lines_tx.send(line).is_err() {
-                    break;
+        let Some(source) = source else {
+            return;
+        };
+        // Bytes, not text: a tool (a kernel's printf) may print anything,
+        // and one byte that is not UTF-8 must not end the reading (nor the
+        // idle timeout that depends on it).
+        let mut reader = BufReader::new(source);
+        let mut bytes = Vec::new();
+        loop {
+            bytes.clear();
+            match reader.read_until(b'\n', &mut bytes) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    let line = String::from_utf8_lossy(&bytes);
+                    let line = line.trim_end_matches(['\n', '\r']).to_string();
+                    if lines_tx.send(line).is_err() {
+                        break;
+                    }
                 }
             }
         }
@@ -345,6 +358,28 @@ fn kill_tree(child: &mut Child) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_that_are_not_utf8_neither_stop_the_reading_nor_the_timeout() {
+        let invocation = Invocation::new("sh")
+            .arg("-c")
+            .arg("printf 'one\\n\\377\\376 bad\\ntwo\\n'; exec sleep 30");
+        let mut seen = Vec::new();
+        let started = Instant::now();
+        let outcome = run_streaming(&invocation, Some(Duration::from_millis(500)), |line| {
+            seen.push(line.to_string())
+        });
+        assert_eq!(seen, ["one", "\u{fffd}\u{fffd} bad", "two"]);
+        let error = outcome.unwrap_err();
+        assert!(
+            matches!(error.kind, ToolErrorKind::TimedOut { .. }),
+            "{error}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the timeout fired"
+        );
+    }
 
     #[test]
     fn command_lines_are_shown_quoted_and_without_live_control_characters() {

@@ -97,9 +97,12 @@ impl Event {
         )
     }
 
-    /// The event on a stdout line, or `None` for any other line.
+    /// The event on a stdout line, or `None` for any other line. A
+    /// kernel's `printf` without a trailing newline may stand before the
+    /// marker on the same line: the event is read from the marker on.
     pub fn from_line(line: &str) -> Option<Result<Event, serde_json::Error>> {
-        line.strip_prefix(MARKER).map(serde_json::from_str)
+        line.find(MARKER)
+            .map(|at| serde_json::from_str(&line[at + MARKER.len()..]))
     }
 }
 
@@ -123,6 +126,9 @@ mod tests {
         assert_eq!(Event::from_line(&line).unwrap().unwrap(), event);
         assert!(Event::from_line("hello from printf").is_none());
         assert!(Event::from_line("gpuprof-event {broken").unwrap().is_err());
+        // A kernel's printf without a newline, glued before the event.
+        let glued = format!("thread 7 says hi{line}");
+        assert_eq!(Event::from_line(&glued).unwrap().unwrap(), event);
     }
 
     #[test]
