@@ -55,8 +55,8 @@ pub enum Command {
         /// Time and verify only; do not profile with ncu
         #[arg(long)]
         no_profile: bool,
-        /// Stop a variant that runs this many seconds without finishing
-        #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+        /// Stop a variant that runs this many seconds without finishing (1 to 604800, a week)
+        #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=604_800))]
         timeout: u64,
         /// Open the report in the default browser when it is written
         #[arg(long)]

@@ -1069,3 +1069,36 @@ fn files_gpuprof_did_not_write_are_not_overwritten_without_force() {
         .success();
     read_results(&folder.join("results.json"));
 }
+
+#[test]
+fn limits_that_would_overflow_are_refused_on_the_command_line_and_in_the_suite() {
+    let output = gpuprof()
+        .args([
+            "report",
+            "examples/transpose/variants.toml",
+            "--timeout",
+            "4611686018427387904",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("4611686018427387904 is not in 1..=604800")
+    );
+    let out = tempfile::tempdir().unwrap();
+    let suite = std::fs::read_to_string(root().join("examples/transpose/variants.toml"))
+        .unwrap()
+        .replace("repetitions = 30", "repetitions = 4294967295");
+    std::fs::write(out.path().join("variants.toml"), suite).unwrap();
+    let output = gpuprof()
+        .args(["report", "--check"])
+        .arg(out.path().join("variants.toml"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("repetitions = 4294967295 is more than gpuprof times (1000000)")
+    );
+}

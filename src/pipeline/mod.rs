@@ -83,6 +83,7 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
     output::check_ours(&folders.out, request.force)?;
     let harness = time::harness_program()?;
     let facts = device::probe(&harness, &plan, &folders.work)?;
+    plan::check_device_limits(&plan, &facts)?;
 
     // Read before anything overwrites it: unchanged runs are reused.
     let previous = match request.force {

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use super::ReportRequest;
 use crate::config::plan::{Plan, Variant, VariantKind as PlannedKind, Verify};
+use crate::error::Error;
 use crate::harness::{Item, Job, Mode, Module};
 use crate::model::device::DriverFacts;
 use crate::model::notice::Notice;
@@ -260,5 +261,94 @@ pub(super) fn timing_job(
             .into_iter()
             .filter(|i| !reused.contains(i))
             .collect(),
+    }
+}
+
+/// Refuses, before anything runs, a run the device cannot hold: buffers
+/// larger together than its memory, dynamic shared memory beyond what one
+/// SM has. The error names the variant, the size and the limit.
+pub(super) fn check_device_limits(plan: &Plan, facts: &DriverFacts) -> Result<(), Error> {
+    use crate::analysis::format;
+    use crate::config::plan::Arg;
+    for variant in &plan.variants {
+        for instance in &variant.instances {
+            let bytes = instance
+                .args
+                .iter()
+                .filter_map(|arg| match arg {
+                    Arg::Buffer(b) => b.count.checked_mul(b.element.size_bytes() as u64),
+                    Arg::Scalar(_) => Some(0),
+                })
+                .try_fold(0u64, u64::checked_add);
+            let at = format!("variant `{}` at {}", variant.name, instance.size);
+            match bytes {
+                Some(bytes)
+                    if bytes <= facts.total_memory_bytes || facts.total_memory_bytes == 0 => {}
+                _ => {
+                    return Err(Error::Input(format!(
+                        "{at}: its buffers need {}, more than the {} holds ({}): make the size smaller",
+                        bytes.map_or("more than 2^64 bytes".to_string(), |b| format::bytes(
+                            b as f64
+                        )),
+                        facts.name,
+                        format::bytes(facts.total_memory_bytes as f64)
+                    )));
+                }
+            }
+            let shared = std::iter::once(instance.shared_bytes)
+                .chain(instance.sequence.iter().map(|step| step.shared_bytes))
+                .max()
+                .unwrap_or(0);
+            if facts.shared_memory_per_sm_bytes > 0
+                && u64::from(shared) > facts.shared_memory_per_sm_bytes
+            {
+                return Err(Error::Input(format!(
+                    "{at}: shared_bytes = {shared} is more dynamic shared memory than an SM of the {} has ({} bytes): a block cannot get it",
+                    facts.name, facts.shared_memory_per_sm_bytes
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(memory: u64, shared: u64) -> DriverFacts {
+        DriverFacts {
+            name: "NVIDIA H200".into(),
+            compute_capability: (9, 0),
+            multiprocessors: 132,
+            sm_clock_khz: 1_980_000,
+            memory_clock_khz: 3_201_000,
+            memory_bus_width_bits: 6144,
+            l2_cache_bytes: 62_914_560,
+            total_memory_bytes: memory,
+            shared_memory_per_sm_bytes: shared,
+            max_threads_per_sm: 2048,
+            driver_cuda_version: "13.0".into(),
+        }
+    }
+
+    #[test]
+    fn a_run_the_device_cannot_hold_is_refused_before_anything_runs() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let plan = crate::config::load(&root.join("examples/transpose/variants.toml")).unwrap();
+        assert!(check_device_limits(&plan, &facts(150 << 30, 233_472)).is_ok());
+        // Two 8192x8192 float buffers are 537 MB: not on a 256 MB device.
+        let error = check_device_limits(&plan, &facts(256 << 20, 233_472)).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "variant `copy` at N=8192: its buffers need 537 MB, more than the NVIDIA H200 holds (268 MB): make the size smaller"
+        );
+        let mut shared = plan.clone();
+        shared.variants[1].instances[0].shared_bytes = 300_000;
+        let error = check_device_limits(&shared, &facts(150 << 30, 233_472)).unwrap_err();
+        assert!(
+            error.to_string().starts_with("variant `naive` at N=2048: shared_bytes = 300000 is more dynamic shared memory than an SM of the NVIDIA H200 has (233472 bytes)"),
+            "{error}"
+        );
     }
 }

@@ -9,7 +9,7 @@ use toml::Spanned;
 
 use super::Context;
 use super::suite::is_identifier;
-use super::values::{Bounds, Compiled, below, fits, largest, show, type_bounds, type_requirement};
+use super::values::{Bounds, Compiled, fits, largest, show, type_bounds, type_requirement};
 use crate::config::error::ConfigError;
 use crate::config::plan::{Arg, Buffer, Compare, ElementType, Fill, Scalar};
 use crate::config::raw::{RawArg, RawFill};
@@ -329,10 +329,17 @@ impl Context<'_> {
     pub(super) fn instantiate(&self, spec: &ArgSpec, size: &Size) -> Result<Arg, ConfigError> {
         match spec {
             ArgSpec::Buffer(b) => {
+                // 2^50 bytes (1 PiB): more than any GPU holds, and exact in
+                // f64 and u64 arithmetic; the device's own memory is
+                // checked once it is known.
+                let most = (1u64 << 50) / b.element.size_bytes() as u64;
                 let bounds = Bounds {
                     min: 1.0,
-                    max: below(2f64.powi(64)),
-                    max_text: format!("{} (the largest u64)", u64::MAX),
+                    max: most as f64,
+                    max_text: format!(
+                        "{most} (1 PiB of {}, more than any GPU holds)",
+                        b.element.name()
+                    ),
                     help: "a buffer's count is its number of elements".into(),
                 };
                 Ok(Arg::Buffer(Buffer {
@@ -683,6 +690,15 @@ mod tests {
             "the count of buffer `a` of variant `plain` must be a whole number, but it is \
              341.3333333333333 at N=1024",
             "\"N / 3\"",
+        );
+        // 2^62 + 1 floats would wrap a 64-bit byte count: refused.
+        let e = crate::config::resolve::tests::err(&with_args(
+            r#"{ name = "a", buffer = "f32", count = "pow(2, 62) + 1", fill = 0 }"#,
+        ));
+        assert!(
+            e.message()
+                == "the count of buffer `a` of variant `plain` is 4.611686018427388e18, but must be at most 281474976710656 (1 PiB of f32, more than any GPU holds)",
+            "{e}"
         );
     }
 

@@ -33,13 +33,22 @@ pub(super) fn check_version(doc: &Doc, raw: &RawFile) -> Result<(), ConfigError>
     Ok(())
 }
 
-/// Timed launches per variant and size: at least 1.
+/// The most timed launches per variant and size: a million launches of
+/// the shortest kernel already take seconds, and each sample is kept.
+const MAX_REPETITIONS: u32 = 1_000_000;
+
+/// Timed launches per variant and size: at least 1, at most a million.
 pub(super) fn repetitions(doc: &Doc, suite: &RawSuite) -> Result<u32, ConfigError> {
     match &suite.repetitions {
         Some(r) if *r.get_ref() == 0 => Err(doc
             .error(r.span(), "repetitions must be at least 1")
             .help(format!(
                 "it is the number of timed launches per variant and size (default {DEFAULT_REPETITIONS})"
+            ))),
+        Some(r) if *r.get_ref() > MAX_REPETITIONS => Err(doc
+            .error(r.span(), format!("repetitions = {} is more than gpuprof times ({MAX_REPETITIONS})", r.get_ref()))
+            .help(format!(
+                "every timed launch is kept in results.json: a few dozen (default {DEFAULT_REPETITIONS}) give a stable median"
             ))),
         Some(r) => Ok(*r.get_ref()),
         None => Ok(DEFAULT_REPETITIONS),
