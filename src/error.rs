@@ -63,6 +63,13 @@ pub enum Error {
         path.display()
     )]
     NotOurs { path: PathBuf, why: String },
+    /// Asked to stop (Ctrl-C, SIGTERM, SIGHUP); `saved` when what was
+    /// measured is in results.json and the reports.
+    #[error("{}", match saved {
+        true => "interrupted: results.json, report.html and report.md hold what was measured so far; `gpuprof report` again measures the rest and reuses it",
+        false => "interrupted before anything new was measured: the output folder is as it was",
+    })]
+    Interrupted { saved: bool },
     /// Another gpuprof is writing the same output folder.
     #[error(
         "another gpuprof (pid {holder}) is writing {}: wait for it to finish, or give this run another folder with -o",
@@ -86,6 +93,7 @@ impl Error {
         match self {
             Error::Config(_) | Error::Results { .. } | Error::Input(_) => exit_code::BAD_INPUT,
             Error::Build(_) | Error::Tool(_) => exit_code::ENVIRONMENT,
+            Error::Interrupted { .. } => exit_code::INTERRUPTED,
             Error::Output { .. } | Error::Busy { .. } | Error::NotOurs { .. } => {
                 exit_code::OUTPUT_FAILED
             }
@@ -93,10 +101,11 @@ impl Error {
     }
 
     /// The text `main` prints: `error: ` once, then the message (a config
-    /// diagnostic carries its own `error: ` line).
+    /// diagnostic carries its own `error: ` line; an interrupt is no error).
     pub fn diagnostic(&self) -> String {
         match self {
             Error::Config(error) => error.to_string(),
+            Error::Interrupted { .. } => self.to_string(),
             other => format!("error: {other}"),
         }
     }

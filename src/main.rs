@@ -17,7 +17,7 @@ use gpuprof::{analysis, harness, render};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    stop_children_on_ctrl_c();
+    stop_children_on_ctrl_c(matches!(cli.command, Command::Report { check: false, .. }));
     match cli.command {
         Command::Report {
             config,
@@ -89,14 +89,21 @@ fn main() -> ExitCode {
 
 /// Ctrl-C, SIGTERM and SIGHUP (`timeout`, CI cancellation, Slurm, a dropped
 /// SSH session) stop the harness and ncu (they run in their own process
-/// groups) and keep what was saved: results.json is written after every
-/// variant and the previous report.html is only replaced at the end.
-fn stop_children_on_ctrl_c() {
-    let interrupted = ctrlc::set_handler(|| {
-        gpuprof::process::stop_all();
-        eprintln!(
-            "\ninterrupted: results.json holds what was measured so far (`gpuprof render` makes a report of it); the previous report.html is untouched"
-        );
+/// groups); a report (`graceful`) then saves what was measured with reports
+/// that match it and exits with 130, any other command exits at once.
+fn stop_children_on_ctrl_c(graceful: bool) {
+    let signals = std::sync::atomic::AtomicU32::new(0);
+    let interrupted = ctrlc::set_handler(move || {
+        gpuprof::process::interrupt();
+        // A report saves what it has and ends by itself; a second signal,
+        // or any other command, ends at once.
+        if graceful && signals.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+            eprintln!(
+                "\nstopping: the harness and ncu are stopped; saving what was measured (press Ctrl-C again to quit at once)"
+            );
+            return;
+        }
+        eprintln!("\ninterrupted");
         std::process::exit(exit_code::INTERRUPTED.into());
     });
     if let Err(error) = interrupted {

@@ -118,8 +118,15 @@ pub struct ToolOutput {
 pub enum ToolErrorKind {
     NotFound,
     Spawn(std::io::Error),
-    Failed { status: ExitStatus },
-    TimedOut { idle_seconds: u64 },
+    /// gpuprof was asked to stop (Ctrl-C, SIGTERM, SIGHUP): the tool was
+    /// stopped, or not started.
+    Interrupted,
+    Failed {
+        status: ExitStatus,
+    },
+    TimedOut {
+        idle_seconds: u64,
+    },
 }
 
 /// A tool that could not be run or did not succeed.
@@ -161,6 +168,11 @@ impl fmt::Display for ToolError {
                 "`{}` printed nothing for {idle_seconds} s and was stopped",
                 self.command_line
             )?,
+            ToolErrorKind::Interrupted => write!(
+                f,
+                "`{}` was stopped: gpuprof was interrupted",
+                self.command_line
+            )?,
         }
         let tail = self.output_tail(20);
         if !tail.trim().is_empty() {
@@ -193,6 +205,9 @@ pub fn run_streaming(
         stdout: String::new(),
         stderr: String::new(),
     };
+    if interrupted() {
+        return Err(spawn_error(ToolErrorKind::Interrupted));
+    }
     let mut child = invocation
         .command()
         .stdin(Stdio::null())
@@ -206,6 +221,10 @@ pub fn run_streaming(
     let group = libc::pid_t::try_from(child.id()).ok();
     if let Some(group) = group {
         running_groups().push(group);
+        // Asked to stop between the check above and now: stop this one too.
+        if interrupted() {
+            stop_all();
+        }
     }
     let stderr_reader = read_all_in_background(child.stderr.take());
     let (stdout_reader, lines) = read_lines_in_background(child.stdout.take());
@@ -218,6 +237,7 @@ pub fn run_streaming(
     let _ = stdout_reader.join();
     let stderr = stderr_reader.join().unwrap_or_default();
     let kind = match timed_out {
+        _ if !status.success() && interrupted() => Some(ToolErrorKind::Interrupted),
         Some(idle_seconds) => Some(ToolErrorKind::TimedOut { idle_seconds }),
         None if !status.success() => Some(ToolErrorKind::Failed { status }),
         None => None,
@@ -321,6 +341,21 @@ pub fn die_with_parent() {
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
     }
+}
+
+/// Set once gpuprof is asked to stop.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Asks gpuprof to stop: every running tool is killed and no new one
+/// starts; the pipeline then saves what it has and ends.
+pub fn interrupt() {
+    INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+    stop_all();
+}
+
+/// Whether gpuprof was asked to stop.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// The process groups of the tools running now (each tool gets its own).

@@ -653,12 +653,29 @@ fn ctrl_c_stops_the_harness_and_keeps_what_was_measured() {
     }
     let (output, harness, out) = stopped_during_a_hang(libc::SIGINT);
     assert_eq!(output.status.code(), Some(130));
+    let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        String::from_utf8_lossy(&output.stderr)
-            .contains("interrupted: results.json holds what was measured so far")
+        stderr.contains(
+            "interrupted: results.json, report.html and report.md hold what was measured so far"
+        ),
+        "{stderr}"
     );
     assert!(!still_running(harness), "the harness outlived gpuprof");
     let results = read_results(&out.path().join("report/results.json"));
+    assert!(
+        results
+            .notices
+            .iter()
+            .any(|n| matches!(n, gpuprof::model::notice::Notice::Interrupted { ran, total } if ran < total)),
+        "{:?}",
+        results.notices
+    );
+    // The reports match results.json: they say the run is incomplete.
+    let page = std::fs::read_to_string(out.path().join("report/report.md")).unwrap();
+    assert!(
+        page.contains("incomplete: the run was interrupted"),
+        "{page}"
+    );
     let naive = results.variant("naive").unwrap();
     assert_eq!(
         naive.run("N=2048").unwrap().samples_ms.len(),
@@ -1100,5 +1117,35 @@ fn limits_that_would_overflow_are_refused_on_the_command_line_and_in_the_suite()
     assert!(
         String::from_utf8_lossy(&output.stderr)
             .contains("repetitions = 4294967295 is more than gpuprof times (1000000)")
+    );
+}
+
+#[test]
+fn a_rerun_that_fails_before_measuring_keeps_the_previous_results() {
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    replayed_report(out.path(), "replay").success();
+    let saved = std::fs::read(out.path().join("report/results.json")).unwrap();
+    // The same suite again, with NVRTC gone: it fails at the build.
+    replaying(out.path())
+        .env("LD_LIBRARY_PATH", "")
+        .env("STANDIN_NCU", "replay")
+        .args([
+            "report",
+            "examples/transpose/variants.toml",
+            "--force",
+            "--ncu",
+        ])
+        .arg(root().join("tests/standin/ncu"))
+        .arg("-o")
+        .arg(out.path().join("report"))
+        .assert()
+        .code(4);
+    assert_eq!(
+        std::fs::read(out.path().join("report/results.json")).unwrap(),
+        saved,
+        "the previous run's results.json is untouched"
     );
 }

@@ -47,6 +47,9 @@ pub enum Notice {
         variants: Vec<String>,
         reason: String,
     },
+    /// The run was interrupted (Ctrl-C, SIGTERM, SIGHUP): `ran` of `total`
+    /// runs were measured, the others did not run.
+    Interrupted { ran: usize, total: usize },
     /// A notice from a results.json of schema 1, whose notices were text.
     Earlier { text: String },
 }
@@ -101,6 +104,10 @@ impl fmt::Display for Notice {
                 f,
                 "No per-line counters for {}: {reason}",
                 variants.join(", ")
+            ),
+            Notice::Interrupted { ran, total } => write!(
+                f,
+                "incomplete: the run was interrupted; {ran} of {total} runs were measured and are kept, the others did not run and profiles may be missing (`gpuprof report` again completes it and reuses what is here)"
             ),
             Notice::Earlier { text } => f.write_str(text),
         }

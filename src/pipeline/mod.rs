@@ -24,8 +24,10 @@ use std::time::Duration;
 use crate::analysis::Analysis;
 use crate::config;
 use crate::error::Error;
+use crate::model::notice::Notice;
 use crate::model::read_results;
 use crate::model::results::Results;
+use crate::process;
 use crate::render;
 
 pub use compare::{CompareRequest, compare};
@@ -90,9 +92,11 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
         true => None,
         false => output::read_previous(&folders.results),
     };
+    // The previous results.json stays as it is until this run has
+    // measured something: a run that fails before (a missing compiler, an
+    // interrupt during the build) loses nothing.
     let mut results = plan::new_results(&plan, request);
     results.device = Some(device::describe(&facts, &mut results.notices));
-    output::save(&folders.results, &results)?;
 
     let modules = build::build_all(
         &plan,
@@ -109,7 +113,9 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
         previous.as_ref(),
         &mut results,
     );
-    output::save(&folders.results, &results)?;
+    if process::interrupted() {
+        return Err(Error::Interrupted { saved: false });
+    }
 
     let time_job = plan::timing_job(&plan, &modules, &reused);
     time::run(
@@ -119,6 +125,9 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
         request.idle_timeout,
         &mut results,
     )?;
+    if process::interrupted() {
+        return stop_interrupted(&folders, results, reused.len());
+    }
     output::save(&folders.results, &results)?;
 
     if request.skip_profile {
@@ -140,8 +149,33 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
         output::save(&folders.results, &results)?;
         commands::profile_all(&plan, &ncu, request, &folders, &mut results)?;
     }
+    if process::interrupted() {
+        return stop_interrupted(&folders, results, reused.len());
+    }
     output::save(&folders.results, &results)?;
     output::write_reports(&folders.out, results)
+}
+
+/// After an interrupt during timing: saves what was measured, with the
+/// reports that match it, when anything new was; the previous outputs stay
+/// untouched otherwise.
+fn stop_interrupted(
+    folders: &Folders,
+    mut results: Results,
+    reused: usize,
+) -> Result<Outcome, Error> {
+    let runs = results.variants.iter().flat_map(|v| &v.runs);
+    let total = runs.clone().count();
+    let ran = runs
+        .filter(|r| !r.samples_ms.is_empty() || r.failure.is_some())
+        .count();
+    if ran <= reused {
+        return Err(Error::Interrupted { saved: false });
+    }
+    results.notices.push(Notice::Interrupted { ran, total });
+    output::save(&folders.results, &results)?;
+    output::write_reports(&folders.out, results)?;
+    Err(Error::Interrupted { saved: true })
 }
 
 /// Re-renders the reports from a saved results.json.

@@ -45,7 +45,7 @@ pub(super) fn run(
     let mut remaining = job.items.clone();
     let mut events_log = String::new();
     let bar = progress(remaining.len() as u64, "time");
-    while !remaining.is_empty() {
+    while !remaining.is_empty() && !process::interrupted() {
         let job_path = folders.work.join("time-job.json");
         let attempt_job = Job {
             items: remaining.clone(),
@@ -178,6 +178,10 @@ impl Attempt<'_> {
     /// on. One that ended before any item finished fails every remaining
     /// item.
     fn blame(&mut self, error: &ToolError, remaining: &[Item], idle_timeout: Duration) {
+        // Stopped on purpose: what was running did not fail, it did not run.
+        if matches!(error.kind, process::ToolErrorKind::Interrupted) {
+            return;
+        }
         let blamed: Vec<Item> = match self.in_flight.take() {
             Some(item) => vec![item],
             None if self.finished.is_empty() => remaining.to_vec(),
