@@ -65,6 +65,10 @@ const FUNCTIONS: [(Function, &str, usize); 8] = [
     (Function::Cdiv, "cdiv", 2),
 ];
 
+/// The most tokens an expression may have: a longer one is refused rather
+/// than risking the stack (its tree is as deep as its operator chain).
+const MAX_TOKENS: usize = 4096;
+
 /// Deeper nesting than this is refused rather than risking the stack.
 const MAX_DEPTH: usize = 64;
 
@@ -289,6 +293,18 @@ fn number_end(text: &str, start: usize) -> usize {
 /// Parses `text`, e.g. `"ceil(N / TILE)"`.
 pub(crate) fn parse(text: &str) -> Result<Expr, ExprError> {
     let tokens = tokenize(text)?;
+    // A flat chain of operators builds a tree as deep as it is long, which
+    // evaluation walks recursively: bound the length, as the nesting is.
+    if tokens.len() > MAX_TOKENS {
+        return Err(ExprError::syntax(
+            0..text.len(),
+            format!(
+                "an expression of {} tokens is longer than gpuprof reads",
+                tokens.len()
+            ),
+            format!("write it in at most {MAX_TOKENS} tokens: a size or a count needs a few dozen"),
+        ));
+    }
     if tokens.is_empty() {
         return Err(ExprError::syntax(
             0..text.len(),
@@ -659,6 +675,18 @@ mod tests {
 
     fn eval_at(text: &str, pairs: &[(&str, i64)]) -> Result<f64, ExprError> {
         parse(text)?.eval(text, &symbols(pairs))
+    }
+
+    #[test]
+    fn a_flat_chain_of_fifty_thousand_terms_is_refused_not_a_stack_overflow() {
+        let text = vec!["1"; 50_000].join(" + ");
+        let error = parse(&text).unwrap_err();
+        assert_eq!(
+            error.message(),
+            "an expression of 99999 tokens is longer than gpuprof reads"
+        );
+        let long_but_fine = vec!["N"; 400].join(" + ");
+        assert_eq!(value(&long_but_fine), 40_000.0);
     }
 
     fn value(text: &str) -> f64 {

@@ -27,8 +27,41 @@ pub use plan::Plan;
 
 /// Reads the variants.toml at `path` and resolves it (see [`parse`]).
 pub fn load(path: &Path) -> Result<Plan, ConfigError> {
-    let text = fs::read_to_string(path).map_err(|e| ConfigError::read(path, &e))?;
+    let bytes = read_regular_file(path).map_err(|e| ConfigError::read(path, &e))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let utf16 =
+            e.as_bytes().starts_with(&[0xFF, 0xFE]) || e.as_bytes().starts_with(&[0xFE, 0xFF]);
+        let reason = match utf16 {
+            true => "it is UTF-16 text; save it as UTF-8".to_string(),
+            false => format!(
+                "it is not UTF-8 text (at byte {})",
+                e.utf8_error().valid_up_to()
+            ),
+        };
+        ConfigError::read(path, &std::io::Error::other(reason))
+    })?;
     parse(&text, path)
+}
+
+/// The most bytes gpuprof reads of a suite or a kernel source.
+const MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// The bytes of `path`, a regular file of at most 16 MiB: a FIFO would
+/// block the read and a device (`/dev/zero`) would never end it.
+pub(crate) fn read_regular_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    let metadata = fs::metadata(path)?;
+    if !metadata.is_file() {
+        return Err(std::io::Error::other(
+            "it is not a regular file (a folder, a FIFO or a device)",
+        ));
+    }
+    if metadata.len() > MAX_FILE_BYTES {
+        return Err(std::io::Error::other(format!(
+            "it holds {} bytes, more than gpuprof reads of a source ({MAX_FILE_BYTES})",
+            metadata.len()
+        )));
+    }
+    fs::read(path)
 }
 
 /// Resolves `text`, the contents of the variants.toml at `path`. `path` is

@@ -42,6 +42,7 @@ use super::error::ConfigError;
 use super::plan::{Plan, ProfileSettings, Suite, Variant};
 use super::raw::{RawFile, RawVariant};
 use crate::model::suite::{Size, Timing};
+use crate::model::variant::Role;
 
 const DEFAULT_WARMUP: u32 = 3;
 const DEFAULT_SEED: u64 = 1234;
@@ -113,6 +114,14 @@ pub(crate) fn resolve(raw: &RawFile, text: &str, path: &Path) -> Result<Plan, Co
         resolved.push(context.variant(variant, name, &mut kernels)?);
     }
     check_verify_cycles(&doc, &resolved)?;
+    if let Some(ceiling) = resolved
+        .iter()
+        .find(|r| r.variant.name == *suite.baseline.get_ref() && r.variant.role == Role::Ceiling)
+    {
+        return Err(doc
+            .error(suite.baseline.span(), format!("the baseline `{}` is a ceiling", ceiling.variant.name))
+            .help("speedups are measured against a step of the chain: name the first step as baseline; a ceiling is shown beside the chain"));
+    }
     for variant in &resolved {
         context.check_outputs(variant, &resolved)?;
     }

@@ -81,7 +81,7 @@ impl Context<'_> {
         let found = match kernels.entry(path.clone()) {
             Entry::Occupied(known) => known.into_mut(),
             Entry::Vacant(slot) => {
-                let bytes = fs::read(&path).map_err(unreadable)?;
+                let bytes = crate::config::read_regular_file(&path).map_err(unreadable)?;
                 let text = self.source_text(source, &shown, bytes)?;
                 slot.insert(kernels::scan(&text))
             }

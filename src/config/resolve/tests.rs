@@ -399,6 +399,31 @@ fn sources_resolve_against_the_toml_folder_and_are_canonical() {
 }
 
 #[test]
+fn sources_are_read_only_when_they_are_regular_files() {
+    let folder = tempfile::tempdir().unwrap();
+    let fifo = folder.path().join("fifo.cu");
+    let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo(3) with a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o644) }, 0);
+    for source in [fifo.to_str().unwrap(), "/dev/zero"] {
+        let text = one_variant(&format!("source = \"{source}\"\nentry = \"k\""));
+        let e = parse(&text, &folder.path().join("variants.toml")).unwrap_err();
+        assert!(
+            e.message()
+                .ends_with("it is not a regular file (a folder, a FIFO or a device)"),
+            "{source}: {e}"
+        );
+    }
+    let suite = folder.path().join("utf16.toml");
+    fs::write(&suite, b"\xff\xfe[\0s\0").unwrap();
+    let e = crate::config::load(&suite).unwrap_err();
+    assert!(
+        e.message().ends_with("it is UTF-16 text; save it as UTF-8"),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_source_that_is_not_utf8_is_an_error() {
     let folder = tempfile::tempdir().unwrap();
     fs::write(
@@ -473,9 +498,15 @@ fn roles() {
         ok(&one_variant("role = \"step\"")).variants[0].role,
         Role::Step
     );
-    assert_eq!(
-        ok(&one_variant("role = \"ceiling\"")).variants[0].role,
-        Role::Ceiling
+    let with_ceiling = format!(
+        "{}\n[[variant]]\nname = \"copy\"\nrole = \"ceiling\"\n",
+        one_variant("")
+    );
+    assert_eq!(ok(&with_ceiling).variants[1].role, Role::Ceiling);
+    fails(
+        &one_variant("role = \"ceiling\""),
+        "the baseline `plain` is a ceiling",
+        "\"plain\"",
     );
     fails(
         &one_variant("role = \"Ceiling\""),

@@ -51,6 +51,14 @@ impl<'c> Context<'c> {
         };
         self.check_sequence_keys(raw, name)?;
         let command = merged(raw, d, |r| &r.command);
+        if let Some(empty) = command.as_ref().filter(|c| c.value.get_ref().is_empty()) {
+            return Err(doc
+                .error(
+                    empty.value.span(),
+                    format!("the command of variant `{name}` is empty"),
+                )
+                .help("give the program and its arguments: command = [\"./app\", \"{N}\"]"));
+        }
         let library = merged(raw, d, |r| &r.library).filter(|_| command.is_none());
         let (source_path, entry_name, library_kind) = self.runs(
             raw,
