@@ -29,6 +29,7 @@ fn environment() -> Environment<'static> {
         }
     });
     environment.add_filter("md", markdown_escape);
+    environment.add_filter("md_code", markdown_code);
     environment
         .add_template("report.html.j2", HTML_TEMPLATE)
         .expect("the HTML template parses (checked by tests)");
@@ -52,6 +53,18 @@ fn markdown_escape(text: String) -> String {
         }
     }
     escaped
+}
+
+/// `text` as a Markdown code span, fenced with more backticks than it
+/// holds in a row, so that no text can end the span early.
+fn markdown_code(text: String) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let text = text.replace('\n', " ");
+    match longest {
+        0 => format!("{fence}{text}{fence}"),
+        _ => format!("{fence} {text} {fence}"),
+    }
 }
 
 /// The view-model for these results, charts included.
@@ -80,6 +93,23 @@ pub fn markdown(view: &view::ReportView) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn user_text_in_report_md_is_escaped_and_code_spans_cannot_be_ended() {
+        let mut results = probe_results();
+        results.suite.description = "see <script>alert(1)</script> | *bold* [link](x)".into();
+        results.command = "gpuprof report `rm -rf /`.toml".into();
+        let page = markdown(&view(&results, &analyze(&results)));
+        assert!(
+            page.contains("see \\<script\\>alert(1)\\</script\\> \\| \\*bold\\* \\[link\\](x)"),
+            "{page}"
+        );
+        assert!(
+            page.contains("Made by `` gpuprof report `rm -rf /`.toml ``."),
+            "{page}"
+        );
+        assert_eq!(markdown_code("plain".into()), "`plain`");
+    }
     use crate::analysis::analyze;
     use crate::ncu::probe::probe_results;
 
