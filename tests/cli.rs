@@ -1149,3 +1149,40 @@ fn a_rerun_that_fails_before_measuring_keeps_the_previous_results() {
         "the previous run's results.json is untouched"
     );
 }
+
+#[test]
+fn what_a_kernel_prints_is_kept_under_its_run_and_loses_no_measurement() {
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    replaying(out.path())
+        .env("STANDIN_HARNESS", "printf:tiled")
+        .args([
+            "report",
+            "examples/transpose/variants.toml",
+            "--no-profile",
+            "-o",
+        ])
+        .arg(out.path().join("report"))
+        .assert()
+        .success();
+    let results = read_results(&out.path().join("report/results.json"));
+    for variant in &results.variants {
+        assert!(
+            variant.runs.iter().all(|r| r.samples_ms.len() == 30),
+            "{}",
+            variant.name
+        );
+    }
+    let tiled = &results.variant("tiled").unwrap().runs[0];
+    let output = tiled.output.as_deref().unwrap();
+    assert!(
+        output.starts_with("block 0 says \u{fffd} hello\nblock 1 says"),
+        "{output}"
+    );
+    assert_eq!(output.lines().count(), 21, "{output}");
+    assert!(output.ends_with("… and 6 more lines\n"), "{output}");
+    let page = std::fs::read_to_string(out.path().join("report/report.md")).unwrap();
+    assert!(page.contains("The kernel printed: `block 0 says"), "{page}");
+}

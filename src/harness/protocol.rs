@@ -97,6 +97,12 @@ impl Event {
         )
     }
 
+    /// What a kernel printed on a stdout line: all of it, or what stands
+    /// before an event glued behind it.
+    pub fn printed_before(line: &str) -> &str {
+        line.find(MARKER).map_or(line, |at| &line[..at])
+    }
+
     /// The event on a stdout line, or `None` for any other line. A
     /// kernel's `printf` without a trailing newline may stand before the
     /// marker on the same line: the event is read from the marker on.

@@ -119,6 +119,10 @@ pub struct RunResult {
     /// For a sequence, every launch's profile in order (empty otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub steps: Vec<Profile>,
+    /// What the kernel printed (`printf`) while this run was measured, cut
+    /// to its first lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
     /// For a command variant, the command line run at this size.
     #[serde(default)]
     pub command: Option<String>,

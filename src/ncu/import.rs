@@ -183,6 +183,7 @@ fn imported_variant(item: &ImportedLaunch) -> VariantResult {
             failure: None,
             profile: Some(profile_of_launch(&item.launch, &item.source)),
             steps: Vec::new(),
+            output: None,
             command: None,
             cache_key: None,
         }],

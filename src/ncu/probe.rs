@@ -87,6 +87,7 @@ pub fn probe_results() -> Results {
                     failure: None,
                     profile: Some(profile_from_launch(launch, source, Path::new(&path))),
                     steps: Vec::new(),
+                    output: None,
                     command: None,
                     cache_key: None,
                 }],

@@ -66,6 +66,7 @@ pub(super) fn new_results(plan: &Plan, request: &ReportRequest) -> Results {
                     failure: None,
                     profile: None,
                     steps: Vec::new(),
+                    output: None,
                     command: instance.command.as_ref().map(|argv| shell_words(argv)),
                     cache_key: None,
                 })

@@ -60,6 +60,7 @@ pub(super) fn run(
             finished: BTreeSet::new(),
             in_flight: None,
             save_error: None,
+            unkept: Default::default(),
         };
         let outcome = process::run_streaming(
             &harness_job(harness, &job_path),
@@ -96,11 +97,14 @@ struct Attempt<'a> {
     in_flight: Option<Item>,
     /// results.json could not be saved: the run stops with this error.
     save_error: Option<Error>,
+    /// Lines a kernel printed beyond those kept, by item.
+    unkept: std::collections::BTreeMap<Item, usize>,
 }
 
 impl Attempt<'_> {
     /// Records what one line of the harness's output reports.
     fn on_line(&mut self, line: &str) {
+        self.keep_output(Event::printed_before(line));
         let event = match Event::from_line(line) {
             None => return,
             Some(Ok(event)) => event,
@@ -158,6 +162,34 @@ impl Attempt<'_> {
         }
     }
 
+    /// Keeps what the kernel in flight printed, under its run: its first
+    /// lines (each cut short); the others are counted.
+    fn keep_output(&mut self, printed: &str) {
+        const KEPT_LINES: usize = 20;
+        let (Some(item), false) = (&self.in_flight, printed.is_empty()) else {
+            return;
+        };
+        let Some(run) = self.results.run_mut(&item.variant, &item.size) else {
+            return;
+        };
+        let output = run.output.get_or_insert_with(String::new);
+        if output.lines().count() < KEPT_LINES {
+            // Shown in the reports: control characters become visible.
+            output.extend(
+                printed
+                    .chars()
+                    .take(400)
+                    .map(|c| match c.is_control() && c != '\t' {
+                        true => '\u{fffd}',
+                        false => c,
+                    }),
+            );
+            output.push('\n');
+        } else {
+            *self.unkept.entry(item.clone()).or_default() += 1;
+        }
+    }
+
     /// Ends `item` with `failure`.
     fn finish(&mut self, item: Item, failure: Failure) {
         if let Some(run) = self.results.run_mut(&item.variant, &item.size) {
@@ -167,6 +199,12 @@ impl Attempt<'_> {
     }
 
     fn mark_finished(&mut self, item: Item) {
+        if let Some(more) = self.unkept.remove(&item)
+            && let Some(run) = self.results.run_mut(&item.variant, &item.size)
+        {
+            let output = run.output.get_or_insert_with(String::new);
+            output.push_str(&format!("… and {more} more lines\n"));
+        }
         self.finished.insert(item);
         self.in_flight = None;
         self.bar.inc(1);

@@ -166,6 +166,8 @@ pub struct RunView {
     pub line_diffs: Vec<String>,
     /// Every counter of the fixed metric set as ncu reported it.
     pub counters: Vec<Fact>,
+    /// What the kernel printed while it was measured.
+    pub output: Option<String>,
     /// For a variant that launches a sequence: each launch, in order, with
     /// what ncu measured of it; the findings above are the longest's.
     pub steps: Vec<StepView>,

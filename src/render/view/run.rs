@@ -109,6 +109,7 @@ pub(super) fn run_view(
         line_diffs: run.line_diffs.iter().map(|d| d.text.clone()).collect(),
         counters: counters(recorded.profile.as_ref()),
         steps: step_views(recorded),
+        output: recorded.output.clone(),
     }
 }
 
