@@ -403,7 +403,7 @@ fn compare_explains_bad_input() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("this is not the raw page"));
-    insta::assert_snapshot!(stderr_of(&wrong_page, None), @r#"error: tests/fixtures/h200-probe/source-cuda-tiled.csv: this is not the raw page (its first column is "File Name", the raw page starts with "ID"); export it with `ncu --import REPORT.ncu-rep --csv --page raw > raw.csv`"#);
+    insta::assert_snapshot!(stderr_of(&wrong_page, None), @r#"error: tests/fixtures/h200-probe/source-cuda-tiled.csv: this is not the raw page (its header has no "ID" column and starts with "File Name"); export it with `ncu --import REPORT.ncu-rep --csv --page raw > raw.csv`"#);
 }
 
 #[test]

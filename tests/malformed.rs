@@ -71,12 +71,62 @@ fn malformed_raw_pages_are_explained() {
             format!("{header}\n{units}\n\"0,{row}"),
             "is not a result ID",
         ),
+        (
+            "no units row",
+            format!("{header}\n{row}\n{row}"),
+            "line 2 is a launch, not the units row",
+        ),
+        (
+            "grouped by spaces",
+            RAW.replacen("\"131,072\"", "\"131 072\"", 1),
+            "LC_ALL=C",
+        ),
+        (
+            "grouped by apostrophes",
+            RAW.replacen("\"131,072\"", "\"131'072\"", 1),
+            "LC_ALL=C",
+        ),
     ];
-    assert!(cases.len() >= 13);
+    assert!(cases.len() >= 16);
     for (name, text, expected) in cases {
         let error = parse_raw_page(&text).expect_err(name).to_string();
         assert!(error.contains(expected), "{name}: {error}");
     }
+}
+
+#[test]
+fn columns_in_another_order_read_the_same() {
+    // Fields are read by name: an export whose first column is not "ID"
+    // gives the same launches.
+    let records: Vec<Vec<String>> = RAW
+        .lines()
+        .map(|l| {
+            let mut reader = csv::ReaderBuilder::new()
+                .has_headers(false)
+                .from_reader(l.as_bytes());
+            reader
+                .records()
+                .next()
+                .unwrap()
+                .unwrap()
+                .iter()
+                .map(str::to_string)
+                .collect()
+        })
+        .collect();
+    let rotated: String = records
+        .iter()
+        .map(|fields| {
+            let mut fields = fields.clone();
+            fields.rotate_left(3);
+            let quoted: Vec<String> = fields.iter().map(|f| format!("\"{f}\"")).collect();
+            quoted.join(",") + "\n"
+        })
+        .collect();
+    assert_eq!(
+        parse_raw_page(&rotated).unwrap(),
+        parse_raw_page(RAW).unwrap()
+    );
 }
 
 #[test]

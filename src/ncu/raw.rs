@@ -56,6 +56,8 @@ pub enum RawPageError {
         found: String,
     },
     MissingColumn(&'static str),
+    /// The second row is a launch, not the units row.
+    NoUnitsRow,
     RaggedRow {
         row: usize,
         fields: usize,
@@ -80,6 +82,10 @@ impl fmt::Display for RawPageError {
             RawPageError::MissingColumn(column) => {
                 write!(f, "the header has no {column:?} column; {HOW}")
             }
+            RawPageError::NoUnitsRow => write!(
+                f,
+                "line 2 is a launch, not the units row ncu writes under the header: without it the values' units are unknown; {HOW}"
+            ),
             RawPageError::RaggedRow {
                 row,
                 fields,
@@ -131,6 +137,11 @@ pub fn parse_raw_page(text: &str) -> Result<Vec<RawLaunch>, RawPageError> {
         "there is a header but no units row and no launches".into(),
     ))?;
     check_width(&units, header.len(), 2)?;
+    // ncu's units row leaves the ID empty; a number there is a launch, and
+    // without the units each value would be read in the wrong unit.
+    if !units.get(required[0]).unwrap_or("").trim().is_empty() {
+        return Err(RawPageError::NoUnitsRow);
+    }
     let columns = Columns::new(header, required, &units);
     let mut launches = Vec::new();
     let mut line = 2;
@@ -145,16 +156,20 @@ pub fn parse_raw_page(text: &str) -> Result<Vec<RawLaunch>, RawPageError> {
 /// That the header row is the raw page's: it starts with "ID" and is not
 /// the details page.
 fn check_raw_header(header: &[String]) -> Result<(), RawPageError> {
-    match header.first().map(String::as_str) {
-        // The details page starts with "ID" too, but has a row per metric.
-        Some("ID") if header.iter().any(|h| h == "Metric Name") => Err(RawPageError::WrongPage {
+    // Fields are read by name, so the columns may come in any order; the
+    // details page has an "ID" too, but a row per metric.
+    match header.iter().any(|h| h == "ID") {
+        _ if header.iter().all(|h| h.trim().is_empty()) => Err(RawPageError::Empty),
+        true if header.iter().any(|h| h == "Metric Name") => Err(RawPageError::WrongPage {
             found: "it is the details page, with one row per metric".into(),
         }),
-        Some("ID") => Ok(()),
-        Some(other) => Err(RawPageError::WrongPage {
-            found: format!("its first column is {other:?}, the raw page starts with \"ID\""),
+        true => Ok(()),
+        false => Err(RawPageError::WrongPage {
+            found: format!(
+                "its header has no \"ID\" column and starts with {:?}",
+                header.first().map(String::as_str).unwrap_or("")
+            ),
         }),
-        None => Err(RawPageError::Empty),
     }
 }
 

@@ -52,7 +52,19 @@ fn looks_like_ncu_number(text: &str) -> bool {
 }
 
 /// `1.234,56` or `0,5`: digits and points, one comma, digits.
+/// `1 234`, `1'234`, `1 234` (no-break space) or `1,5`: digits grouped or
+/// split the way a localized export writes them.
 fn looks_like_decimal_comma(text: &str) -> bool {
+    let unsigned = text.strip_prefix('-').unwrap_or(text);
+    let grouped = unsigned.contains([' ', '\'', '\u{a0}', '\u{202f}'])
+        && unsigned.chars().next().is_some_and(|c| c.is_ascii_digit())
+        && unsigned.chars().all(|c| {
+            c.is_ascii_digit() || matches!(c, ' ' | '\'' | '\u{a0}' | '\u{202f}' | '.' | ',')
+        });
+    grouped || looks_like_comma_decimal(text)
+}
+
+fn looks_like_comma_decimal(text: &str) -> bool {
     let unsigned = text.strip_prefix('-').unwrap_or(text);
     match unsigned.split_once(',') {
         Some((before, after)) => {
