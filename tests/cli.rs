@@ -1186,3 +1186,25 @@ fn what_a_kernel_prints_is_kept_under_its_run_and_loses_no_measurement() {
     let page = std::fs::read_to_string(out.path().join("report/report.md")).unwrap();
     assert!(page.contains("The kernel printed: `block 0 says"), "{page}");
 }
+
+#[test]
+fn an_export_too_large_to_read_whole_is_refused_with_how_to_filter_it() {
+    let out = tempfile::tempdir().unwrap();
+    let huge = out.path().join("huge.csv");
+    let file = std::fs::File::create(&huge).unwrap();
+    file.set_len((256 << 20) + 1).unwrap();
+    let output = gpuprof()
+        .arg("compare")
+        .arg(&huge)
+        .arg("-o")
+        .arg(out.path().join("report"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("more than gpuprof reads of one export"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--kernel-name regex:NAME"), "{stderr}");
+}

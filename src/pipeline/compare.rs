@@ -14,6 +14,11 @@ use crate::ncu::raw::{self, RawLaunch};
 use crate::ncu::run as ncu_run;
 use crate::ncu::source::SourceFile;
 
+/// The largest raw-page CSV compare reads: about 100,000 launches of ncu's
+/// ~2.5 kB rows; a bigger export is refused with how to filter it, rather
+/// than read into memory whole.
+const MAX_EXPORT_BYTES: u64 = 256 << 20;
+
 /// What `gpuprof compare` was asked to do.
 #[derive(Debug, Clone)]
 pub struct CompareRequest {
@@ -105,6 +110,14 @@ fn read_input(
 ) -> Result<Vec<Selected>, Error> {
     let shown = input.display().to_string();
     if input.extension().is_none_or(|e| e != "ncu-rep") {
+        let size = std::fs::metadata(input)
+            .map_err(|e| Error::Input(format!("cannot read {shown}: {e}")))?
+            .len();
+        if size > MAX_EXPORT_BYTES {
+            return Err(Error::Input(format!(
+                "{shown} holds {size} bytes, more than gpuprof reads of one export ({MAX_EXPORT_BYTES}, about 100,000 launches): export only the launches to compare, e.g. `ncu --import REPORT --csv --page raw --kernel-name regex:NAME --launch-count 10`"
+            )));
+        }
         let text = std::fs::read_to_string(input)
             .map_err(|e| Error::Input(format!("cannot read {shown}: {e}")))?;
         let launches =
