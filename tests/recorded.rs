@@ -50,7 +50,7 @@ fn transpose_follows_the_conflict_from_line_22_to_its_fix() {
     // 64% of the device's DRAM peak: the ceiling bounds nothing, and the
     // report says so instead of calling the kernel done.
     let limit = padded.limit.as_ref().unwrap();
-    assert_eq!(limit.bottleneck, "between DRAM throughput and latency");
+    assert_eq!(limit.bottleneck, "DRAM throughput or latency (between)");
     assert!(
         limit.evidence.ends_with(
             "this run reaches 117% of `copy`'s bandwidth, so `copy` is not a bound for it"

@@ -145,7 +145,7 @@ impl Units {
         match level {
             Level::Above => (name, self.numbers(), advice),
             Level::Between => (
-                format!("between {name} and latency"),
+                format!("{name} or latency (between)"),
                 format!(
                     "{} (60–80% is the band where neither is clear)",
                     self.numbers()

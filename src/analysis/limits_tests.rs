@@ -192,7 +192,7 @@ fn issue_is_named_from_issue_slots_and_the_stall_mix() {
     let e = evidence(&derived, &found, Some(&mostly_memory), vec![], vec![]);
     assert_eq!(
         limit(&e).unwrap().bottleneck,
-        "between instruction issue and latency"
+        "instruction issue or latency (between)"
     );
     // 43% of issue slots is not issue-bound, whatever the SM throughput.
     let (derived, found, profile) = epilogue(
@@ -335,7 +335,7 @@ fn a_slow_or_outpaced_ceiling_is_no_bound_and_says_so() {
     ]);
     let e = evidence(&busy, &[], None, vec![copy(1.17, 0.64)], vec![]);
     let outpaced = limit(&e).unwrap();
-    assert_eq!(outpaced.bottleneck, "between DRAM throughput and latency");
+    assert_eq!(outpaced.bottleneck, "DRAM throughput or latency (between)");
     assert!(
         outpaced.evidence.ends_with(
             "this run reaches 117% of `copy`'s bandwidth, so `copy` is not a bound for it"
