@@ -1,14 +1,19 @@
 //! The knowledge base of optimizations (optimizations.toml, embedded in the
 //! binary): for each `changes` word, the mechanism in plain words, the
 //! derived metrics it should move and in which direction, and the usual
-//! next step. Checked against the vocabulary by a test. The entry for
-//! `other` expects nothing, so such a change gets no verdict.
+//! next step with its premises: the change it proposes (never printed once
+//! the ladder has applied it) and what the run's evidence must show for
+//! the sentence to hold (a speed-of-light bandwidth ceiling, bank
+//! conflicts, a full wave of blocks). Checked against the vocabulary by a
+//! test. The entry for `other` expects nothing, so such a change gets no
+//! verdict.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
+use super::advice::Facts;
 use super::derived::Key;
 use crate::model::Change;
 
@@ -38,6 +43,35 @@ pub struct Entry {
     pub mechanism: String,
     pub expect: Vec<Expectation>,
     pub next: String,
+    /// The change `next` proposes, if it names one.
+    #[serde(default)]
+    pub next_change: Option<Change>,
+    /// What must hold for `next` to apply.
+    #[serde(default)]
+    pub next_needs: Vec<Premise>,
+}
+
+/// A premise of a "next step" sentence, checked on the run's evidence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Premise {
+    /// The sentence compares with a copy ceiling: the suite has one that
+    /// is a speed of light and bounds this run.
+    BandwidthCeiling,
+    /// The sentence is about removing bank conflicts.
+    BankConflicts,
+    /// The sentence adds work per thread: the grid fills at least a wave.
+    FullWaves,
+}
+
+impl Premise {
+    fn holds(self, facts: &Facts) -> bool {
+        match self {
+            Premise::BandwidthCeiling => facts.bandwidth_ceiling,
+            Premise::BankConflicts => facts.bank_conflicts,
+            Premise::FullWaves => facts.full_waves,
+        }
+    }
 }
 
 const SOURCE: &str = include_str!("optimizations.toml");
@@ -53,6 +87,23 @@ fn entries() -> &'static BTreeMap<String, Entry> {
 /// The entry for `change`.
 pub fn entry(change: Change) -> &'static Entry {
     &entries()[change.word()]
+}
+
+/// The entry's "next step" where its premises hold on `facts`, else
+/// nothing; without evidence (no counters) only a sentence with no
+/// premise is printed.
+pub fn next_step(change: Change, facts: Option<&Facts>) -> Option<String> {
+    let entry = entry(change);
+    let holds = match facts {
+        Some(facts) => {
+            entry
+                .next_change
+                .is_none_or(|c| !facts.applied.contains(&c))
+                && entry.next_needs.iter().all(|p| p.holds(facts))
+        }
+        None => entry.next_needs.is_empty(),
+    };
+    holds.then(|| entry.next.clone())
 }
 
 #[cfg(test)]
@@ -111,6 +162,44 @@ mod tests {
         let l2 = &reordering.expectations[0];
         assert_eq!(l2.metric, Key::L2HitRate);
         assert!(l2.before.is_some() && l2.after.is_some(), "{l2:?}");
+    }
+
+    #[test]
+    fn a_next_step_is_printed_only_where_its_premise_holds() {
+        let facts = Facts {
+            full_waves: true,
+            ..Facts::default()
+        };
+        // No copy ceiling: "compare with the copy ceiling" does not apply.
+        assert_eq!(next_step(Change::Padding, Some(&facts)), None);
+        let with_ceiling = Facts {
+            bandwidth_ceiling: true,
+            ..facts.clone()
+        };
+        assert!(next_step(Change::Padding, Some(&with_ceiling)).is_some());
+        // Already applied: not proposed again.
+        let applied = Facts {
+            applied: vec![Change::VectorizedAccess],
+            ..facts.clone()
+        };
+        assert!(next_step(Change::RegisterBlocking, Some(&facts)).is_some());
+        assert_eq!(next_step(Change::RegisterBlocking, Some(&applied)), None);
+        // Fewer blocks than SMs: no "more work per thread".
+        let small_grid = Facts {
+            full_waves: false,
+            ..facts.clone()
+        };
+        assert_eq!(next_step(Change::WarpShuffle, Some(&small_grid)), None);
+        // Conflicts to look for.
+        assert_eq!(next_step(Change::DivergenceRemoval, Some(&facts)), None);
+        let conflicted = Facts {
+            bank_conflicts: true,
+            ..facts
+        };
+        assert!(next_step(Change::DivergenceRemoval, Some(&conflicted)).is_some());
+        // Without counters only premise-free sentences.
+        assert!(next_step(Change::LoopUnrolling, None).is_some());
+        assert_eq!(next_step(Change::Padding, None), None);
     }
 
     #[test]

@@ -1,13 +1,21 @@
-//! What limits a variant now, and what to try next: the bottleneck (an
-//! access problem, DRAM bandwidth, L1/shared throughput, instruction issue,
-//! or latency) with the numbers that show it, and the optimization from the
-//! knowledge base most likely to help.
+//! What limits a variant now: the bottleneck with the numbers that show it.
+//! An access finding (uncoalesced global access, bank conflicts) is the
+//! limiter only when its lines carry a material share of the kernel's
+//! traffic and stall samples and no unit it does not load is saturated;
+//! otherwise the busiest unit decides (DRAM, L2, L1/shared, or instruction
+//! issue named from issue-slot use and the stall mix), with "between" when
+//! it sits in a threshold's band, and latency when nothing is busy. A
+//! bandwidth ceiling ends the ladder only when it is itself a speed of
+//! light; one this run outpaces is said to bound nothing. What to try next
+//! is chosen from the evidence in `advice`.
 
 use serde::Serialize;
 
-use super::derived::{Derived, Key};
-use super::findings::{Finding, FindingKind, Severity};
-use super::{CeilingShare, format, knowledge};
+use super::advice::{self, Advice};
+use super::derived::Key;
+use super::evidence::{Evidence, Level};
+use super::findings::{FindingKind, Severity, stall_reason};
+use super::format;
 use crate::model::Change;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -20,224 +28,290 @@ pub struct Limit {
     pub next: Option<Change>,
     /// What to do, in a sentence.
     pub advice: String,
+    /// What the knowledge base's "next step" sentences may assume.
+    pub facts: advice::Facts,
 }
 
-impl Limit {
-    /// A bottleneck whose advice is to try `change`, for `why`.
-    fn trying(bottleneck: &str, evidence: String, change: Change, why: &str) -> Limit {
-        let entry = knowledge::entry(change);
-        Limit {
-            bottleneck: bottleneck.into(),
-            evidence,
-            next: Some(change),
-            advice: format!(
-                "Try {} ({}): {why}",
-                entry.title.to_lowercase(),
-                change.word()
+/// Stall reasons that mean a warp was ready and the issue slots were the
+/// constraint (or the pipes behind them).
+const ISSUE_STALLS: [&str; 6] = [
+    "selected",
+    "not_selected",
+    "dispatch",
+    "math",
+    "wait",
+    "branch_resolving",
+];
+
+/// The limit of one run; `None` without throughput counters.
+pub fn limit(e: &Evidence) -> Option<Limit> {
+    e.get(Key::MemoryThroughput)?;
+    e.get(Key::SmThroughput)?;
+    let units = Units::of(e);
+    let (bottleneck, evidence, advice) = access_limit(e, &units)
+        .or_else(|| spills(e))
+        .or_else(|| at_speed_of_light(e, &units))
+        .unwrap_or_else(|| units.limit(e));
+    let notes: Vec<String> = minor_findings(e)
+        .into_iter()
+        .chain(ceiling_notes(e))
+        .collect();
+    Some(Limit {
+        bottleneck,
+        evidence: std::iter::once(evidence)
+            .chain(notes)
+            .collect::<Vec<_>>()
+            .join("; "),
+        next: advice.change,
+        advice: advice.text,
+        facts: advice::Facts::of(e),
+    })
+}
+
+type Verdict = (String, String, Advice);
+
+/// The throughputs the limiter compares, in percent of peak.
+struct Units {
+    dram: f64,
+    l1: f64,
+    issue: Option<f64>,
+    issue_stalls: Option<f64>,
+}
+
+impl Units {
+    fn of(e: &Evidence) -> Units {
+        Units {
+            dram: e.get(Key::DramThroughput).unwrap_or(0.0),
+            l1: e.get(Key::L1Throughput).unwrap_or(0.0),
+            issue: e.get(Key::IssueActive),
+            issue_stalls: e.stall_share(&ISSUE_STALLS),
+        }
+    }
+
+    /// The busier of DRAM and L1/shared (L2 carries the DRAM traffic of a
+    /// streaming kernel, so it names no limit of its own): name, percent.
+    fn memory(&self) -> (&'static str, f64) {
+        if self.l1 > self.dram {
+            ("L1/shared-memory", self.l1)
+        } else {
+            ("DRAM", self.dram)
+        }
+    }
+
+    /// Issue-bound at 80% of issue slots, or at 60% when at least half of
+    /// the stall samples are issue-side; "between" from 60%.
+    fn issue_level(&self) -> Level {
+        let Some(issue) = self.issue else {
+            return Level::Below;
+        };
+        match Level::of(issue, 60.0, 80.0) {
+            Level::Between if self.issue_stalls.is_some_and(|s| s >= 0.5) => Level::Above,
+            level => level,
+        }
+    }
+
+    fn numbers(&self) -> String {
+        let issue = match (self.issue, self.issue_stalls) {
+            (Some(i), Some(s)) => format!(
+                "issue slots {} busy, {} of stall samples issue-side",
+                format::percent(i),
+                format::share(s)
             ),
+            (Some(i), None) => format!("issue slots {} busy", format::percent(i)),
+            _ => "issue slots not collected".into(),
+        };
+        format!(
+            "DRAM {}, L1/shared {} of peak; {issue}",
+            format::percent(self.dram),
+            format::percent(self.l1)
+        )
+    }
+
+    /// The busiest unit, or latency when none is in or above its band.
+    fn limit(&self, e: &Evidence) -> Verdict {
+        let (unit, busy) = self.memory();
+        let memory = Level::of(busy, 60.0, 80.0);
+        let issue = self.issue_level();
+        let issue_first = issue > memory || (issue == memory && self.issue.unwrap_or(0.0) > busy);
+        let (level, name, advice) = if issue_first {
+            (issue, "instruction issue".to_string(), advice::issue(e))
+        } else {
+            (
+                memory,
+                format!("{unit} throughput"),
+                advice::memory(e, unit),
+            )
+        };
+        match level {
+            Level::Above => (name, self.numbers(), advice),
+            Level::Between => (
+                format!("{name} or latency (between)"),
+                format!(
+                    "{} (60–80% is the band where neither is clear)",
+                    self.numbers()
+                ),
+                advice,
+            ),
+            Level::Below => latency(e, self),
         }
     }
 }
 
-/// The limit of one run, from its derived metrics, findings and its share
-/// of the ceilings; `None` without counters.
-pub fn limit(derived: &Derived, findings: &[Finding], ceilings: &[CeilingShare]) -> Option<Limit> {
-    if let Some(limit) = access_problem(findings) {
-        return Some(limit);
-    }
-    let memory = derived.get(Key::MemoryThroughput)?;
-    let compute = derived.get(Key::SmThroughput)?;
-    let dram = derived.get(Key::DramThroughput).unwrap_or(0.0);
-    let l1 = derived.get(Key::L1Throughput).unwrap_or(0.0);
-    let numbers = format!(
-        "memory {} and SM {} of peak (DRAM {}, L1/shared {})",
-        format::percent(memory),
-        format::percent(compute),
-        format::percent(dram),
-        format::percent(l1)
-    );
-    if memory >= 60.0 && memory >= compute {
-        return Some(memory_limit(findings, ceilings, numbers, dram, l1));
-    }
-    if compute >= 60.0 {
-        return Some(Limit::trying(
-            "instruction issue",
-            numbers,
-            Change::LoopUnrolling,
-            "issue fewer instructions for the same work",
-        ));
-    }
-    let occupancy = derived.get(Key::AchievedOccupancy).unwrap_or(100.0);
-    Some(Limit::trying(
-        if occupancy < 40.0 {
-            "latency, with low occupancy"
-        } else {
-            "latency"
-        },
-        format!(
-            "{numbers}; achieved occupancy {}",
-            format::percent(occupancy)
-        ),
-        Change::WorkPerThread,
-        "give each thread several independent loads to keep in flight",
-    ))
-}
-
-/// A finding of this kind that is at least a warning.
-fn problem(findings: &[Finding], kind: FindingKind) -> Option<&Finding> {
-    findings
+/// Nothing is busy: warps wait. The dominant stall reason and occupancy
+/// say on what.
+fn latency(e: &Evidence, units: &Units) -> Verdict {
+    let occupancy = e.get(Key::AchievedOccupancy);
+    let low = occupancy.is_some_and(|o| o < 40.0);
+    let top = e
+        .lines
         .iter()
-        .find(|f| f.kind == kind && f.severity >= Severity::Warning)
+        .flat_map(|l| l.stalls.iter())
+        .filter(|(name, _)| !matches!(name.as_str(), "selected" | "not_selected"))
+        .fold(
+            std::collections::BTreeMap::<&str, f64>::new(),
+            |mut m, (n, c)| {
+                *m.entry(n.as_str()).or_default() += c;
+                m
+            },
+        )
+        .into_iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(name, _)| name);
+    let mut evidence = units.numbers();
+    if let Some(o) = occupancy {
+        evidence.push_str(&format!("; achieved occupancy {}", format::percent(o)));
+    }
+    if let Some(name) = top {
+        evidence.push_str(&format!("; top stall: {}", stall_reason(name)));
+    }
+    let bottleneck = if low {
+        "latency, with low occupancy"
+    } else {
+        "latency"
+    };
+    (bottleneck.into(), evidence, advice::latency(e, top))
 }
 
-/// Uncoalesced access, bank conflicts or spills, which limit a run before
-/// any throughput does.
-fn access_problem(findings: &[Finding]) -> Option<Limit> {
-    let fixable = [
+/// The first access finding that carries its weight and is not beaten by
+/// a saturated unit it does not load.
+fn access_limit(e: &Evidence, units: &Units) -> Option<Verdict> {
+    let candidates = [
         (
             FindingKind::Uncoalesced,
             "uncoalesced global access",
-            Change::Coalescing,
-            "make neighbouring threads touch neighbouring addresses",
+            "global sectors",
         ),
         (
             FindingKind::BankConflicts,
             "shared-memory bank conflicts",
-            Change::Padding,
-            "spread a warp's shared accesses over the 32 banks",
+            "shared wavefronts",
         ),
     ];
-    for (kind, bottleneck, change, why) in fixable {
-        if let Some(finding) = problem(findings, kind) {
-            return Some(Limit::trying(
-                bottleneck,
-                finding.title.clone(),
-                change,
-                why,
-            ));
+    candidates.into_iter().find_map(|(kind, bottleneck, unit)| {
+        let finding = e.problem(kind)?;
+        let weight = e.weight(finding);
+        let material = match weight {
+            Some(w) => w.level() == Level::Above,
+            // Without source counters only the kernel-wide factor is known.
+            None => finding.severity == Severity::Problem,
+        };
+        // Conflicts load L1/shared and uncoalesced access every memory
+        // unit; issue, and DRAM for conflicts, are the others.
+        let other = match kind {
+            FindingKind::Uncoalesced => units.issue.unwrap_or(0.0),
+            _ => units.issue.unwrap_or(0.0).max(units.dram),
+        };
+        if !material || other >= 80.0 {
+            return None;
         }
-    }
-    problem(findings, FindingKind::Spills).map(|finding| Limit {
-        bottleneck: "register spills".into(),
-        evidence: finding.title.clone(),
-        next: None,
-        advice: "Keep fewer values live per thread (a smaller per-thread tile, less unrolling) so nothing goes to local memory.".into(),
+        let evidence = match weight {
+            Some(w) => format!("{}: {}", finding.title, w.describe(unit)),
+            None => finding.title.clone(),
+        };
+        Some((bottleneck.to_string(), evidence, advice::access(e, finding)))
     })
 }
 
-/// What limits a memory-bound run: DRAM bandwidth when it is close to a
-/// copy ceiling, else L1/shared throughput, DRAM traffic above the minimum
-/// or the memory instructions themselves. `numbers` are the throughputs.
-fn memory_limit(
-    findings: &[Finding],
-    ceilings: &[CeilingShare],
-    numbers: String,
-    dram: f64,
-    l1: f64,
-) -> Limit {
-    let best_ceiling = ceilings
+fn spills(e: &Evidence) -> Option<Verdict> {
+    e.problem(FindingKind::Spills).map(|finding| {
+        (
+            "register spills".into(),
+            finding.title.clone(),
+            Advice::plain("Keep fewer values live per thread (a smaller per-thread tile, less unrolling) so nothing goes to local memory."),
+        )
+    })
+}
+
+/// DRAM bandwidth, done: at 90% or more of a ceiling that is itself a
+/// speed of light, and still bounded by it.
+fn at_speed_of_light(e: &Evidence, units: &Units) -> Option<Verdict> {
+    let ceiling = e.ceilings.iter().find(|c| {
+        c.share.measure == "bandwidth"
+            && c.bounds()
+            && c.share.share >= 0.90
+            && c.speed_of_light() == Level::Above
+    })?;
+    Some((
+        "DRAM bandwidth".into(),
+        format!(
+            "{} of `{}`'s bandwidth, and `{}` runs at {} of the device's DRAM peak; {}",
+            format::share(ceiling.share.share),
+            ceiling.share.ceiling,
+            ceiling.share.ceiling,
+            format::share(ceiling.of_device_peak.unwrap_or(0.0)),
+            units.numbers()
+        ),
+        Advice::plain(
+            "The kernel moves its bytes about as fast as a copy can: it is done, unless the algorithm can move fewer bytes (reuse, fusion).",
+        ),
+    ))
+}
+
+/// Access findings too light to be the limiter but too heavy to drop.
+fn minor_findings(e: &Evidence) -> Vec<String> {
+    [FindingKind::Uncoalesced, FindingKind::BankConflicts]
+        .into_iter()
+        .filter_map(|kind| {
+            let finding = e.problem(kind)?;
+            let weight = e.weight(finding)?;
+            (weight.level() != Level::Above).then(|| {
+                format!(
+                    "{} is a smaller cost: its lines carry {} of the stall samples",
+                    finding.title,
+                    format::share(weight.stalls)
+                )
+            })
+        })
+        .collect()
+}
+
+/// What each bandwidth ceiling does not mean for this run: one it
+/// outpaces bounds nothing, and one it comes close to (75% or more) that
+/// is not itself near the device's DRAM peak does not make it done.
+fn ceiling_notes(e: &Evidence) -> Vec<String> {
+    e.ceilings
         .iter()
-        .filter(|c| c.measure == "bandwidth")
-        .map(|c| (c.share, c.ceiling.as_str()))
-        .max_by(|a, b| a.0.total_cmp(&b.0));
-    if let Some((share, ceiling)) = best_ceiling.filter(|(share, _)| *share >= 0.85) {
-        return Limit {
-            bottleneck: "DRAM bandwidth".into(),
-            evidence: format!("{} of `{ceiling}`'s bandwidth; {numbers}", format::share(share)),
-            next: None,
-            advice: "The kernel moves its bytes about as fast as a copy can: it is done, unless the algorithm can move fewer bytes (reuse, fusion).".into(),
-        };
-    }
-    if l1 >= dram && l1 >= 60.0 {
-        return Limit::trying(
-            "L1/shared-memory throughput",
-            numbers,
-            Change::RegisterBlocking,
-            "reuse each shared-memory value from registers",
-        );
-    }
-    if let Some(finding) = problem(findings, FindingKind::ExtraTraffic) {
-        return Limit::trying(
-            "DRAM traffic above the minimum",
-            format!("{}; {numbers}", finding.title),
-            Change::SharedMemoryTiling,
-            "fetch each element from DRAM once",
-        );
-    }
-    Limit::trying(
-        "memory throughput",
-        numbers,
-        Change::VectorizedAccess,
-        "fewer, wider memory instructions for the same bytes",
-    )
+        .filter(|c| c.share.measure == "bandwidth")
+        .filter_map(|c| {
+            let name = &c.share.ceiling;
+            if !c.bounds() {
+                return Some(format!(
+                    "this run reaches {} of `{name}`'s bandwidth, so `{name}` is not a bound for it",
+                    format::share(c.share.share)
+                ));
+            }
+            let peak = c.of_device_peak?;
+            (c.share.share >= 0.75 && c.speed_of_light() != Level::Above).then(|| {
+                format!(
+                    "`{name}` runs at {} of the device's DRAM peak, under the 80% a speed of light needs, so reaching {} of it does not make this run done",
+                    format::share(peak),
+                    format::share(c.share.share)
+                )
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::analysis::derived::Derived;
-
-    fn derived(values: &[(Key, f64)]) -> Derived {
-        Derived {
-            values: values.iter().copied().collect(),
-            ..Derived::default()
-        }
-    }
-
-    #[test]
-    fn a_kernel_at_the_copy_bandwidth_is_done() {
-        let at_limit = derived(&[
-            (Key::MemoryThroughput, 90.0),
-            (Key::SmThroughput, 30.0),
-            (Key::DramThroughput, 88.0),
-        ]);
-        let ceiling = [CeilingShare {
-            ceiling: "copy".into(),
-            measure: "bandwidth",
-            share: 0.97,
-        }];
-        let limit = limit(&at_limit, &[], &ceiling).unwrap();
-        assert_eq!(limit.bottleneck, "DRAM bandwidth");
-        assert_eq!(limit.next, None);
-        assert!(
-            limit.evidence.starts_with("97.0% of `copy`'s bandwidth"),
-            "{}",
-            limit.evidence
-        );
-    }
-
-    #[test]
-    fn low_throughput_everywhere_is_latency() {
-        let idle = derived(&[
-            (Key::MemoryThroughput, 20.0),
-            (Key::SmThroughput, 10.0),
-            (Key::AchievedOccupancy, 24.0),
-        ]);
-        let limit = limit(&idle, &[], &[]).unwrap();
-        assert_eq!(limit.bottleneck, "latency, with low occupancy");
-        assert_eq!(limit.next, Some(Change::WorkPerThread));
-    }
-
-    #[test]
-    fn an_access_problem_comes_first() {
-        let busy = derived(&[(Key::MemoryThroughput, 90.0), (Key::SmThroughput, 10.0)]);
-        let finding = Finding {
-            kind: FindingKind::BankConflicts,
-            severity: Severity::Problem,
-            title: "32-way shared-memory bank conflicts on loads".into(),
-            detail: String::new(),
-            lines: vec![22],
-        };
-        let limit = limit(&busy, &[finding], &[]).unwrap();
-        assert_eq!(limit.next, Some(Change::Padding));
-        assert_eq!(
-            limit.evidence,
-            "32-way shared-memory bank conflicts on loads"
-        );
-    }
-
-    #[test]
-    fn without_counters_there_is_no_limit() {
-        assert_eq!(limit(&Derived::default(), &[], &[]), None);
-    }
-}
+#[path = "limits_tests.rs"]
+mod tests;

@@ -6,7 +6,9 @@
 //! the knowledge base expects (none for `other`, which it knows nothing
 //! of). Pure and deterministic; produces plain text, never markup.
 
+pub mod advice;
 pub mod derived;
+pub mod evidence;
 pub mod findings;
 pub mod format;
 pub mod knowledge;
@@ -393,7 +395,14 @@ fn analyze_run(
         device,
         run.bytes,
     );
-    let limit = limits::limit(&derived, &findings, &ceiling_shares);
+    let limit = limits::limit(&evidence::Evidence::gather(
+        results,
+        variant,
+        run,
+        &derived,
+        &findings,
+        &ceiling_shares,
+    ));
     RunAnalysis {
         size: run.size.clone(),
         status,
@@ -533,7 +542,14 @@ fn judge_changes(
                 change: *change,
                 title: entry.title.clone(),
                 mechanism: entry.mechanism.clone(),
-                next: entry.next.clone(),
+                next: knowledge::next_step(
+                    *change,
+                    after
+                        .as_ref()
+                        .and_then(|r| r.limit.as_ref())
+                        .map(|l| &l.facts),
+                )
+                .unwrap_or_default(),
                 size: focus_size.map(str::to_string),
                 expectations,
                 verdict,

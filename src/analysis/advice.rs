@@ -1,0 +1,300 @@
+//! What to try next, chosen from the evidence instead of a fixed map: each
+//! bottleneck has candidate changes, each with a premise the counters must
+//! support (shared memory in use or not, enough blocks to fill the GPU, a
+//! 2-D shared index for padding), and a change the ladder has already
+//! applied is never proposed again. [`Facts`] carries the same evidence to
+//! the knowledge base, which prints a "next step" only where its premise
+//! holds.
+
+use serde::Serialize;
+
+use super::derived::Key;
+use super::evidence::{Evidence, Level};
+use super::findings::{Finding, FindingKind};
+use super::{format, knowledge};
+use crate::model::Change;
+use crate::model::metrics as m;
+
+/// A change to try, or plain words when no known change fits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Advice {
+    pub change: Option<Change>,
+    pub text: String,
+}
+
+impl Advice {
+    pub fn plain(text: &str) -> Advice {
+        Advice {
+            change: None,
+            text: text.into(),
+        }
+    }
+
+    fn trying(change: Change, why: &str) -> Advice {
+        Advice {
+            change: Some(change),
+            text: format!(
+                "Try {} ({}): {why}",
+                knowledge::entry(change).title.to_lowercase(),
+                change.word()
+            ),
+        }
+    }
+}
+
+/// The evidence the knowledge base's "next step" premises are checked on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Facts {
+    pub applied: Vec<Change>,
+    /// A bandwidth ceiling that is a speed of light and bounds this run.
+    pub bandwidth_ceiling: bool,
+    pub bank_conflicts: bool,
+    pub shared_memory: bool,
+    /// At least one full wave of blocks per SM.
+    pub full_waves: bool,
+}
+
+impl Facts {
+    pub fn of(e: &Evidence) -> Facts {
+        Facts {
+            applied: e.applied.clone(),
+            bandwidth_ceiling: e
+                .ceilings
+                .iter()
+                .any(|c| c.bounds() && c.speed_of_light() == Level::Above),
+            bank_conflicts: e.problem(FindingKind::BankConflicts).is_some(),
+            shared_memory: e.uses_shared_memory(),
+            full_waves: waves(e).is_none_or(|w| w >= 1.0),
+        }
+    }
+}
+
+fn waves(e: &Evidence) -> Option<f64> {
+    e.metric(m::WAVES_PER_SM)
+}
+
+/// The first candidate not yet applied, else plain words saying so.
+fn first_new(e: &Evidence, candidates: &[(Change, &str)]) -> Advice {
+    candidates
+        .iter()
+        .find(|(change, _)| !e.is_applied(*change))
+        .map(|(change, why)| Advice::trying(*change, why))
+        .unwrap_or_else(|| {
+            let words: Vec<&str> = candidates.iter().map(|(c, _)| c.word()).collect();
+            Advice {
+                change: None,
+                text: format!(
+                    "The ladder has already applied {}; gpuprof knows no further change for this limit.",
+                    words.join(", ")
+                ),
+            }
+        })
+}
+
+/// For an access finding: the change that removes it.
+pub fn access(e: &Evidence, finding: &Finding) -> Advice {
+    let line = e
+        .lines
+        .iter()
+        .find(|l| finding.lines.first() == Some(&l.line));
+    if finding.kind == FindingKind::BankConflicts {
+        // Padding shifts the rows of a 2-D tile; a 1-D strided index needs
+        // re-indexing; a line that shows no subscript (a continued
+        // expression) gets the general layout change.
+        let text = line.map(|l| l.text.as_str()).unwrap_or_default();
+        let first = if text.contains("][") {
+            (
+                Change::Padding,
+                "spread a warp's accesses to the tile over the 32 banks",
+            )
+        } else if text.contains('[') {
+            (
+                Change::SequentialAddressing,
+                "index the 1-D array so consecutive threads touch consecutive words",
+            )
+        } else {
+            (
+                Change::SharedMemoryLayout,
+                "swizzle or transpose the layout so a warp's accesses spread over the banks",
+            )
+        };
+        return first_new(
+            e,
+            &[
+                first,
+                (
+                    Change::SharedMemoryLayout,
+                    "swizzle or transpose the layout so a warp's accesses spread over the banks",
+                ),
+            ],
+        );
+    }
+    let factor = line
+        .and_then(|l| l.global_sectors.zip(l.global_sectors_ideal))
+        .filter(|(_, ideal)| *ideal > 0.0)
+        .map(|(actual, ideal)| actual / ideal);
+    if factor.is_some_and(|f| f <= 1.3) {
+        return first_new(
+            e,
+            &[(
+                Change::Alignment,
+                "start each warp's range on a 32-byte boundary",
+            )],
+        );
+    }
+    first_new(
+        e,
+        &[
+            (
+                Change::Coalescing,
+                "make neighbouring threads touch neighbouring addresses",
+            ),
+            (
+                Change::SharedMemoryTiling,
+                "stage the data through shared memory so the global accesses are row by row",
+            ),
+        ],
+    )
+}
+
+/// For a busy memory unit.
+pub fn memory(e: &Evidence, unit: &str) -> Advice {
+    if unit == "L1/shared-memory" {
+        if !e.uses_shared_memory() {
+            // The L1 traffic is global loads hitting in L1.
+            return first_new(
+                e,
+                &[(
+                    Change::SharedMemoryTiling,
+                    "the L1 traffic is global loads (no shared memory is used); stage reused tiles in shared memory",
+                )],
+            );
+        }
+        if e.get(Key::SharedLoadsPerFma).is_some() {
+            // Shared values feed FMAs: reuse them from registers.
+            return first_new(
+                e,
+                &[
+                    (
+                        Change::RegisterBlocking,
+                        "reuse each shared-memory value from registers",
+                    ),
+                    (
+                        Change::WarpTiling,
+                        "let a warp's threads share the rows and columns they load",
+                    ),
+                    (
+                        Change::VectorizedAccess,
+                        "load shared memory in fewer, wider instructions",
+                    ),
+                ],
+            );
+        }
+        // No FMAs reuse the shared values (a reduction tree): fewer shared
+        // accesses per element.
+        let mut candidates = Vec::new();
+        if waves(e).is_none_or(|w| w >= 1.0) {
+            candidates.push((
+                Change::WorkPerThread,
+                "each thread combines several elements before the shared-memory steps",
+            ));
+        }
+        candidates.push((
+            Change::WarpShuffle,
+            "do the in-warp steps in registers, without shared memory",
+        ));
+        return first_new(e, &candidates);
+    }
+    if e.problem(FindingKind::ExtraTraffic).is_some() {
+        return first_new(
+            e,
+            &[(
+                Change::SharedMemoryTiling,
+                "fetch each element from DRAM once",
+            )],
+        );
+    }
+    if e.get(Key::DramThroughput).is_some_and(|d| d >= 80.0) {
+        return Advice::plain(
+            "DRAM is near its peak: only moving fewer bytes (reuse, fusion) makes it faster.",
+        );
+    }
+    let mut candidates = vec![(
+        Change::VectorizedAccess,
+        "fewer, wider memory instructions keep more bytes in flight",
+    )];
+    if waves(e).is_none_or(|w| w >= 1.0) {
+        candidates.push((
+            Change::WorkPerThread,
+            "give each thread several independent loads to keep in flight",
+        ));
+    }
+    first_new(e, &candidates)
+}
+
+/// For instruction issue.
+pub fn issue(e: &Evidence) -> Advice {
+    first_new(
+        e,
+        &[
+            (
+                Change::LoopUnrolling,
+                "issue fewer instructions for the same work",
+            ),
+            (
+                Change::VectorizedAccess,
+                "one wide load instead of several narrow ones",
+            ),
+        ],
+    )
+}
+
+/// For latency: a grid smaller than the GPU needs more blocks, not more
+/// work per thread; memory waits with enough blocks need more in flight.
+pub fn latency(e: &Evidence, top_stall: Option<&str>) -> Advice {
+    if let Some(w) = waves(e).filter(|w| *w < 1.0) {
+        let blocks = e.metric(m::GRID_SIZE).map(format::count);
+        return Advice {
+            change: Some(Change::ParameterTuning),
+            text: format!(
+                "The grid{} fills only {} of a wave: launch more, smaller blocks (parameter-tuning) so every SM has work; more work per thread would leave even more SMs idle.",
+                blocks
+                    .map(|b| format!(" of {b} blocks"))
+                    .unwrap_or_default(),
+                format::ratio(w)
+            ),
+        };
+    }
+    if e.get(Key::AchievedOccupancy).is_some_and(|o| o < 40.0) {
+        let limiters: Vec<&str> = e.derived.limiters.iter().map(|l| l.describe()).collect();
+        return Advice {
+            change: Some(Change::ParameterTuning),
+            text: format!(
+                "Few warps are resident{}: use smaller per-thread or per-block resources (parameter-tuning) so more warps hide the waits.",
+                if limiters.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (limited by {})", limiters.join(" and "))
+                }
+            ),
+        };
+    }
+    match top_stall {
+        Some("long_sb" | "lg") => first_new(
+            e,
+            &[
+                (
+                    Change::WorkPerThread,
+                    "give each thread several independent loads to keep in flight",
+                ),
+                (
+                    Change::VectorizedAccess,
+                    "fewer, wider loads keep more bytes in flight per instruction",
+                ),
+            ],
+        ),
+        _ => Advice::plain(
+            "Look at the hottest source line's stall reason: it says what the warps wait on.",
+        ),
+    }
+}
