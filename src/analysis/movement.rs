@@ -83,33 +83,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn counters_move_from_one_percent_and_sampled_metrics_from_five() {
-        assert_eq!(
-            between(Key::WarpInstructions, 100.0, 98.0).size,
-            Size::Small
-        );
-        assert_eq!(
-            between(Key::WarpInstructions, 100.0, 99.5).size,
-            Size::Unchanged
-        );
-        assert_eq!(between(Key::DramBytes, 100.0, 98.0).size, Size::Unchanged);
-        assert_eq!(
-            between(Key::AchievedOccupancy, 80.0, 77.0).size,
-            Size::Unchanged
-        );
-        assert_eq!(
-            between(Key::AchievedOccupancy, 80.0, 75.0).size,
-            Size::Small
-        );
-    }
-
-    #[test]
-    fn a_move_just_under_ten_percent_is_small_and_ten_percent_is_clear() {
-        let almost = between(Key::DramBytes, 100.0, 90.1);
-        assert_eq!((almost.size, almost.up), (Size::Small, false));
-        let clear = between(Key::DramBytes, 100.0, 90.0);
-        assert_eq!((clear.size, clear.up), (Size::Clear, false));
-        assert_eq!(between(Key::DramBytes, 0.0, 0.0).size, Size::Unchanged);
+    fn counters_move_from_one_percent_sampled_metrics_from_five_and_all_clearly_from_ten() {
+        let cases = [
+            (Key::WarpInstructions, 100.0, 98.0, Size::Small),
+            (Key::WarpInstructions, 100.0, 99.5, Size::Unchanged),
+            (Key::DramBytes, 100.0, 98.0, Size::Unchanged),
+            (Key::AchievedOccupancy, 80.0, 77.0, Size::Unchanged),
+            (Key::AchievedOccupancy, 80.0, 75.0, Size::Small),
+            (Key::DramBytes, 100.0, 90.1, Size::Small),
+            (Key::DramBytes, 100.0, 90.0, Size::Clear),
+            (Key::DramBytes, 0.0, 0.0, Size::Unchanged),
+        ];
+        for (key, before, after, size) in cases {
+            assert_eq!(
+                between(key, before, after).size,
+                size,
+                "{key:?} {before} → {after}"
+            );
+        }
+        assert!(!between(Key::DramBytes, 100.0, 90.0).up);
     }
 
     #[test]
