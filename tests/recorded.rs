@@ -218,6 +218,96 @@ fn the_access_ladder_sees_each_stride_and_the_misalignment() {
     );
 }
 
+/// What the chain says explains a step at the suite's focus size.
+fn explanation(analysis: &Analysis, variant: &str) -> String {
+    let size = analysis.focus_size.as_deref().unwrap();
+    run(analysis, variant, size).explanation.clone().unwrap()
+}
+
+#[test]
+fn matmul_tiling_is_explained_by_fewer_global_loads_and_register_blocking_by_shared_loads() {
+    let (_, analysis) = recorded("matmul");
+    // L2 already held the matrices: DRAM bytes fell 8.6%, the global load
+    // requests sixteen-fold.
+    assert_eq!(
+        explanation(&analysis, "tiled16"),
+        "global load requests: 4,294,967,296 → 268,435,456 (16.0× fewer; not a declared expectation)"
+    );
+    let tiled16 = analysis
+        .variants
+        .iter()
+        .find(|v| v.name == "tiled16")
+        .unwrap();
+    let dram = tiled16.changes[0]
+        .expectations
+        .iter()
+        .find(|e| e.metric == gpuprof::analysis::derived::Key::DramBytes)
+        .unwrap();
+    assert_eq!(dram.verdict, Verdict::Small, "−8.6% is small, not unseen");
+    // More registers are the price of register blocking, not its cause.
+    assert_eq!(
+        explanation(&analysis, "regblock8x8"),
+        "shared loads per FMA (warp): 0.625 → 0.156 (confirmed)"
+    );
+}
+
+#[test]
+fn gemm_block_tiling_is_explained_by_its_global_loads_and_a_slowdown_is_never_confirmed() {
+    let (_, analysis) = recorded("gemm-templates");
+    assert_eq!(
+        explanation(&analysis, "block-tiling"),
+        "global load requests: 537,001,984 → 16,908,288 (31.8× fewer; not a declared expectation)"
+    );
+    assert_eq!(
+        explanation(&analysis, "transposed-a"),
+        "shared store wavefronts / instruction: 1.14 → 8.74 (contradicted)"
+    );
+}
+
+#[test]
+fn no_recorded_step_is_explained_by_a_confirmation_unless_it_got_faster() {
+    use gpuprof::analysis::stats::TimeVerdict;
+    for suite in recorded_suites() {
+        let (_, analysis) = recorded(&suite);
+        let size = analysis.focus_size.clone().unwrap();
+        for step in analysis.steps.iter().skip(1) {
+            let run = run(&analysis, step, &size);
+            let text = run.explanation.clone().unwrap();
+            let faster = run
+                .vs_previous
+                .is_some_and(|s| s.verdict == TimeVerdict::Faster);
+            assert!(
+                faster || !text.contains("(confirmed)"),
+                "{suite} {step}: {text}"
+            );
+            for cost in ["registers / thread", "shared memory / block"] {
+                assert!(!text.starts_with(cost), "{suite} {step}: {text}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_tree_reduction_s_conflicts_are_an_average_and_one_slow_launch_is_not_noise() {
+    let (_, analysis) = recorded("reduction");
+    let strided = run(&analysis, "interleaved_strided", "N=67108864");
+    let conflict = strided
+        .findings
+        .iter()
+        .find(|f| f.title.starts_with("shared-memory bank conflicts"))
+        .unwrap();
+    assert_eq!(
+        conflict.title,
+        "shared-memory bank conflicts on loads (on average 3.92× the ideal wavefronts)"
+    );
+    // The first timed launch of `padded` at N=2048 took 13.0 µs, the others
+    // 8.2–9.4 µs: the standard deviation over the mean is 9.6%, the robust
+    // spread about half of it.
+    let (_, transpose) = recorded("transpose");
+    let padded = run(&transpose, "padded", "N=2048").timing.unwrap();
+    assert!(padded.relative_noise < 0.06, "{}", padded.relative_noise);
+}
+
 /// The folders of examples/ that hold a recorded results.json, sorted.
 fn recorded_suites() -> Vec<String> {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");

@@ -1,7 +1,8 @@
 //! Findings for one run, as plain text with the numbers that support them:
 //! uncoalesced global access (sectors per request against the ideal, and
-//! the source line with the excess), shared-memory bank conflicts (N-way
-//! from wavefronts per instruction, ncu's raw counter beside it and a note
+//! the source line with the excess), shared-memory bank conflicts (on
+//! average how many times the ideal wavefronts, "32-way" only when the
+//! average is the 32 banks' maximum; ncu's raw counter beside it and a note
 //! when the two disagree), occupancy and what limits it, what bounds the
 //! kernel (memory, compute or latency), spills, extra DRAM traffic, and
 //! working sets small enough to live in L2. Also the source lines that cost
@@ -54,7 +55,8 @@ pub struct HotLine {
     pub code: String,
     /// Share of all warp-stall samples of the kernel.
     pub sample_share: Option<f64>,
-    /// Shared wavefronts over ncu's ideal (the N of "N-way").
+    /// Shared wavefronts over ncu's ideal, averaged over the line's
+    /// executions (see [`conflict_words`]).
     pub shared_ways: Option<f64>,
     pub shared_excess_wavefronts: Option<f64>,
     /// Global sectors over ncu's ideal.
@@ -94,6 +96,26 @@ fn worst_direction(load: Count, store: Count) -> Option<(&'static str, f64)> {
         ("load", load)
     };
     count.factor().map(|f| (kind, f))
+}
+
+/// The most wavefronts per ideal one a warp's shared access can take: one
+/// per bank.
+const MAX_WAYS: f64 = 32.0;
+
+/// `what` (e.g. "shared-load conflict") with its degree. The counters give
+/// only the average of wavefronts per ideal one, and accesses of different
+/// degrees (a tree's 2-, 4- and 8-way levels) average to a number no access
+/// has; only when the average is at the maximum (within 0.5%) was every
+/// access that bad, so only then is it called "32-way".
+pub fn conflict_words(ways: f64, what: &str) -> String {
+    if ways >= MAX_WAYS * 0.995 {
+        format!("{MAX_WAYS}-way {what}")
+    } else {
+        format!(
+            "{what} (on average {} the ideal wavefronts)",
+            format::speedup(ways)
+        )
+    }
 }
 
 /// Above this many wavefronts per ideal one, a line or kernel is called
@@ -579,11 +601,12 @@ impl<'a> SharedAccesses<'a> {
         }
     }
 
-    /// The finding for `ways`-way conflicts on one direction.
+    /// The finding for conflicts of on average `ways` wavefronts per ideal
+    /// one on one direction.
     fn conflicts(&self, kind: &str, ways: f64, raw_numbers: &[String]) -> Finding {
         let mut detail = format!(
-            "Each warp's shared {kind} is replayed about {} times because several of its threads hit the same bank: {}.",
-            ways.round(),
+            "Each warp's shared {kind} takes on average {} wavefronts per ideal one because several of its threads hit the same bank: {}.",
+            format::ratio(ways),
             raw_numbers.join("; ")
         );
         match self.lines.first() {
@@ -599,10 +622,7 @@ impl<'a> SharedAccesses<'a> {
         Finding {
             kind: FindingKind::BankConflicts,
             severity: severity_of(ways),
-            title: format!(
-                "{}-way shared-memory bank conflicts on {kind}s",
-                ways.round()
-            ),
+            title: conflict_words(ways, &format!("shared-memory bank conflicts on {kind}s")),
             detail,
             lines: self.lines.iter().map(|h| h.line).collect(),
         }
@@ -794,4 +814,27 @@ fn top_stall(profile: &Profile) -> Option<String> {
         stall_reason(name),
         format::share(count / all)
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_average_at_the_32_bank_maximum_is_called_32_way() {
+        assert_eq!(
+            conflict_words(32.0, "shared-load conflict"),
+            "32-way shared-load conflict"
+        );
+        assert_eq!(
+            conflict_words(31.9, "shared-load conflict"),
+            "32-way shared-load conflict"
+        );
+        // A tree whose levels are 2-, 4- and 8-way averages to about 4:
+        // no access was 4-way, so only the average is said.
+        assert_eq!(
+            conflict_words(3.88, "shared-memory bank conflicts on loads"),
+            "shared-memory bank conflicts on loads (on average 3.88× the ideal wavefronts)"
+        );
+    }
 }

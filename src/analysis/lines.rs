@@ -1,11 +1,12 @@
 //! Source lines compared between a step and the step before it: the lines
 //! with excess shared wavefronts or global sectors in the previous variant
 //! are matched, by their code, to this variant's lines, so the report can
-//! say "line 22's 32-way conflict is gone" or "remains on line 21".
+//! say "line 22's 32-way conflict is gone" or "remains on line 21" (with
+//! the conflict's degree worded by `findings::conflict_words`).
 
 use serde::Serialize;
 
-use super::findings::HotLine;
+use super::findings::{HotLine, conflict_words};
 use super::format;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -33,10 +34,15 @@ pub struct LineDiff {
 fn problem(line: &HotLine) -> Option<(f64, String)> {
     let shared = line
         .worst_shared()
-        .map(|(kind, ways)| (ways, format!("{}-way shared-{kind} conflict", ways.round())))
+        .map(|(kind, ways)| {
+            (
+                ways,
+                conflict_words(ways, &format!("shared-{kind} conflict")),
+            )
+        })
         .or_else(|| {
             line.shared_ways
-                .map(|w| (w, format!("{}-way shared-memory conflict", w.round())))
+                .map(|w| (w, conflict_words(w, "shared-memory conflict")))
         })
         .filter(|(w, _)| *w > 1.5);
     let global = line
@@ -186,11 +192,9 @@ mod tests {
             &[line(30, read, (8.0, 1.0))],
         );
         assert_eq!(halved[0].change, LineChange::Reduced);
-        assert!(
-            halved[0]
-                .text
-                .ends_with("is reduced to 8-way shared-load conflict on line 30.")
-        );
+        assert!(halved[0].text.ends_with(
+            "is reduced to shared-load conflict (on average 8.00× the ideal wavefronts) on line 30."
+        ));
     }
 
     #[test]
@@ -207,7 +211,7 @@ mod tests {
         assert_eq!(found[0].change, LineChange::New);
         assert_eq!(
             found[0].text,
-            "New: line 5 (`x = s[t * 2];`) has 2-way shared-load conflict."
+            "New: line 5 (`x = s[t * 2];`) has shared-load conflict (on average 2.00× the ideal wavefronts)."
         );
     }
 }

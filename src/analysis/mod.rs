@@ -9,11 +9,13 @@
 pub mod advice;
 pub mod derived;
 pub mod evidence;
+pub mod explain;
 pub mod findings;
 pub mod format;
 pub mod knowledge;
 pub mod limits;
 pub mod lines;
+pub mod movement;
 pub mod program;
 pub mod stats;
 
@@ -131,12 +133,20 @@ pub struct RunAnalysis {
     pub limit: Option<limits::Limit>,
     /// Problem lines followed from the previous step's run at this size.
     pub line_diffs: Vec<lines::LineDiff>,
+    /// What explains this step's time against the previous step's at this
+    /// size (see [`explain`]); none for the first step and ceilings.
+    pub explanation: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     Confirmed,
+    /// Moved the expected way, but less than a clear move (see
+    /// [`movement`]).
+    Small,
+    /// Moved the wrong way, but less than a clear move.
+    SmallOpposite,
     /// Some expected counters moved, others did not.
     Partly,
     NotSeen,
@@ -171,9 +181,6 @@ pub struct ChangeAnalysis {
     /// What the counters did, in sentences with the numbers.
     pub measured: String,
 }
-
-/// A metric must move by more than this fraction to count as moved.
-const MOVE_THRESHOLD: f64 = 0.10;
 
 pub fn analyze(results: &Results) -> Analysis {
     let steps = names_in_role(results, Role::Step);
@@ -271,8 +278,17 @@ fn follow_previous(
                 }
                 _ => Vec::new(),
             };
+            let explanation = before.map(|before| {
+                explain::explain(
+                    &variant.changes,
+                    run.vs_previous,
+                    &before.derived,
+                    &run.derived,
+                )
+            });
             RunAnalysis {
                 line_diffs,
+                explanation,
                 ..run.clone()
             }
         })
@@ -424,6 +440,7 @@ fn analyze_run(
         hot_lines,
         limit,
         line_diffs: Vec::new(),
+        explanation: None,
     }
 }
 
@@ -507,7 +524,7 @@ fn judge_changes(
                     let measured = if expectation.metric == Key::Time {
                         time_verdict(before.as_ref(), after.as_ref(), expectation.direction)
                     } else {
-                        movement_verdict(b, a, expectation.direction)
+                        movement_verdict(expectation.metric, b, a, expectation.direction)
                     };
                     // Nothing to fix: the previous step was already at the
                     // ideal and the metric stayed there.
@@ -515,11 +532,12 @@ fn judge_changes(
                         .ideal
                         .zip(b)
                         .is_some_and(|(ideal, before)| before <= ideal * 1.1);
-                    let verdict = if measured == Verdict::NotSeen && already_ideal {
-                        Verdict::AlreadyIdeal
-                    } else {
-                        measured
-                    };
+                    let verdict =
+                        if matches!(measured, Verdict::NotSeen | Verdict::Small) && already_ideal {
+                            Verdict::AlreadyIdeal
+                        } else {
+                            measured
+                        };
                     ExpectationOutcome {
                         metric: expectation.metric,
                         label: expectation.metric.info().label,
@@ -559,25 +577,23 @@ fn judge_changes(
         .collect()
 }
 
-fn movement_verdict(before: Option<f64>, after: Option<f64>, direction: Direction) -> Verdict {
+fn movement_verdict(
+    metric: Key,
+    before: Option<f64>,
+    after: Option<f64>,
+    direction: Direction,
+) -> Verdict {
     let (Some(before), Some(after)) = (before, after) else {
         return Verdict::NotMeasured;
     };
-    let scale = before.abs().max(after.abs());
-    if scale == 0.0 {
-        return Verdict::NotSeen;
-    }
-    let change = (after - before) / scale;
-    let wanted = match direction {
-        Direction::Down => -change,
-        Direction::Up => change,
-    };
-    if wanted > MOVE_THRESHOLD {
-        Verdict::Confirmed
-    } else if wanted < -MOVE_THRESHOLD {
-        Verdict::Contradicted
-    } else {
-        Verdict::NotSeen
+    let moved = movement::between(metric, before, after);
+    let expected = moved.up == (direction == Direction::Up);
+    match (moved.size, expected) {
+        (movement::Size::Unchanged, _) => Verdict::NotSeen,
+        (movement::Size::Small, true) => Verdict::Small,
+        (movement::Size::Small, false) => Verdict::SmallOpposite,
+        (movement::Size::Clear, true) => Verdict::Confirmed,
+        (movement::Size::Clear, false) => Verdict::Contradicted,
     }
 }
 
@@ -605,8 +621,10 @@ fn time_verdict(
 }
 
 /// No expectation for a change the knowledge base expects nothing of;
-/// contradicted if anything was contradicted; confirmed if every measured
-/// expectation was confirmed; partly if some were; not seen otherwise.
+/// contradicted if anything was clearly contradicted; confirmed if every
+/// measured expectation moved the expected way and at least one clearly
+/// (a small move the right way does not undo a confirmation); partly if
+/// some moved the expected way; not seen otherwise.
 fn overall(expectations: &[ExpectationOutcome]) -> Verdict {
     if expectations.is_empty() {
         return Verdict::NoExpectation;
@@ -616,21 +634,23 @@ fn overall(expectations: &[ExpectationOutcome]) -> Verdict {
         .map(|e| e.verdict)
         .filter(|v| !matches!(v, Verdict::NotMeasured | Verdict::AlreadyIdeal))
         .collect();
+    let expected_way = |v: &Verdict| matches!(v, Verdict::Confirmed | Verdict::Small);
     if measured.is_empty() {
         Verdict::NotMeasured
     } else if measured.contains(&Verdict::Contradicted) {
         Verdict::Contradicted
-    } else if measured.iter().all(|v| *v == Verdict::Confirmed) {
+    } else if measured.iter().all(expected_way) && measured.contains(&Verdict::Confirmed) {
         Verdict::Confirmed
-    } else if measured.contains(&Verdict::Confirmed) {
+    } else if measured.iter().any(expected_way) {
         Verdict::Partly
     } else {
         Verdict::NotSeen
     }
 }
 
-/// Metrics that got worse by more than the threshold: the usual reasons a
-/// step does not pay off.
+/// Metrics that got clearly worse (see [`movement`]): the usual reasons a
+/// step does not pay off. More registers or shared memory count as worse
+/// here, as the price of a change, though they explain no speedup.
 const SIDE_EFFECTS: [Key; 6] = [
     Key::AchievedOccupancy,
     Key::TheoreticalOccupancy,
@@ -661,6 +681,8 @@ fn describe_change(
     for e in expectations {
         let verb = match e.verdict {
             Verdict::Confirmed => "moved as expected",
+            Verdict::Small => "moved the expected way, but only a little",
+            Verdict::SmallOpposite => "moved a little the wrong way",
             Verdict::Partly => "moved in part",
             Verdict::NotSeen => "barely moved",
             Verdict::Contradicted => "moved the wrong way",
@@ -678,19 +700,20 @@ fn describe_change(
             _ => sentences.push(format!("{} {verb}.", format::capitalize(e.label))),
         }
     }
-    if expectations
-        .iter()
-        .any(|e| e.verdict == Verdict::Contradicted || e.verdict == Verdict::NotSeen)
-    {
+    if expectations.iter().any(|e| {
+        matches!(
+            e.verdict,
+            Verdict::Contradicted | Verdict::NotSeen | Verdict::SmallOpposite
+        )
+    }) {
         let side_effects: Vec<String> = SIDE_EFFECTS
             .iter()
             .filter(|key| !expectations.iter().any(|e| e.metric == **key))
             .filter_map(|key| {
                 let (b, a) = (before.derived.get(*key)?, after.derived.get(*key)?);
-                let lower_is_better = key.info().lower_is_better.unwrap_or(true);
-                let scale = b.abs().max(a.abs());
-                let worse = if lower_is_better { a - b } else { b - a };
-                (scale > 0.0 && worse / scale > MOVE_THRESHOLD)
+                let moved = movement::between(*key, b, a);
+                let worse = moved.up == key.info().lower_is_better.unwrap_or(true);
+                (moved.size == movement::Size::Clear && worse)
                     .then(|| format!("{} {} → {}", key.info().label, key.format(b), key.format(a)))
             })
             .collect();
@@ -886,6 +909,56 @@ mod tests {
             "{}",
             tiled.changes[0].measured
         );
+    }
+
+    fn outcome(verdict: Verdict) -> ExpectationOutcome {
+        ExpectationOutcome {
+            metric: Key::DramBytes,
+            label: "DRAM bytes",
+            direction: Direction::Down,
+            why: String::new(),
+            before: None,
+            after: None,
+            verdict,
+        }
+    }
+
+    #[test]
+    fn a_move_just_under_ten_percent_is_small_not_unseen() {
+        let verdict = |b, a| movement_verdict(Key::DramBytes, Some(b), Some(a), Direction::Down);
+        assert_eq!(verdict(100.0, 90.1), Verdict::Small);
+        assert_eq!(verdict(100.0, 89.0), Verdict::Confirmed);
+        assert_eq!(verdict(100.0, 98.0), Verdict::NotSeen);
+        assert_eq!(verdict(90.1, 100.0), Verdict::SmallOpposite);
+        assert_eq!(verdict(89.0, 100.0), Verdict::Contradicted);
+        // A deterministic counter moves from 1%.
+        let counter = movement_verdict(
+            Key::WarpInstructions,
+            Some(100.0),
+            Some(98.0),
+            Direction::Down,
+        );
+        assert_eq!(counter, Verdict::Small);
+        assert_eq!(
+            movement_verdict(Key::DramBytes, None, Some(1.0), Direction::Down),
+            Verdict::NotMeasured
+        );
+    }
+
+    #[test]
+    fn the_overall_verdict_weighs_small_moves_the_expected_way() {
+        let overall_of = |verdicts: &[Verdict]| {
+            overall(&verdicts.iter().map(|v| outcome(*v)).collect::<Vec<_>>())
+        };
+        use Verdict::*;
+        assert_eq!(overall_of(&[]), NoExpectation);
+        assert_eq!(overall_of(&[NotMeasured, AlreadyIdeal]), NotMeasured);
+        assert_eq!(overall_of(&[Confirmed, Small]), Confirmed);
+        assert_eq!(overall_of(&[Small, NotSeen]), Partly);
+        assert_eq!(overall_of(&[Small]), Partly);
+        assert_eq!(overall_of(&[Confirmed, SmallOpposite]), Partly);
+        assert_eq!(overall_of(&[Confirmed, Contradicted]), Contradicted);
+        assert_eq!(overall_of(&[NotSeen, SmallOpposite]), NotSeen);
     }
 
     #[test]

@@ -264,6 +264,8 @@ fn state(status: &Status) -> &'static str {
 fn verdict_words(verdict: Verdict) -> (&'static str, &'static str) {
     match verdict {
         Verdict::Confirmed => ("confirmed", "confirmed"),
+        Verdict::Small => ("small", "partly"),
+        Verdict::SmallOpposite => ("small, the wrong way", "not-seen"),
         Verdict::Partly => ("partly confirmed", "partly"),
         Verdict::NotSeen => ("not seen", "not-seen"),
         Verdict::Contradicted => ("contradicted", "contradicted"),

@@ -1,12 +1,11 @@
 //! The tables at the top of the report: one summary row per variant at
 //! each size (time, spread, speedups, throughput, share of the ceiling,
 //! correctness) and the optimization chain at the focus size, each step
-//! with the one metric that explains it.
+//! with what the analysis found explains it (`analysis::explain`).
 
-use super::{Cell, ChainRow, SummaryRow, anchor, run_at, state, verdict_words};
-use crate::analysis::derived::Key;
+use super::{Cell, ChainRow, SummaryRow, anchor, run_at, state};
 use crate::analysis::stats::{Speedup, TimeVerdict};
-use crate::analysis::{Analysis, RunAnalysis, Status, VariantAnalysis, format};
+use crate::analysis::{Analysis, Status, format};
 use crate::model::Results;
 use crate::model::variant::Role;
 
@@ -123,7 +122,7 @@ pub(super) fn chain(analysis: &Analysis, results: &Results, size: &str) -> Vec<C
             } else if variant_analysis.previous.is_none() {
                 "The baseline every speedup is measured against.".into()
             } else {
-                headline(variant_analysis, run)
+                run.explanation.clone().unwrap_or_else(|| "–".into())
             };
             Some(ChainRow {
                 step: name.clone(),
@@ -148,34 +147,4 @@ pub(super) fn chain(analysis: &Analysis, results: &Results, size: &str) -> Vec<C
             })
         })
         .collect()
-}
-
-/// The one metric that explains a step: the declared expectation that
-/// moved most, else the most severe finding.
-fn headline(variant: &VariantAnalysis, run: &RunAnalysis) -> String {
-    let moved = variant
-        .changes
-        .iter()
-        .flat_map(|c| c.expectations.iter())
-        .filter(|e| e.metric != Key::Time)
-        .filter_map(|e| {
-            let (b, a) = (e.before?, e.after?);
-            let scale = b.abs().max(a.abs());
-            (scale > 0.0).then(|| (e, (a - b).abs() / scale))
-        })
-        .max_by(|x, y| x.1.total_cmp(&y.1));
-    match moved {
-        Some((e, _)) => format!(
-            "{}: {} → {} ({})",
-            e.label,
-            e.metric.format(e.before.unwrap_or_default()),
-            e.metric.format(e.after.unwrap_or_default()),
-            verdict_words(e.verdict).0
-        ),
-        None => run
-            .findings
-            .first()
-            .map(|f| f.title.clone())
-            .unwrap_or_else(|| "no counters recorded".into()),
-    }
 }

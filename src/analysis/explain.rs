@@ -1,0 +1,283 @@
+//! What explains a step of the chain: the counter that moved clearly (see
+//! [`movement`](super::movement)) in the direction consistent with the
+//! change of time. A faster step is explained by a counter that got better,
+//! a slower one by a counter that got worse, and a step whose time did not
+//! change beyond the noise by nothing. The declared changes' expectations
+//! are preferred ("confirmed" when a faster step's expected benefit came,
+//! "contradicted" when a slower step's expected benefit went the other
+//! way); when none of them moved clearly that way, the counter that moved
+//! most that way is named as such. Metrics with no better side (registers,
+//! shared memory per block, throughputs) are costs or consequences, never
+//! explanations; the raw bank-conflict counters are left to the wavefronts
+//! per instruction, which they over-count; the kernel's own duration is the
+//! time being explained.
+
+use super::derived::{Derived, Key};
+use super::format;
+use super::knowledge::{self, Direction};
+use super::movement::{self, Move, Size};
+use super::stats::{Speedup, TimeVerdict};
+use crate::model::Change;
+
+/// A counter that explains the step, and whether a declared change
+/// expected its move.
+struct Evidence {
+    key: Key,
+    before: f64,
+    after: f64,
+    moved: Move,
+    declared: bool,
+}
+
+impl Evidence {
+    fn sentence(&self, faster: bool) -> String {
+        let why = match (self.declared, faster) {
+            (true, true) => "confirmed".to_string(),
+            (true, false) => "contradicted".to_string(),
+            (false, _) => format!("{}; not a declared expectation", self.fold()),
+        };
+        format!(
+            "{}: {} → {} ({why})",
+            self.key.info().label,
+            self.key.format(self.before),
+            self.key.format(self.after)
+        )
+    }
+
+    /// "16.0× fewer", "2.00× more", or "to zero" / "from zero".
+    fn fold(&self) -> String {
+        match (self.before > 0.0, self.after > 0.0) {
+            (true, true) if self.moved.up => {
+                format!("{} more", format::speedup(self.after / self.before))
+            }
+            (true, true) => format!("{} fewer", format::speedup(self.before / self.after)),
+            (true, false) => "to zero".into(),
+            _ => "from zero".into(),
+        }
+    }
+}
+
+/// Whether `key` can explain a change of time at all.
+fn explanatory(key: Key) -> bool {
+    key.info().lower_is_better.is_some()
+        && !matches!(
+            key,
+            Key::Time
+                | Key::KernelDuration
+                | Key::SharedLoadBankConflicts
+                | Key::SharedStoreBankConflicts
+        )
+}
+
+/// The metrics the declared changes expect to get better.
+fn declared(changes: &[Change]) -> Vec<Key> {
+    changes
+        .iter()
+        .flat_map(|c| knowledge::entry(*c).expect.iter())
+        .filter(|e| {
+            let lower_is_better = e.metric.info().lower_is_better;
+            lower_is_better == Some(e.direction == Direction::Down)
+        })
+        .map(|e| e.metric)
+        .collect()
+}
+
+/// The counter that best explains a step `faster` (or slower) than the
+/// previous: a declared expectation first, then the largest clear move.
+fn evidence(
+    changes: &[Change],
+    before: &Derived,
+    after: &Derived,
+    faster: bool,
+) -> Option<Evidence> {
+    let declared = declared(changes);
+    after
+        .values
+        .iter()
+        .filter(|(key, _)| explanatory(**key))
+        .filter_map(|(key, after)| {
+            let before = before.get(*key)?;
+            let moved = movement::between(*key, before, *after);
+            (moved.size == Size::Clear && moved.better(*key) == Some(faster)).then(|| Evidence {
+                key: *key,
+                before,
+                after: *after,
+                moved,
+                declared: declared.contains(key),
+            })
+        })
+        .max_by(|x, y| {
+            (x.declared, x.moved.relative.abs())
+                .partial_cmp(&(y.declared, y.moved.relative.abs()))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })
+}
+
+/// The sentence the chain shows for a step against the previous one.
+pub fn explain(
+    changes: &[Change],
+    vs_previous: Option<Speedup>,
+    before: &Derived,
+    after: &Derived,
+) -> String {
+    let Some(speedup) = vs_previous else {
+        return "not timed against the previous step at this size".into();
+    };
+    let faster = match speedup.verdict {
+        TimeVerdict::Same => {
+            return format!(
+                "no change of time beyond the noise (a verdict needs {})",
+                format::share(speedup.threshold)
+            );
+        }
+        TimeVerdict::Faster => true,
+        TimeVerdict::Slower => false,
+    };
+    let counted = |d: &Derived| d.values.keys().any(|k| explanatory(*k));
+    if !counted(before) || !counted(after) {
+        return "no counters recorded".into();
+    }
+    match evidence(changes, before, after, faster) {
+        Some(evidence) => evidence.sentence(faster),
+        None => format!(
+            "{}, but no counter moved clearly the same way",
+            if faster { "faster" } else { "slower" }
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn derived(values: &[(Key, f64)]) -> Derived {
+        Derived {
+            values: values.iter().copied().collect(),
+            ..Derived::default()
+        }
+    }
+
+    fn speedup(verdict: TimeVerdict) -> Option<Speedup> {
+        Some(Speedup {
+            ratio: match verdict {
+                TimeVerdict::Faster => 1.4,
+                TimeVerdict::Slower => 0.8,
+                TimeVerdict::Same => 1.0,
+            },
+            verdict,
+            threshold: 0.02,
+        })
+    }
+
+    #[test]
+    fn an_undeclared_counter_explains_when_the_declared_one_barely_moved() {
+        // Tiling whose data the L2 already held: DRAM bytes fall 8.6%, the
+        // global load requests sixteen-fold.
+        let before = derived(&[
+            (Key::DramBytes, 18.5e9),
+            (Key::GlobalLoadRequests, 67_108_864.0),
+        ]);
+        let after = derived(&[
+            (Key::DramBytes, 16.9e9),
+            (Key::GlobalLoadRequests, 4_194_304.0),
+        ]);
+        let text = explain(
+            &[Change::SharedMemoryTiling],
+            speedup(TimeVerdict::Faster),
+            &before,
+            &after,
+        );
+        assert_eq!(
+            text,
+            "global load requests: 67,108,864 → 4,194,304 (16.0× fewer; not a declared expectation)"
+        );
+    }
+
+    #[test]
+    fn a_declared_benefit_is_preferred_and_more_registers_never_explain() {
+        let before = derived(&[
+            (Key::RegistersPerThread, 32.0),
+            (Key::SharedLoadsPerFma, 0.625),
+            (Key::WarpInstructions, 100.0),
+        ]);
+        let after = derived(&[
+            (Key::RegistersPerThread, 128.0),
+            (Key::SharedLoadsPerFma, 0.5),
+            (Key::WarpInstructions, 10.0),
+        ]);
+        let text = explain(
+            &[Change::RegisterBlocking],
+            speedup(TimeVerdict::Faster),
+            &before,
+            &after,
+        );
+        assert_eq!(
+            text,
+            "shared loads per FMA (warp): 0.625 → 0.500 (confirmed)"
+        );
+    }
+
+    #[test]
+    fn a_slower_step_is_explained_by_what_got_worse_never_by_a_confirmation() {
+        let before = derived(&[
+            (Key::SharedStoreWavefrontsPerInstruction, 1.14),
+            (Key::WarpInstructions, 100.0),
+        ]);
+        let after = derived(&[
+            (Key::SharedStoreWavefrontsPerInstruction, 8.74),
+            (Key::WarpInstructions, 50.0),
+        ]);
+        let text = explain(
+            &[Change::SharedMemoryLayout],
+            speedup(TimeVerdict::Slower),
+            &before,
+            &after,
+        );
+        assert_eq!(
+            text,
+            "shared store wavefronts / instruction: 1.14 → 8.74 (contradicted)"
+        );
+        let text = explain(&[], speedup(TimeVerdict::Slower), &before, &after);
+        assert!(
+            text.ends_with("(7.67× more; not a declared expectation)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn no_time_change_no_clear_move_no_counters_and_no_timing_say_so() {
+        let before = derived(&[(Key::WarpInstructions, 100.0)]);
+        let after = derived(&[(Key::WarpInstructions, 95.0)]);
+        let changes = [Change::LoopUnrolling];
+        assert_eq!(
+            explain(&changes, speedup(TimeVerdict::Same), &before, &after),
+            "no change of time beyond the noise (a verdict needs 2.00%)"
+        );
+        assert_eq!(
+            explain(&changes, speedup(TimeVerdict::Faster), &before, &after),
+            "faster, but no counter moved clearly the same way"
+        );
+        let untimed = derived(&[(Key::Time, 1.0)]);
+        assert_eq!(
+            explain(&changes, speedup(TimeVerdict::Faster), &untimed, &after),
+            "no counters recorded"
+        );
+        assert_eq!(
+            explain(&changes, None, &before, &after),
+            "not timed against the previous step at this size"
+        );
+    }
+
+    #[test]
+    fn moves_to_and_from_zero_are_named_without_a_factor() {
+        let before = derived(&[(Key::LocalMemorySectors, 4096.0)]);
+        let after = derived(&[(Key::LocalMemorySectors, 0.0)]);
+        let text = explain(&[], speedup(TimeVerdict::Faster), &before, &after);
+        assert_eq!(
+            text,
+            "local-memory sectors (spills): 4,096 → 0 (to zero; not a declared expectation)"
+        );
+        let text = explain(&[], speedup(TimeVerdict::Slower), &after, &before);
+        assert!(text.contains("(from zero;"), "{text}");
+    }
+}
