@@ -146,9 +146,14 @@ impl ToolError {
         } else {
             &self.stderr
         };
-        let all: Vec<&str> = text.lines().collect();
-        all[all.len().saturating_sub(lines)..].join("\n")
+        last_lines(text, lines)
     }
+}
+
+/// The last `count` lines of `text`.
+pub fn last_lines(text: &str, count: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(count)..].join("\n")
 }
 
 impl fmt::Display for ToolError {

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::model::metrics;
-use crate::process::{Invocation, ToolError};
+use crate::process::{Invocation, ToolError, last_lines};
 
 /// Where to look for ncu: an explicit path, then PATH, then `$CUDA_HOME`,
 /// then the usual install folders.
@@ -146,12 +146,6 @@ pub fn explain_failure(log: &str, error: &ToolError) -> String {
     diagnose(log)
         .or_else(|| diagnose(&error.stderr))
         .unwrap_or_else(|| format!("{error}\n{}", last_lines(log, 10)))
-}
-
-/// The last `count` lines of `text`.
-pub fn last_lines(text: &str, count: usize) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(count)..].join("\n")
 }
 
 /// Advice for what ncu printed, when it is a failure gpuprof recognises.

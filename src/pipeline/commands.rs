@@ -188,7 +188,7 @@ fn profile_one(
             Ok(_) => format!(
                 "no launch matched the kernel filter `{}`, so ncu wrote no report: check `kernel` against the names ncu prints ({})",
                 run.command.kernel,
-                ncu_run::last_lines(&log, 3)
+                process::last_lines(&log, 3)
             ),
         });
     }
@@ -237,7 +237,7 @@ fn own_check(exit_code: Option<i32>, printed: &str, expect: Option<&str>) -> Che
     };
     Check::ProgramFailed {
         failure,
-        output_tail: ncu_run::last_lines(printed, 10),
+        output_tail: process::last_lines(printed, 10),
     }
 }
 
