@@ -9,6 +9,8 @@
 //! `variant` (each variant's section and its changes) and `run` (each run
 //! of a variant: timing, metrics, findings, hot lines, counters).
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use serde::Serialize;
 
 use crate::analysis::{Analysis, RunAnalysis, Status, VariantAnalysis, Verdict};
@@ -220,36 +222,45 @@ pub struct ExcerptLine {
     pub hot: bool,
 }
 
-/// The HTML id of variant `name`'s section: `variant-` and the name in
-/// lower case with every character but a letter or digit written `-`.
-/// Names that would share an id (`Naive ` and `naive!`, or two names in
+/// Every variant's HTML id, worked out once per report: `variant-` and the
+/// name in lower case with every character but a letter or digit written
+/// `-`. Names that would share an id (`Naive ` and `naive!`, or two names in
 /// another script) are told apart by `-2`, `-3`… in the order of the
 /// results, so every variant's id is its own.
-pub(super) fn anchor(results: &Results, name: &str) -> String {
-    let slug = |name: &str| -> String {
-        let lowered: String = name
-            .chars()
-            .flat_map(char::to_lowercase)
-            .map(|c| if c.is_alphanumeric() { c } else { '-' })
-            .collect();
-        format!("variant-{lowered}")
-    };
-    let mut taken = std::collections::BTreeSet::new();
-    for variant in &results.variants {
-        let base = slug(&variant.name);
-        let unique = (1..)
-            .map(|n| match n {
-                1 => base.clone(),
-                n => format!("{base}-{n}"),
-            })
-            .find(|candidate| !taken.contains(candidate))
-            .unwrap_or(base);
-        if variant.name == name {
-            return unique;
+pub(super) struct Anchors(BTreeMap<String, String>);
+
+impl Anchors {
+    fn of(results: &Results) -> Anchors {
+        let mut taken = BTreeSet::new();
+        let mut ids = BTreeMap::new();
+        for variant in &results.variants {
+            let base = slug(&variant.name);
+            let unique = (1..)
+                .map(|n| match n {
+                    1 => base.clone(),
+                    n => format!("{base}-{n}"),
+                })
+                .find(|candidate| !taken.contains(candidate))
+                .unwrap_or(base);
+            taken.insert(unique.clone());
+            ids.entry(variant.name.clone()).or_insert(unique);
         }
-        taken.insert(unique);
+        Anchors(ids)
     }
-    slug(name)
+
+    /// The id of variant `name`'s section.
+    pub(super) fn of_variant(&self, name: &str) -> String {
+        self.0.get(name).cloned().unwrap_or_else(|| slug(name))
+    }
+}
+
+fn slug(name: &str) -> String {
+    let lowered: String = name
+        .chars()
+        .flat_map(char::to_lowercase)
+        .map(|c| if c.is_alphanumeric() { c } else { '-' })
+        .collect();
+    format!("variant-{lowered}")
 }
 
 fn state(status: &Status) -> &'static str {
@@ -277,6 +288,7 @@ fn verdict_words(verdict: Verdict) -> (&'static str, &'static str) {
 
 pub fn build(results: &Results, analysis: &Analysis) -> ReportView {
     let focus_size = analysis.focus_size.clone().unwrap_or_default();
+    let anchors = Anchors::of(results);
     ReportView {
         title: format!("gpuprof report: {}", results.suite.name),
         header: header(results),
@@ -287,10 +299,10 @@ pub fn build(results: &Results, analysis: &Analysis) -> ReportView {
             .iter()
             .map(|size| SizeView {
                 label: size.label.clone(),
-                rows: summary_rows(results, analysis, &size.label),
+                rows: summary_rows(results, analysis, &anchors, &size.label),
             })
             .collect(),
-        chain: chain(analysis, results, &focus_size),
+        chain: chain(analysis, results, &anchors, &focus_size),
         variants: results
             .variants
             .iter()
@@ -300,7 +312,7 @@ pub fn build(results: &Results, analysis: &Analysis) -> ReportView {
                     variant,
                     variant_analysis,
                     analysis,
-                    anchor(results, &variant.name),
+                    anchors.of_variant(&variant.name),
                 )
             })
             .collect(),

@@ -3,7 +3,7 @@
 //! correctness) and the optimization chain at the focus size, each step
 //! with what the analysis found explains it (`analysis::explain`).
 
-use super::{Cell, ChainRow, SummaryRow, anchor, run_at, state};
+use super::{Anchors, Cell, ChainRow, SummaryRow, run_at, state};
 use crate::analysis::stats::{Speedup, TimeVerdict};
 use crate::analysis::{Analysis, Status, format};
 use crate::model::Results;
@@ -49,7 +49,12 @@ fn speedup_cell(speedup: Option<Speedup>, invalid: Option<&str>) -> Cell {
     }
 }
 
-pub(super) fn summary_rows(results: &Results, analysis: &Analysis, size: &str) -> Vec<SummaryRow> {
+pub(super) fn summary_rows(
+    results: &Results,
+    analysis: &Analysis,
+    anchors: &Anchors,
+    size: &str,
+) -> Vec<SummaryRow> {
     results
         .variants
         .iter()
@@ -67,7 +72,7 @@ pub(super) fn summary_rows(results: &Results, analysis: &Analysis, size: &str) -
             };
             Some(SummaryRow {
                 variant: variant.name.clone(),
-                anchor: anchor(results, &variant.name),
+                anchor: anchors.of_variant(&variant.name),
                 ceiling: variant.role == Role::Ceiling,
                 state: state(&run.status),
                 median: run
@@ -109,7 +114,12 @@ pub(super) fn summary_rows(results: &Results, analysis: &Analysis, size: &str) -
         .collect()
 }
 
-pub(super) fn chain(analysis: &Analysis, results: &Results, size: &str) -> Vec<ChainRow> {
+pub(super) fn chain(
+    analysis: &Analysis,
+    results: &Results,
+    anchors: &Anchors,
+    size: &str,
+) -> Vec<ChainRow> {
     analysis
         .steps
         .iter()
@@ -126,7 +136,7 @@ pub(super) fn chain(analysis: &Analysis, results: &Results, size: &str) -> Vec<C
             };
             Some(ChainRow {
                 step: name.clone(),
-                anchor: anchor(results, name),
+                anchor: anchors.of_variant(name),
                 changes: if variant.changes.is_empty() {
                     "–".into()
                 } else {
