@@ -20,7 +20,7 @@ pub fn parse_number(field: &str) -> Result<Option<f64>, String> {
             _ => Err(format!("`{trimmed}` is not a finite number")),
         };
     }
-    if looks_like_decimal_comma(trimmed) {
+    if looks_like_grouped_digits(trimmed) || looks_like_decimal_comma(trimmed) {
         return Err(localized(trimmed));
     }
     Ok(None)
@@ -51,20 +51,19 @@ fn looks_like_ncu_number(text: &str) -> bool {
         && exponent_ok
 }
 
-/// `1.234,56` or `0,5`: digits and points, one comma, digits.
-/// `1 234`, `1'234`, `1 234` (no-break space) or `1,5`: digits grouped or
-/// split the way a localized export writes them.
-fn looks_like_decimal_comma(text: &str) -> bool {
+/// `1 234`, `1'234` or `1 234` (no-break space): digits grouped by a space
+/// or an apostrophe, the way a localized export writes them.
+fn looks_like_grouped_digits(text: &str) -> bool {
     let unsigned = text.strip_prefix('-').unwrap_or(text);
-    let grouped = unsigned.contains([' ', '\'', '\u{a0}', '\u{202f}'])
+    unsigned.contains([' ', '\'', '\u{a0}', '\u{202f}'])
         && unsigned.chars().next().is_some_and(|c| c.is_ascii_digit())
         && unsigned.chars().all(|c| {
             c.is_ascii_digit() || matches!(c, ' ' | '\'' | '\u{a0}' | '\u{202f}' | '.' | ',')
-        });
-    grouped || looks_like_comma_decimal(text)
+        })
 }
 
-fn looks_like_comma_decimal(text: &str) -> bool {
+/// `1.234,56` or `0,5`: digits and points, one comma, digits.
+fn looks_like_decimal_comma(text: &str) -> bool {
     let unsigned = text.strip_prefix('-').unwrap_or(text);
     match unsigned.split_once(',') {
         Some((before, after)) => {
