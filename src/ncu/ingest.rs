@@ -97,8 +97,6 @@ fn lines_of(files: &[SourceFile], source_path: &Path) -> Vec<SourceLine> {
         .collect()
 }
 
-/// Checks that ncu profiled the launches the harness reported, in order:
-/// `expected[i]` is the kernel the harness launched `i`-th.
 /// A kernel's bare name, however it is written: ncu's `void
 /// ns::reduce<256u, true>(const float *, float *, int)` and an entry
 /// `ns::reduce<256, true>` are both `reduce`.
@@ -109,6 +107,8 @@ fn base_name(name: &str) -> &str {
     last_word.rsplit("::").next().unwrap_or("")
 }
 
+/// Checks that ncu profiled the launches the harness reported, in order:
+/// `expected[i]` is the kernel the harness launched `i`-th.
 pub fn check_order(launches: &[RawLaunch], expected: &[String]) -> Result<(), String> {
     if launches.len() != expected.len() {
         return Err(format!(
