@@ -65,29 +65,29 @@ pub(super) fn variant_view(
 fn build_facts(variant: &VariantResult) -> Vec<Fact> {
     let mut build_facts = Vec::new();
     if let Some(resources) = &variant.build.resources {
-        build_facts.push(Fact {
-            label: "registers / thread".into(),
-            value: resources.registers_per_thread.to_string(),
-        });
-        build_facts.push(Fact {
-            label: "static shared memory".into(),
-            value: format::bytes(f64::from(resources.static_shared_bytes)),
-        });
-        build_facts.push(Fact {
-            label: "local memory / thread".into(),
-            value: format::bytes(f64::from(resources.local_bytes_per_thread)),
-        });
+        build_facts.push(Fact::new(
+            "registers / thread",
+            resources.registers_per_thread.to_string(),
+        ));
+        build_facts.push(Fact::new(
+            "static shared memory",
+            format::bytes(f64::from(resources.static_shared_bytes)),
+        ));
+        build_facts.push(Fact::new(
+            "local memory / thread",
+            format::bytes(f64::from(resources.local_bytes_per_thread)),
+        ));
     }
-    let commands: Vec<String> = variant
-        .runs
-        .iter()
-        .filter_map(|r| r.command.as_ref().map(|c| format!("{}: {c}", r.size)))
-        .collect();
     match &variant.kind {
         VariantKind::Command { kernel } => {
-            build_facts.push(Fact { label: "command".into(), value: commands.join(" · ") });
+            let commands: Vec<String> = variant
+                .runs
+                .iter()
+                .filter_map(|r| r.command.as_ref().map(|c| format!("{}: {c}", r.size)))
+                .collect();
+            build_facts.push(Fact::new("command", commands.join(" · ")));
             if !variant.build.options.is_empty() {
-                build_facts.push(Fact { label: "built with".into(), value: variant.build.options.join(" ") });
+                build_facts.push(Fact::new("built with", variant.build.options.join(" ")));
             }
             let checked_by_program = variant.runs.iter().any(|r| {
                 matches!(r.check, Some(Check::ProgramPassed { .. } | Check::ProgramFailed { .. }))
@@ -96,18 +96,18 @@ fn build_facts(variant: &VariantResult) -> Vec<Fact> {
                 true => "; its result is what the program reports of itself: its exit status, and a line matching `expect` where one is given",
                 false => " (no verification: the program's outputs are its own)",
             };
-            build_facts.push(Fact {
-                label: "profiled".into(),
-                value: format!("kernels matching `{kernel}`, timed by ncu{verification}"),
-            });
+            build_facts.push(Fact::new(
+                "profiled",
+                format!("kernels matching `{kernel}`, timed by ncu{verification}"),
+            ));
         }
-        VariantKind::Library { library } => build_facts.push(Fact {
-            label: "library call".into(),
-            value: format!(
+        VariantKind::Library { library } => build_facts.push(Fact::new(
+            "library call",
+            format!(
                 "{} in FP32 (CUBLAS_PEDANTIC_MATH: no tensor cores); timed and verified like the kernels, not profiled (its kernels are cuBLAS's choice)",
                 library.word()
             ),
-        }),
+        )),
         VariantKind::Kernel { .. } | VariantKind::Imported { .. } => {
             build_facts.extend(compiler_facts(&variant.build))
         }
