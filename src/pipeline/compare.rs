@@ -137,17 +137,14 @@ fn read_input(
         ExportError::Export(e) => Error::Input(format!("{shown}: ncu could not export it: {e}")),
         ExportError::Unreadable { error, .. } => Error::Input(format!("{shown}: {error}")),
     })?;
-    let mut sources = exported.sources.into_iter();
+    let mut sources = exported.sources.into_iter().peekable();
     Ok(exported
         .launches
         .into_iter()
-        .filter(|launch| selects(launch))
-        .map(|launch| {
-            let page = sources.next().map(|(_, page)| page.files);
-            (
-                launch,
-                page.unwrap_or_else(|| Err("ncu exported no source page".into())),
-            )
+        .enumerate()
+        .filter_map(|(index, launch)| {
+            let (_, page) = sources.next_if(|(selected, _)| *selected == index)?;
+            Some((launch, page.files))
         })
         .collect())
 }
