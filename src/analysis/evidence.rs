@@ -9,7 +9,6 @@
 
 use super::derived::{Derived, Key};
 use super::findings::{Finding, FindingKind, Severity};
-use super::stats::TimingStats;
 use super::{CeilingShare, format};
 use crate::model::metrics as m;
 use crate::model::results::{Profile, RunResult, VariantResult};
@@ -111,14 +110,12 @@ impl<'a> Evidence<'a> {
         derived: &'a Derived,
         findings: &'a [Finding],
         ceilings: &[CeilingShare],
+        bytes_per_second: Option<f64>,
     ) -> Evidence<'a> {
         let peak = results
             .device
             .as_ref()
             .map(|d| d.peak_dram_bytes_per_second);
-        let mine = TimingStats::from_samples(&run.samples_ms)
-            .zip(run.bytes)
-            .map(|(t, b)| b / (t.median_ms / 1e3));
         Evidence {
             derived,
             findings,
@@ -133,7 +130,7 @@ impl<'a> Evidence<'a> {
                 .map(|share| Ceiling {
                     of_device_peak: (share.measure == "bandwidth")
                         .then_some(())
-                        .and(mine.zip(peak))
+                        .and(bytes_per_second.zip(peak))
                         .filter(|_| share.share > 0.0)
                         .map(|(mine, peak)| mine / share.share / peak),
                     share: share.clone(),

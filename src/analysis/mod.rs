@@ -418,6 +418,7 @@ fn analyze_run(
         &derived,
         &findings,
         &ceiling_shares,
+        bytes_per_second,
     ));
     RunAnalysis {
         size: run.size.clone(),
