@@ -10,7 +10,7 @@
 
 use serde::Serialize;
 
-use super::derived::{Derived, Key, Limiter};
+use super::derived::{Derived, Key, Limiter, ratio};
 use super::format;
 use crate::model::Device;
 use crate::model::results::Profile;
@@ -160,13 +160,6 @@ fn code_line(source_text: &str, line: u32) -> String {
         .to_string()
 }
 
-fn factor(actual: Option<f64>, ideal: Option<f64>) -> Option<f64> {
-    match (actual, ideal) {
-        (Some(a), Some(i)) if i > 0.0 => Some(a / i),
-        _ => None,
-    }
-}
-
 /// A line needs this share of the kernel's stall samples to be listed for
 /// its samples alone.
 const HOT_SHARE: f64 = 0.05;
@@ -189,9 +182,9 @@ pub fn hot_lines(profile: &Profile, source_text: &str) -> Vec<HotLine> {
             .warp_stall_samples
             .filter(|_| total_samples > 0.0)
             .map(|s| s / total_samples),
-        shared_ways: factor(l.shared_wavefronts, l.shared_wavefronts_ideal),
+        shared_ways: ratio(l.shared_wavefronts, l.shared_wavefronts_ideal),
         shared_excess_wavefronts: l.shared_wavefronts_excessive,
-        global_excess_factor: factor(l.global_sectors, l.global_sectors_ideal),
+        global_excess_factor: ratio(l.global_sectors, l.global_sectors_ideal),
         global_excess_sectors: l.global_sectors_excessive,
         top_stall: l
             .stalls
@@ -799,8 +792,20 @@ fn bound(derived: &Derived, profile: &Profile, found: &mut Vec<Finding>) {
 
 /// The kernel's dominant stall reason over all lines, with its share.
 fn top_stall(profile: &Profile) -> Option<String> {
+    let (name, count, all) = dominant_stall(&profile.source_lines)?;
+    Some(format!(
+        "{} ({} of stall samples)",
+        stall_reason(name),
+        format::share(count / all)
+    ))
+}
+
+/// The stall reason with the most samples over `lines` (`selected` and
+/// `not_selected` are issue, not stalls): its name, its samples and the
+/// samples of every stall reason together.
+pub(super) fn dominant_stall(lines: &[SourceLine]) -> Option<(&str, f64, f64)> {
     let mut totals: std::collections::BTreeMap<&str, f64> = std::collections::BTreeMap::new();
-    for line in &profile.source_lines {
+    for line in lines {
         for (name, count) in &line.stalls {
             if !matches!(name.as_str(), "selected" | "not_selected") {
                 *totals.entry(name).or_default() += count;
@@ -809,11 +814,7 @@ fn top_stall(profile: &Profile) -> Option<String> {
     }
     let all: f64 = totals.values().sum();
     let (name, count) = totals.into_iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
-    Some(format!(
-        "{} ({} of stall samples)",
-        stall_reason(name),
-        format::share(count / all)
-    ))
+    Some((name, count, all))
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::advice::{self, Advice};
 use super::derived::Key;
 use super::evidence::{Evidence, Level};
-use super::findings::{FindingKind, Severity, stall_reason};
+use super::findings::{FindingKind, Severity, dominant_stall, stall_reason};
 use super::format;
 use crate::model::Change;
 
@@ -162,21 +162,7 @@ impl Units {
 fn latency(e: &Evidence, units: &Units) -> Verdict {
     let occupancy = e.get(Key::AchievedOccupancy);
     let low = occupancy.is_some_and(|o| o < 40.0);
-    let top = e
-        .lines
-        .iter()
-        .flat_map(|l| l.stalls.iter())
-        .filter(|(name, _)| !matches!(name.as_str(), "selected" | "not_selected"))
-        .fold(
-            std::collections::BTreeMap::<&str, f64>::new(),
-            |mut m, (n, c)| {
-                *m.entry(n.as_str()).or_default() += c;
-                m
-            },
-        )
-        .into_iter()
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(name, _)| name);
+    let top = dominant_stall(e.lines).map(|(name, _, _)| name);
     let mut evidence = units.numbers();
     if let Some(o) = occupancy {
         evidence.push_str(&format!("; achieved occupancy {}", format::percent(o)));
