@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::derived::Key;
+use super::derived::{Key, ratio};
 use super::evidence::{Evidence, Level};
 use super::findings::{Finding, FindingKind};
 use super::{format, knowledge};
@@ -129,10 +129,7 @@ pub fn access(e: &Evidence, finding: &Finding) -> Advice {
             ],
         );
     }
-    let factor = line
-        .and_then(|l| l.global_sectors.zip(l.global_sectors_ideal))
-        .filter(|(_, ideal)| *ideal > 0.0)
-        .map(|(actual, ideal)| actual / ideal);
+    let factor = line.and_then(|l| ratio(l.global_sectors, l.global_sectors_ideal));
     if factor.is_some_and(|f| f <= 1.3) {
         return first_new(
             e,

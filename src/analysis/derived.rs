@@ -191,7 +191,8 @@ impl Derived {
     }
 }
 
-fn ratio(numerator: Option<f64>, denominator: Option<f64>) -> Option<f64> {
+/// `numerator / denominator` where both are known and the denominator is positive.
+pub(super) fn ratio(numerator: Option<f64>, denominator: Option<f64>) -> Option<f64> {
     match (numerator, denominator) {
         (Some(n), Some(d)) if d > 0.0 => Some(n / d),
         _ => None,
