@@ -10,7 +10,7 @@ use plotters::prelude::*;
 
 use super::Drawn;
 use super::numbers::compact;
-use super::style::{AXIS, GRID, INK, LABEL_PX, font, text_width};
+use super::style::{AXIS, GRID, INK, LABEL_PX, WIDTH, font, text_width};
 
 /// A numeric axis with chosen tick positions: linear or log, mapped here so
 /// that ticks, grid lines and labels sit exactly where the chart wants them.
@@ -59,11 +59,19 @@ impl Axis {
             .unwrap_or_else(|| compact(v))
     }
 
-    pub(super) fn widest_label(&self) -> f64 {
+    fn widest_label(&self) -> f64 {
         self.labels
             .iter()
             .map(|l| text_width(l, LABEL_PX))
             .fold(0.0, f64::max)
+    }
+
+    /// The pixels left of the plot for this axis's tick labels and title:
+    /// the widest label and 34 px, but never more than a quarter of the
+    /// chart, so that a label hundreds of digits long (a corrupt timing)
+    /// cannot squeeze the plot to nothing.
+    pub(super) fn label_area(&self) -> u32 {
+        ((self.widest_label() + 34.0).ceil() as u32).min(WIDTH / 4)
     }
 
     /// From `lo` to `hi` widened to whole 1-2-2.5-5 steps, about five ticks.

@@ -81,7 +81,7 @@ impl BarPlan {
             Axis::linear(lo.min(0.0), hi.max(0.0) * headroom)
         }
         .labelled(chart.format);
-        let y_area = (y.widest_label() + 34.0).ceil() as u32;
+        let y_area = y.label_area();
         let right = reference
             .as_ref()
             .map_or(18.0, |(_, label)| text_width(label, LABEL_PX) + 14.0)

@@ -71,7 +71,7 @@ impl LinePlan {
             Axis::linear(y_lo.min(0.0), y_hi * 1.06)
         }
         .labelled(chart.format);
-        let y_area = (y.widest_label() + 34.0).ceil() as u32;
+        let y_area = y.label_area();
         let (x_lo, x_hi) = if chart.log_x {
             let pad = if x_hi > x_lo { 1.12 } else { 2.0 };
             (x_lo / pad, x_hi * pad)

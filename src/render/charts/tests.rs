@@ -104,6 +104,39 @@ fn one_bar_per_present_value() {
 }
 
 #[test]
+fn a_value_hundreds_of_digits_wide_keeps_room_for_the_plot() {
+    // `plain` writes 1.3e306 out in full: 307 digits of tick label.
+    let categories = names(&["corrupt", "fine"]);
+    let huge = [series("N=2048", &[Some(1.3e306), Some(9.6)])];
+    for log_y in [false, true] {
+        let svg = bar_chart(&bars(&categories, &[], &huge, log_y));
+        assert_well_formed(&svg);
+        assert_eq!(bar_rects(&svg, 1), 2);
+    }
+    let line = [LineSeries {
+        name: "corrupt".into(),
+        points: vec![Some(1.3e306), Some(9.6)],
+    }];
+    let svg = line_chart(&LineChart {
+        title: "Scaling",
+        x_label: "n",
+        y_label: "time",
+        x_values: &[1.0, 2.0],
+        x_tick_labels: &[],
+        series: &line,
+        log_x: false,
+        log_y: false,
+        format: &plain,
+    });
+    assert_well_formed(&svg);
+    assert_eq!(
+        count(&svg, "<circle"),
+        2 + 1,
+        "two points plus the legend marker"
+    );
+}
+
+#[test]
 fn value_labels_only_when_few_bars() {
     let many = names(&["a", "b", "c", "d", "e", "f", "g"]);
     let two = [series("x", &[Some(1.3); 7]), series("y", &[Some(2.7); 7])];
