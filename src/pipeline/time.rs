@@ -172,6 +172,11 @@ impl Attempt<'_> {
         let Some(run) = self.results.run_mut(&item.variant, &item.size) else {
             return;
         };
+        if let Some(unkept) = self.unkept.get_mut(item) {
+            // Its first lines are kept already: count, don't rescan them.
+            *unkept += 1;
+            return;
+        }
         let output = run.output.get_or_insert_with(String::new);
         if output.lines().count() < KEPT_LINES {
             // Shown in the reports: control characters become visible.
