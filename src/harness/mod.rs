@@ -402,17 +402,20 @@ fn read_before_written(
     outputs: &Outputs,
     against: Option<&str>,
 ) -> Option<String> {
+    let who = match against {
+        Some(reference) => format!("the reference `{reference}`"),
+        None => "the kernel".to_string(),
+    };
     instance.args.iter().find_map(|arg| {
         let Arg::Buffer(buffer) = arg else {
             return None;
         };
+        if buffer.fill != Fill::Poison {
+            return None;
+        }
         let bytes = outputs.get(&buffer.name)?;
         let computed = data::computed_from_poison(buffer.element, bytes);
-        let who = match against {
-            Some(reference) => format!("the reference `{reference}`"),
-            None => "the kernel".to_string(),
-        };
-        (buffer.fill == Fill::Poison && computed > 0).then(|| {
+        (computed > 0).then(|| {
             format!(
                 "{computed} elements of output `{}` are NaN computed from the NaN poison gpuprof fills outputs with: {who} reads `{0}` before writing it (as C = alpha*A*B + beta*C reads C). Declare it read-write: output = true with fill = \"random\" (or \"zeros\")",
                 buffer.name
