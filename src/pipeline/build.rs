@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use super::plan::shell_words;
 use super::progress::progress;
 use crate::build::{self, BuildError, Cache, Request, Settings};
 use crate::config::plan::{Instance, KernelSource, VariantKind};
@@ -158,10 +159,7 @@ fn record_build(
 /// Says on stderr which of the suite's own command lines runs now, and
 /// where: a suite from elsewhere runs programs, and the user sees which.
 pub(super) fn announce(what: &str, argv: &[String], folder: &Path) {
-    let line = argv
-        .split_first()
-        .map(|(program, args)| Invocation::new(program).args(args).display())
-        .unwrap_or_default();
+    let line = shell_words(argv);
     anstream::eprintln!("{what}: {line}   (in {})", folder.display());
 }
 

@@ -197,7 +197,7 @@ pub(super) fn reuse_unchanged(
 }
 
 /// A command line as the user would type it.
-fn shell_words(argv: &[String]) -> String {
+pub(super) fn shell_words(argv: &[String]) -> String {
     argv.first()
         .map(|program| Invocation::new(program).args(&argv[1..]).display())
         .unwrap_or_default()
