@@ -82,16 +82,11 @@ struct Folders {
 pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
     let plan = config::load(&request.config)?;
     let folders = output::prepare_folders(request.out_dir.as_deref(), &plan.suite.name)?;
-    output::check_ours(&folders.out, request.force)?;
+    let previous = output::previous_results(&folders.out, request.force)?;
     let harness = time::harness_program()?;
     let facts = device::probe(&harness, &plan, &folders.work)?;
     plan::check_device_limits(&plan, &facts)?;
 
-    // Read before anything overwrites it: unchanged runs are reused.
-    let previous = match request.force {
-        true => None,
-        false => output::read_previous(&folders.results),
-    };
     // The previous results.json stays as it is until this run has
     // measured something: a run that fails before (a missing compiler, an
     // interrupt during the build) loses nothing.

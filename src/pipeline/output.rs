@@ -72,13 +72,15 @@ impl FolderLock {
     }
 }
 
-/// Refuses an output folder whose files gpuprof would overwrite without
+/// The previous run's results in the output folder, read before anything
+/// overwrites them so that unchanged runs can be reused (none under
+/// `force`). Refuses a folder whose files gpuprof would overwrite without
 /// having written them (unless `force`): a results.json it cannot read (a
 /// newer gpuprof's, another tool's, a damaged one), or a report.html or
 /// report.md with no results.json of gpuprof's beside them.
-pub(super) fn check_ours(out: &Path, force: bool) -> Result<(), Error> {
+pub(super) fn previous_results(out: &Path, force: bool) -> Result<Option<Results>, Error> {
     if force {
-        return Ok(());
+        return Ok(None);
     }
     let results = out.join(RESULTS_FILE);
     let refuse = |path: &Path, why: String| Error::NotOurs {
@@ -87,7 +89,7 @@ pub(super) fn check_ours(out: &Path, force: bool) -> Result<(), Error> {
     };
     match std::fs::read_to_string(&results) {
         Ok(text) => match read_results(&text) {
-            Ok(_) => Ok(()),
+            Ok(previous) => Ok(Some(previous)),
             Err(error) => Err(refuse(
                 &results,
                 format!("gpuprof cannot read it ({error})"),
@@ -103,18 +105,11 @@ pub(super) fn check_ours(out: &Path, force: bool) -> Result<(), Error> {
                     &report,
                     "no results.json of gpuprof's is beside it".into(),
                 )),
-                None => Ok(()),
+                None => Ok(None),
             }
         }
         Err(error) => Err(refuse(&results, format!("it cannot be read ({error})"))),
     }
-}
-
-/// The previous run's results.json in the output folder, when it reads.
-pub(super) fn read_previous(path: &Path) -> Option<Results> {
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|t| read_results(&t).ok())
 }
 
 /// Analyses `results` and writes report.html and report.md beside it.
