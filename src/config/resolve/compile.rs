@@ -32,7 +32,9 @@ impl<'c> Context<'c> {
         raw: &RawVariant,
         scanned: &Kernels,
     ) -> Result<CompileSettings, ConfigError> {
-        let chosen = merged(raw, self.defaults, |r| &r.compiler);
+        // `compiler = "auto"` is the same as leaving it out.
+        let chosen =
+            merged(raw, self.defaults, |r| &r.compiler).filter(|m| m.value.get_ref() != "auto");
         let (compiler, reason) = match (chosen.as_ref().map(|m| m.value), &scanned.host_code) {
             (None, None) => (
                 Compiler::Nvrtc,
@@ -48,7 +50,7 @@ impl<'c> Context<'c> {
         })
     }
 
-    /// `compiler = "nvrtc" | "nvcc" | "auto"`.
+    /// `compiler = "nvrtc" | "nvcc"` ("auto" is chosen from the file).
     fn chosen_compiler(
         &self,
         word: &Spanned<String>,
@@ -63,8 +65,6 @@ impl<'c> Context<'c> {
                 .error(word.span(), "NVRTC cannot compile this source")
                 .note(format!("NVRTC compiles device code only, and {host}"))
                 .help("use compiler = \"nvcc\" (or leave `compiler` out: gpuprof then chooses nvcc for such files)")),
-            ("auto", None) => Ok((Compiler::Nvrtc, "the file holds device code only".into())),
-            ("auto", Some(host)) => Ok((Compiler::Nvcc, format!("the file holds host code: {host}"))),
             (other, _) => Err(self
                 .doc
                 .error(word.span(), format!("unknown compiler {other:?}"))
@@ -115,7 +115,7 @@ impl<'c> Context<'c> {
             .get_ref()
             .iter()
             .map(|(name, value)| {
-                if !super::suite::is_identifier(name) || name.starts_with(|c: char| c.is_ascii_digit()) {
+                if !super::suite::is_identifier(name) {
                     return Err(self
                         .doc
                         .error(defines.value.span(), format!("define {name:?} is not a macro name"))
