@@ -221,7 +221,7 @@ fn the_access_ladder_sees_each_stride_and_the_misalignment() {
 /// What the chain says explains a step at the suite's focus size.
 fn explanation(analysis: &Analysis, variant: &str) -> String {
     let size = analysis.focus_size.as_deref().unwrap();
-    run(analysis, variant, size).explanation.clone().unwrap()
+    run(analysis, variant, size).explanation.clone().unwrap().text
 }
 
 #[test]
@@ -272,7 +272,7 @@ fn no_recorded_step_is_explained_by_a_confirmation_unless_it_got_faster() {
         let size = analysis.focus_size.clone().unwrap();
         for step in analysis.steps.iter().skip(1) {
             let run = run(&analysis, step, &size);
-            let text = run.explanation.clone().unwrap();
+            let text = run.explanation.clone().unwrap().text;
             let faster = run
                 .vs_previous
                 .is_some_and(|s| s.verdict == TimeVerdict::Faster);

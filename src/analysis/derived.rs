@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::metrics as m;
 use crate::model::results::Profile;
-use crate::model::source::SourceLine;
+use crate::model::source::{Count, SourceLine, Split};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -22,11 +22,15 @@ pub enum Key {
     GlobalLoadRequests,
     GlobalStoreRequests,
     GlobalExcessSectors,
+    GlobalLoadExcessSectors,
+    GlobalStoreExcessSectors,
     SharedLoadWavefrontsPerInstruction,
     SharedStoreWavefrontsPerInstruction,
     SharedLoadBankConflicts,
     SharedStoreBankConflicts,
     SharedExcessWavefronts,
+    SharedLoadExcessWavefronts,
+    SharedStoreExcessWavefronts,
     SharedLoadInstructions,
     SharedLoadsPerFma,
     AchievedOccupancy,
@@ -82,6 +86,29 @@ impl Key {
         }
     }
 
+    /// The same accesses measured against ncu's ideal for their access
+    /// width, for a count per request or per instruction: a float4 access
+    /// needs 16 sectors per request where a float needs 4, so only the
+    /// ratio to the ideal compares across a change of width.
+    pub fn over_ideal(self) -> Option<Key> {
+        match self {
+            Key::GlobalLoadSectorsPerRequest => Some(Key::GlobalLoadExcessSectors),
+            Key::GlobalStoreSectorsPerRequest => Some(Key::GlobalStoreExcessSectors),
+            Key::SharedLoadWavefrontsPerInstruction => Some(Key::SharedLoadExcessWavefronts),
+            Key::SharedStoreWavefrontsPerInstruction => Some(Key::SharedStoreExcessWavefronts),
+            _ => None,
+        }
+    }
+
+    /// The key to compare two runs by: [`Key::over_ideal`] where both runs
+    /// have it, this key otherwise.
+    pub fn comparable(self, before: &Derived, after: &Derived) -> Key {
+        match self.over_ideal() {
+            Some(ideal) if before.get(ideal).is_some() && after.get(ideal).is_some() => ideal,
+            _ => self,
+        }
+    }
+
     pub fn info(self) -> KeyInfo {
         let info = |label, unit, lower_is_better| KeyInfo {
             label,
@@ -101,6 +128,16 @@ impl Key {
             Key::GlobalStoreRequests => info("global store requests", Unit::Count, Some(true)),
             Key::GlobalExcessSectors => info(
                 "global sectors over ideal (source)",
+                Unit::Ratio,
+                Some(true),
+            ),
+            Key::GlobalLoadExcessSectors => info(
+                "global load sectors over ideal (source)",
+                Unit::Ratio,
+                Some(true),
+            ),
+            Key::GlobalStoreExcessSectors => info(
+                "global store sectors over ideal (source)",
                 Unit::Ratio,
                 Some(true),
             ),
@@ -124,6 +161,16 @@ impl Key {
             ),
             Key::SharedExcessWavefronts => info(
                 "shared wavefronts over ideal (source)",
+                Unit::Ratio,
+                Some(true),
+            ),
+            Key::SharedLoadExcessWavefronts => info(
+                "shared load wavefronts over ideal (source)",
+                Unit::Ratio,
+                Some(true),
+            ),
+            Key::SharedStoreExcessWavefronts => info(
+                "shared store wavefronts over ideal (source)",
                 Unit::Ratio,
                 Some(true),
             ),
@@ -337,8 +384,33 @@ impl Values {
     }
 
     /// Global sectors and shared wavefronts over their ideal, summed over
-    /// the source lines.
+    /// the source lines, in all and by direction (from the split by SASS
+    /// instruction).
     fn put_source_excess(&mut self, lines: &[SourceLine]) {
+        let by_direction = |pick: fn(&Split) -> Count| {
+            let mut total = Count::default();
+            for line in lines {
+                let count = pick(&line.by_instruction);
+                total.add(Some(count.actual), Some(count.ideal));
+            }
+            total.factor()
+        };
+        self.put(
+            Key::GlobalLoadExcessSectors,
+            by_direction(|s| s.global_load_sectors),
+        );
+        self.put(
+            Key::GlobalStoreExcessSectors,
+            by_direction(|s| s.global_store_sectors),
+        );
+        self.put(
+            Key::SharedLoadExcessWavefronts,
+            by_direction(|s| s.shared_load_wavefronts),
+        );
+        self.put(
+            Key::SharedStoreExcessWavefronts,
+            by_direction(|s| s.shared_store_wavefronts),
+        );
         let total = |pick: fn(&SourceLine) -> Option<f64>| -> Option<f64> {
             let values: Vec<f64> = lines.iter().filter_map(pick).collect();
             (!values.is_empty()).then(|| values.iter().sum())
@@ -425,6 +497,11 @@ mod tests {
         assert!((tiled.get(Key::SharedExcessWavefronts).unwrap() - 16.5).abs() < 1e-9);
         assert_eq!(tiled.get(Key::GlobalExcessSectors), Some(1.0));
         assert_eq!(tiled.get(Key::SharedMemoryPerBlock), Some(4096.0));
+        // By direction, from the split by SASS instruction: the column
+        // reads are 32 times their ideal, the row writes at it.
+        assert_eq!(tiled.get(Key::SharedLoadExcessWavefronts), Some(32.0));
+        assert_eq!(tiled.get(Key::SharedStoreExcessWavefronts), Some(1.0));
+        assert_eq!(tiled.get(Key::GlobalLoadExcessSectors), Some(1.0));
     }
 
     #[test]

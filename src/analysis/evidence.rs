@@ -7,6 +7,8 @@
 //! faster). Thresholds come with a band: a value inside it reads
 //! "between", never one side or the other.
 
+use serde::Serialize;
+
 use super::derived::{Derived, Key};
 use super::findings::{Finding, FindingKind, Severity};
 use super::{CeilingShare, format};
@@ -17,7 +19,8 @@ use crate::model::variant::Role;
 use crate::model::{Change, Results};
 
 /// Where a value stands against a threshold with a band around it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Level {
     Below,
     Between,
@@ -38,7 +41,7 @@ impl Level {
 }
 
 /// What an access finding weighs in the whole kernel.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Weight {
     /// The excess sectors (or wavefronts) of its lines over the kernel's
     /// total sectors (or wavefronts).

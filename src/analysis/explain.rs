@@ -12,12 +12,44 @@
 //! per instruction, which they over-count; the kernel's own duration is the
 //! time being explained.
 
+use serde::Serialize;
+
 use super::derived::{Derived, Key};
 use super::format;
 use super::knowledge::{self, Direction};
 use super::movement::{self, Move, Size};
 use super::stats::{Speedup, TimeVerdict};
 use crate::model::Change;
+
+/// The sentence the chain shows for a step, and the counter it cites.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Explanation {
+    pub text: String,
+    /// Absent when no counter is cited (no change of time, no counters,
+    /// or none moved the same way).
+    pub counter: Option<Cited>,
+}
+
+/// A counter the explanation cites, as it was read.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Cited {
+    pub key: Key,
+    pub before: f64,
+    pub after: f64,
+    /// Whether a declared change expected the move.
+    pub declared: bool,
+    /// Whether the step was faster (else slower) than the previous one.
+    pub faster: bool,
+}
+
+impl Explanation {
+    fn plain(text: String) -> Explanation {
+        Explanation {
+            text,
+            counter: None,
+        }
+    }
+}
 
 /// A counter that explains the step, and whether a declared change
 /// expected its move.
@@ -30,6 +62,19 @@ struct Evidence {
 }
 
 impl Evidence {
+    fn explanation(&self, faster: bool) -> Explanation {
+        Explanation {
+            text: self.sentence(faster),
+            counter: Some(Cited {
+                key: self.key,
+                before: self.before,
+                after: self.after,
+                declared: self.declared,
+                faster,
+            }),
+        }
+    }
+
     fn sentence(&self, faster: bool) -> String {
         let why = match (self.declared, faster) {
             (true, true) => "confirmed".to_string(),
@@ -58,7 +103,7 @@ impl Evidence {
 }
 
 /// Whether `key` can explain a change of time at all.
-fn explanatory(key: Key) -> bool {
+pub fn explanatory(key: Key) -> bool {
     key.info().lower_is_better.is_some()
         && !matches!(
             key,
@@ -69,7 +114,8 @@ fn explanatory(key: Key) -> bool {
         )
 }
 
-/// The metrics the declared changes expect to get better.
+/// The metrics the declared changes expect to get better (a count per
+/// request or instruction stands for its ratio to the ideal, too).
 fn declared(changes: &[Change]) -> Vec<Key> {
     changes
         .iter()
@@ -94,7 +140,7 @@ fn evidence(
     after
         .values
         .iter()
-        .filter(|(key, _)| explanatory(**key))
+        .filter(|(key, _)| explanatory(**key) && key.comparable(before, after) == **key)
         .filter_map(|(key, after)| {
             let before = before.get(*key)?;
             let moved = movement::between(*key, before, *after);
@@ -103,7 +149,9 @@ fn evidence(
                 before,
                 after: *after,
                 moved,
-                declared: declared.contains(key),
+                declared: declared
+                    .iter()
+                    .any(|d| d == key || d.over_ideal() == Some(*key)),
             })
         })
         .max_by(|x, y| {
@@ -119,30 +167,30 @@ pub fn explain(
     vs_previous: Option<Speedup>,
     before: &Derived,
     after: &Derived,
-) -> String {
+) -> Explanation {
     let Some(speedup) = vs_previous else {
-        return "not timed against the previous step at this size".into();
+        return Explanation::plain("not timed against the previous step at this size".into());
     };
     let faster = match speedup.verdict {
         TimeVerdict::Same => {
-            return format!(
+            return Explanation::plain(format!(
                 "no change of time beyond the noise (a verdict needs {})",
                 format::share(speedup.threshold)
-            );
+            ));
         }
         TimeVerdict::Faster => true,
         TimeVerdict::Slower => false,
     };
     let counted = |d: &Derived| d.values.keys().any(|k| explanatory(*k));
     if !counted(before) || !counted(after) {
-        return "no counters recorded".into();
+        return Explanation::plain("no counters recorded".into());
     }
     match evidence(changes, before, after, faster) {
-        Some(evidence) => evidence.sentence(faster),
-        None => format!(
+        Some(evidence) => evidence.explanation(faster),
+        None => Explanation::plain(format!(
             "{}, but no counter moved clearly the same way",
             if faster { "faster" } else { "slower" }
-        ),
+        )),
     }
 }
 
@@ -186,7 +234,8 @@ mod tests {
             speedup(TimeVerdict::Faster),
             &before,
             &after,
-        );
+        )
+        .text;
         assert_eq!(
             text,
             "global load requests: 67,108,864 → 4,194,304 (16.0× fewer; not a declared expectation)"
@@ -210,7 +259,8 @@ mod tests {
             speedup(TimeVerdict::Faster),
             &before,
             &after,
-        );
+        )
+        .text;
         assert_eq!(
             text,
             "shared loads per FMA (warp): 0.625 → 0.500 (confirmed)"
@@ -232,12 +282,13 @@ mod tests {
             speedup(TimeVerdict::Slower),
             &before,
             &after,
-        );
+        )
+        .text;
         assert_eq!(
             text,
             "shared store wavefronts / instruction: 1.14 → 8.74 (contradicted)"
         );
-        let text = explain(&[], speedup(TimeVerdict::Slower), &before, &after);
+        let text = explain(&[], speedup(TimeVerdict::Slower), &before, &after).text;
         assert!(
             text.ends_with("(7.67× more; not a declared expectation)"),
             "{text}"
@@ -250,20 +301,20 @@ mod tests {
         let after = derived(&[(Key::WarpInstructions, 95.0)]);
         let changes = [Change::LoopUnrolling];
         assert_eq!(
-            explain(&changes, speedup(TimeVerdict::Same), &before, &after),
+            explain(&changes, speedup(TimeVerdict::Same), &before, &after).text,
             "no change of time beyond the noise (a verdict needs 2.00%)"
         );
         assert_eq!(
-            explain(&changes, speedup(TimeVerdict::Faster), &before, &after),
+            explain(&changes, speedup(TimeVerdict::Faster), &before, &after).text,
             "faster, but no counter moved clearly the same way"
         );
         let untimed = derived(&[(Key::Time, 1.0)]);
         assert_eq!(
-            explain(&changes, speedup(TimeVerdict::Faster), &untimed, &after),
+            explain(&changes, speedup(TimeVerdict::Faster), &untimed, &after).text,
             "no counters recorded"
         );
         assert_eq!(
-            explain(&changes, None, &before, &after),
+            explain(&changes, None, &before, &after).text,
             "not timed against the previous step at this size"
         );
     }
@@ -272,12 +323,39 @@ mod tests {
     fn moves_to_and_from_zero_are_named_without_a_factor() {
         let before = derived(&[(Key::LocalMemorySectors, 4096.0)]);
         let after = derived(&[(Key::LocalMemorySectors, 0.0)]);
-        let text = explain(&[], speedup(TimeVerdict::Faster), &before, &after);
+        let text = explain(&[], speedup(TimeVerdict::Faster), &before, &after).text;
         assert_eq!(
             text,
             "local-memory sectors (spills): 4,096 → 0 (to zero; not a declared expectation)"
         );
-        let text = explain(&[], speedup(TimeVerdict::Slower), &after, &before);
+        let text = explain(&[], speedup(TimeVerdict::Slower), &after, &before).text;
         assert!(text.contains("(from zero;"), "{text}");
+    }
+
+    #[test]
+    fn across_a_change_of_access_width_the_ratio_to_the_ideal_explains() {
+        // 32-bit to 128-bit shared loads: wavefronts per instruction rise
+        // from 1 to 4 (the ideal for 16 bytes), while the wavefronts over
+        // ncu's ideal fall from 3 to 1.
+        let before = derived(&[
+            (Key::SharedLoadWavefrontsPerInstruction, 1.0),
+            (Key::SharedLoadExcessWavefronts, 3.0),
+        ]);
+        let after = derived(&[
+            (Key::SharedLoadWavefrontsPerInstruction, 4.0),
+            (Key::SharedLoadExcessWavefronts, 1.0),
+        ]);
+        let explanation = explain(
+            &[Change::SharedMemoryLayout],
+            speedup(TimeVerdict::Faster),
+            &before,
+            &after,
+        );
+        assert_eq!(
+            explanation.text,
+            "shared load wavefronts over ideal (source): 3.00 → 1.00 (confirmed)"
+        );
+        let slower = explain(&[], speedup(TimeVerdict::Slower), &before, &after);
+        assert_eq!(slower.counter, None, "{}", slower.text);
     }
 }

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::advice::{self, Advice};
 use super::derived::Key;
-use super::evidence::{Evidence, Level};
+use super::evidence::{Evidence, Level, Weight};
 use super::findings::{FindingKind, Severity, dominant_stall, stall_reason};
 use super::format;
 use crate::model::Change;
@@ -30,6 +30,39 @@ pub struct Limit {
     pub advice: String,
     /// What the knowledge base's "next step" sentences may assume.
     pub facts: advice::Facts,
+    /// The numbers the bottleneck was chosen on, for the claims audit.
+    pub basis: Basis,
+}
+
+/// Why a bottleneck was named, with the numbers its rule weighed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "rule")]
+pub enum Basis {
+    /// An access finding that carries its weight; `weight` is absent
+    /// without source counters, where only a severe finding counts.
+    Access {
+        finding: FindingKind,
+        weight: Option<Weight>,
+    },
+    Spills,
+    /// At 90% or more of a bandwidth ceiling that is a speed of light.
+    SpeedOfLight {
+        ceiling: String,
+        share: f64,
+        of_device_peak: f64,
+    },
+    /// The busiest unit, in percent of its peak, in or above its band.
+    Unit {
+        unit: String,
+        busy: f64,
+        level: Level,
+        /// The share of stall samples that are issue-side, for issue.
+        issue_stalls: Option<f64>,
+    },
+    /// Nothing busy: the busiest unit's percent of peak.
+    Latency {
+        busiest: f64,
+    },
 }
 
 /// Stall reasons that mean a warp was ready and the issue slots were the
@@ -48,7 +81,12 @@ pub fn limit(e: &Evidence) -> Option<Limit> {
     e.get(Key::MemoryThroughput)?;
     e.get(Key::SmThroughput)?;
     let units = Units::of(e);
-    let (bottleneck, evidence, advice) = access_limit(e, &units)
+    let Verdict {
+        bottleneck,
+        evidence,
+        advice,
+        basis,
+    } = access_limit(e, &units)
         .or_else(|| spills(e))
         .or_else(|| at_speed_of_light(e, &units))
         .unwrap_or_else(|| units.limit(e));
@@ -65,10 +103,17 @@ pub fn limit(e: &Evidence) -> Option<Limit> {
         next: advice.change,
         advice: advice.text,
         facts: advice::Facts::of(e),
+        basis,
     })
 }
 
-type Verdict = (String, String, Advice);
+/// A bottleneck, the numbers that show it, what to do and why it was named.
+struct Verdict {
+    bottleneck: String,
+    evidence: String,
+    advice: Advice,
+    basis: Basis,
+}
 
 /// The throughputs the limiter compares, in percent of peak.
 struct Units {
@@ -133,25 +178,47 @@ impl Units {
         let memory = Level::of(busy, 60.0, 80.0);
         let issue = self.issue_level();
         let issue_first = issue > memory || (issue == memory && self.issue.unwrap_or(0.0) > busy);
-        let (level, name, advice) = if issue_first {
-            (issue, "instruction issue".to_string(), advice::issue(e))
+        let (level, name, advice, basis) = if issue_first {
+            (
+                issue,
+                "instruction issue".to_string(),
+                advice::issue(e),
+                Basis::Unit {
+                    unit: "issue".into(),
+                    busy: self.issue.unwrap_or(0.0),
+                    level: issue,
+                    issue_stalls: self.issue_stalls,
+                },
+            )
         } else {
             (
                 memory,
                 format!("{unit} throughput"),
                 advice::memory(e, unit),
+                Basis::Unit {
+                    unit: unit.into(),
+                    busy,
+                    level: memory,
+                    issue_stalls: None,
+                },
             )
         };
         match level {
-            Level::Above => (name, self.numbers(), advice),
-            Level::Between => (
-                format!("{name} or latency (between)"),
-                format!(
+            Level::Above => Verdict {
+                bottleneck: name,
+                evidence: self.numbers(),
+                advice,
+                basis,
+            },
+            Level::Between => Verdict {
+                bottleneck: format!("{name} or latency (between)"),
+                evidence: format!(
                     "{} (60–80% is the band where neither is clear)",
                     self.numbers()
                 ),
                 advice,
-            ),
+                basis,
+            },
             Level::Below => latency(e, self),
         }
     }
@@ -175,7 +242,14 @@ fn latency(e: &Evidence, units: &Units) -> Verdict {
     } else {
         "latency"
     };
-    (bottleneck.into(), evidence, advice::latency(e, top))
+    Verdict {
+        bottleneck: bottleneck.into(),
+        evidence,
+        advice: advice::latency(e, top),
+        basis: Basis::Latency {
+            busiest: units.memory().1.max(units.issue.unwrap_or(0.0)),
+        },
+    }
 }
 
 /// The first access finding that carries its weight and is not beaten by
@@ -214,17 +288,24 @@ fn access_limit(e: &Evidence, units: &Units) -> Option<Verdict> {
             Some(w) => format!("{}: {}", finding.title, w.describe(unit)),
             None => finding.title.clone(),
         };
-        Some((bottleneck.to_string(), evidence, advice::access(e, finding)))
+        Some(Verdict {
+            bottleneck: bottleneck.to_string(),
+            evidence,
+            advice: advice::access(e, finding),
+            basis: Basis::Access {
+                finding: kind,
+                weight,
+            },
+        })
     })
 }
 
 fn spills(e: &Evidence) -> Option<Verdict> {
-    e.problem(FindingKind::Spills).map(|finding| {
-        (
-            "register spills".into(),
-            finding.title.clone(),
-            Advice::plain("Keep fewer values live per thread (a smaller per-thread tile, less unrolling) so nothing goes to local memory."),
-        )
+    e.problem(FindingKind::Spills).map(|finding| Verdict {
+        bottleneck: "register spills".into(),
+        evidence: finding.title.clone(),
+        advice: Advice::plain("Keep fewer values live per thread (a smaller per-thread tile, less unrolling) so nothing goes to local memory."),
+        basis: Basis::Spills,
     })
 }
 
@@ -237,20 +318,26 @@ fn at_speed_of_light(e: &Evidence, units: &Units) -> Option<Verdict> {
             && c.share.share >= 0.90
             && c.speed_of_light() == Level::Above
     })?;
-    Some((
-        "DRAM bandwidth".into(),
-        format!(
+    let of_device_peak = ceiling.of_device_peak?;
+    Some(Verdict {
+        bottleneck: "DRAM bandwidth".into(),
+        evidence: format!(
             "{} of `{}`'s bandwidth, and `{}` runs at {} of the device's DRAM peak; {}",
             format::share(ceiling.share.share),
             ceiling.share.ceiling,
             ceiling.share.ceiling,
-            format::share(ceiling.of_device_peak.unwrap_or(0.0)),
+            format::share(of_device_peak),
             units.numbers()
         ),
-        Advice::plain(
+        advice: Advice::plain(
             "The kernel moves its bytes about as fast as a copy can: it is done, unless the algorithm can move fewer bytes (reuse, fusion).",
         ),
-    ))
+        basis: Basis::SpeedOfLight {
+            ceiling: ceiling.share.ceiling.clone(),
+            share: ceiling.share.share,
+            of_device_peak,
+        },
+    })
 }
 
 /// Access findings too light to be the limiter but too heavy to drop.

@@ -135,7 +135,7 @@ pub struct RunAnalysis {
     pub line_diffs: Vec<lines::LineDiff>,
     /// What explains this step's time against the previous step's at this
     /// size (see [`explain`]); none for the first step and ceilings.
-    pub explanation: Option<String>,
+    pub explanation: Option<explain::Explanation>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -518,19 +518,33 @@ fn judge_changes(
                 .expect
                 .iter()
                 .map(|expectation| {
+                    // Across a change of access width only the ratio to
+                    // ncu's ideal compares, so it replaces a count per
+                    // request or instruction where both runs have it.
+                    let (metric, ideal) = match (&before, &after) {
+                        (Some(b), Some(a)) => {
+                            let metric = expectation.metric.comparable(&b.derived, &a.derived);
+                            let ideal = if metric == expectation.metric {
+                                expectation.ideal
+                            } else {
+                                Some(1.0)
+                            };
+                            (metric, ideal)
+                        }
+                        _ => (expectation.metric, expectation.ideal),
+                    };
                     let value = |run: &Option<RunAnalysis>| {
-                        run.as_ref().and_then(|r| r.derived.get(expectation.metric))
+                        run.as_ref().and_then(|r| r.derived.get(metric))
                     };
                     let (b, a) = (value(&before), value(&after));
-                    let measured = if expectation.metric == Key::Time {
+                    let measured = if metric == Key::Time {
                         time_verdict(before.as_ref(), after.as_ref(), expectation.direction)
                     } else {
-                        movement_verdict(expectation.metric, b, a, expectation.direction)
+                        movement_verdict(metric, b, a, expectation.direction)
                     };
                     // Nothing to fix: the previous step was already at the
                     // ideal and the metric stayed there.
-                    let already_ideal = expectation
-                        .ideal
+                    let already_ideal = ideal
                         .zip(b)
                         .is_some_and(|(ideal, before)| before <= ideal * 1.1);
                     let verdict =
@@ -540,8 +554,8 @@ fn judge_changes(
                             measured
                         };
                     ExpectationOutcome {
-                        metric: expectation.metric,
-                        label: expectation.metric.info().label,
+                        metric,
+                        label: metric.info().label,
                         direction: expectation.direction,
                         why: expectation.why.clone(),
                         before: b,
@@ -709,10 +723,11 @@ fn describe_change(
     }) {
         let side_effects: Vec<String> = SIDE_EFFECTS
             .iter()
-            .filter(|key| !expectations.iter().any(|e| e.metric == **key))
+            .map(|key| key.comparable(&before.derived, &after.derived))
+            .filter(|key| !expectations.iter().any(|e| e.metric == *key))
             .filter_map(|key| {
-                let (b, a) = (before.derived.get(*key)?, after.derived.get(*key)?);
-                let moved = movement::between(*key, b, a);
+                let (b, a) = (before.derived.get(key)?, after.derived.get(key)?);
+                let moved = movement::between(key, b, a);
                 let worse = moved.up == key.info().lower_is_better.unwrap_or(true);
                 (moved.size == movement::Size::Clear && worse)
                     .then(|| format!("{} {} → {}", key.info().label, key.format(b), key.format(a)))

@@ -11,17 +11,19 @@ use crate::analysis::findings::{HotLine, Severity};
 use crate::analysis::{RunAnalysis, Status, format};
 
 /// Metrics shown in each run's table, in order.
-const TABLE_METRICS: [Key; 22] = [
+const TABLE_METRICS: [Key; 24] = [
     Key::Time,
     Key::KernelDuration,
     Key::GlobalLoadSectorsPerRequest,
+    Key::GlobalLoadExcessSectors,
     Key::GlobalStoreSectorsPerRequest,
-    Key::GlobalExcessSectors,
+    Key::GlobalStoreExcessSectors,
     Key::GlobalLoadRequests,
     Key::GlobalStoreRequests,
     Key::SharedLoadWavefrontsPerInstruction,
+    Key::SharedLoadExcessWavefronts,
     Key::SharedStoreWavefrontsPerInstruction,
-    Key::SharedExcessWavefronts,
+    Key::SharedStoreExcessWavefronts,
     Key::SharedLoadBankConflicts,
     Key::SharedStoreBankConflicts,
     Key::AchievedOccupancy,

@@ -132,7 +132,9 @@ pub(super) fn chain(
             } else if variant_analysis.previous.is_none() {
                 "The baseline every speedup is measured against.".into()
             } else {
-                run.explanation.clone().unwrap_or_else(|| "–".into())
+                run.explanation
+                    .as_ref()
+                    .map_or_else(|| "–".into(), |e| e.text.clone())
             };
             Some(ChainRow {
                 step: name.clone(),
