@@ -88,6 +88,15 @@ pub enum Command {
         #[arg(long)]
         open: bool,
     },
+    /// Check every claim the report makes against the counters in a saved results.json; lists the unsupported ones and fails when there is any
+    #[command(after_help = "Example:\n  gpuprof audit examples/transpose/results.json")]
+    Audit {
+        /// A results.json written by `gpuprof report`
+        results: PathBuf,
+        /// Print the audit as JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// Build the same report from existing ncu data: .ncu-rep files or CSV exports of their raw page
     #[command(
         after_help = "Example:\n  gpuprof compare naive.ncu-rep tiled.ncu-rep --name naive --name tiled\n  gpuprof compare raw.csv --kernel 'transpose'"

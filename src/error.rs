@@ -27,6 +27,8 @@ pub mod exit_code {
     /// The machine lacks the GPU, the driver, NVRTC or ncu; for `doctor`,
     /// a check failed.
     pub const ENVIRONMENT: u8 = 4;
+    /// `audit` found claims the counters do not support.
+    pub const CLAIMS_UNSUPPORTED: u8 = 5;
     /// Stopped by Ctrl-C (SIGINT), SIGTERM or SIGHUP: the harness and ncu
     /// are stopped and results.json keeps every run finished so far.
     pub const INTERRUPTED: u8 = 130;

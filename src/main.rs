@@ -63,6 +63,7 @@ fn main() -> ExitCode {
             }),
             open,
         ),
+        Command::Audit { results, json } => audit(&results, json),
         Command::Init { folder, from } => init(&folder, from.as_deref()),
         Command::Compare {
             inputs,
@@ -247,6 +248,44 @@ fn write_stdout(text: &str) -> Result<(), ExitCode> {
             Err(ExitCode::from(exit_code::OUTPUT_FAILED))
         }
     }
+}
+
+/// `gpuprof audit`: the claims of a saved run checked against its
+/// counters; fails with `CLAIMS_UNSUPPORTED` when any is unsupported.
+fn audit(path: &std::path::Path, json: bool) -> ExitCode {
+    let results = match pipeline::read_saved(path) {
+        Ok(results) => results,
+        Err(error) => return fail(&error),
+    };
+    let audit = analysis::audit::audit(&results, &analysis::analyze(&results));
+    let code = match audit.unsupported.is_empty() {
+        true => exit_code::SUCCESS,
+        false => exit_code::CLAIMS_UNSUPPORTED,
+    };
+    let text = if json {
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&audit).expect("the audit serializes")
+        )
+    } else {
+        let mut text: String = audit
+            .unsupported
+            .iter()
+            .map(|claim| {
+                format!(
+                    "unsupported: {}\n",
+                    render::terminal::visible(&claim.to_string())
+                )
+            })
+            .collect();
+        text.push_str(&format!(
+            "{} claims checked, {} unsupported\n",
+            audit.checked,
+            audit.unsupported.len()
+        ));
+        text
+    };
+    print_out(&text, ExitCode::from(code))
 }
 
 fn dump(path: &std::path::Path) -> ExitCode {

@@ -305,8 +305,26 @@ fn broken_results_json_is_a_clear_error() {
 }
 
 #[test]
+fn audit_prints_its_count_and_refuses_what_is_not_results_json() {
+    gpuprof()
+        .args(["audit", "examples/transpose/results.json"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::ends_with("claims checked, 0 unsupported\n"));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("other.json");
+    std::fs::write(&path, "{\"hello\": 1}").unwrap();
+    gpuprof()
+        .arg("audit")
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not a gpuprof results.json"));
+}
+
+#[test]
 fn every_subcommand_has_help_with_an_example() {
-    for command in ["report", "render", "compare", "doctor", "init"] {
+    for command in ["report", "render", "audit", "compare", "doctor", "init"] {
         gpuprof()
             .args([command, "--help"])
             .assert()

@@ -221,7 +221,11 @@ fn the_access_ladder_sees_each_stride_and_the_misalignment() {
 /// What the chain says explains a step at the suite's focus size.
 fn explanation(analysis: &Analysis, variant: &str) -> String {
     let size = analysis.focus_size.as_deref().unwrap();
-    run(analysis, variant, size).explanation.clone().unwrap().text
+    run(analysis, variant, size)
+        .explanation
+        .clone()
+        .unwrap()
+        .text
 }
 
 #[test]
@@ -352,5 +356,33 @@ fn the_view_of_each_recorded_example_matches_its_snapshot() {
         }, {
             insta::assert_snapshot!(format!("dump-view-{suite}"), view);
         });
+    }
+}
+
+/// `gpuprof audit` over every recorded example: each claim its report makes
+/// is supported by the counters in its results.json (exit 0, nothing
+/// listed as unsupported), and the audit checked a claim for every
+/// variant at least.
+#[test]
+fn every_claim_of_each_recorded_example_passes_the_audit() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    for suite in recorded_suites() {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_gpuprof"))
+            .current_dir(root)
+            .args(["audit", "--json", &format!("examples/{suite}/results.json")])
+            .output()
+            .unwrap();
+        let audit: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert!(
+            output.status.success(),
+            "{suite}: {:#}",
+            audit["unsupported"]
+        );
+        let (results, _) = recorded(&suite);
+        let checked = audit["checked"].as_u64().unwrap() as usize;
+        assert!(
+            checked >= results.variants.len(),
+            "{suite}: {checked} claims"
+        );
     }
 }

@@ -7,6 +7,7 @@
 //! of). Pure and deterministic; produces plain text, never markup.
 
 pub mod advice;
+pub mod audit;
 pub mod derived;
 pub mod evidence;
 pub mod explain;

@@ -7,6 +7,17 @@ use comfy_table::{ContentArrangement, Table, presets};
 
 use super::view::ReportView;
 
+/// `text` with control characters shown as escapes (`\u{1b}`), so that
+/// nothing read from a file can steer the terminal.
+pub fn visible(text: &str) -> String {
+    text.chars()
+        .map(|c| match c.is_control() {
+            true => c.escape_unicode().to_string(),
+            false => c.to_string(),
+        })
+        .collect()
+}
+
 pub fn summary(view: &ReportView) -> String {
     let Some(size) = view
         .sizes

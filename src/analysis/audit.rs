@@ -1,0 +1,406 @@
+//! The claims audit: re-derives from results.json the numbers behind every
+//! claim the analysis makes and names each claim they do not support. A
+//! change verdict "confirmed" beside a step that got slower; a chain
+//! explanation whose counter did not move clearly, moved against the time,
+//! is a cost rather than a cause, or whose numbers differ from the
+//! counters; a limiter whose finding is below its weight threshold or
+//! whose unit is not as busy as its rule needs; a ceiling called a speed
+//! of light that this run outpaces or that is itself slow; a count per
+//! request compared across runs where ncu's ideal for the access width was
+//! known; an access finding that points at a line the kernel does not
+//! have or one without excess.
+//! `gpuprof audit results.json` prints the result; the tests run it over
+//! every recorded example.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use super::derived::{self, Derived, Key};
+use super::evidence::Level;
+use super::explain::{self, Cited};
+use super::findings::FindingKind;
+use super::format;
+use super::limits::Basis;
+use super::movement::{self, Size};
+use super::stats::{self, Speedup, TimeVerdict, TimingStats};
+use super::{Analysis, RunAnalysis, VariantAnalysis, Verdict};
+use crate::model::Results;
+use crate::model::results::RunResult;
+use crate::model::source::SourceLine;
+
+/// A claim the counters do not support.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Unsupported {
+    pub variant: String,
+    pub size: String,
+    /// Which rule failed, e.g. `confirmed-but-slower`.
+    pub rule: &'static str,
+    /// The claim as the report states it.
+    pub claim: String,
+    /// What the counters say instead.
+    pub why: String,
+}
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} at {} [{}]: \"{}\": {}",
+            self.variant, self.size, self.rule, self.claim, self.why
+        )
+    }
+}
+
+/// What the audit checked and what it found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Audit {
+    /// How many claims were checked.
+    pub checked: usize,
+    pub unsupported: Vec<Unsupported>,
+}
+
+/// Audits `analysis` (made from `results`) against `results`' counters.
+pub fn audit(results: &Results, analysis: &Analysis) -> Audit {
+    let mut auditor = Auditor {
+        results,
+        checked: 0,
+        unsupported: Vec::new(),
+    };
+    for variant in &analysis.variants {
+        for run in &variant.runs {
+            let previous = variant
+                .previous
+                .as_deref()
+                .and_then(|p| results.variant(p))
+                .and_then(|p| p.run(&run.size));
+            auditor.run(variant, run, previous);
+        }
+        auditor.changes(variant);
+    }
+    Audit {
+        checked: auditor.checked,
+        unsupported: auditor.unsupported,
+    }
+}
+
+struct Auditor<'a> {
+    results: &'a Results,
+    checked: usize,
+    unsupported: Vec<Unsupported>,
+}
+
+/// Equal to within rounding of the stored numbers.
+fn same(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// A run's counters and timing, derived afresh from results.json.
+fn derive(run: &RunResult) -> Derived {
+    let median = TimingStats::from_samples(&run.samples_ms).map(|t| t.median_ms);
+    derived::derive(run.profile.as_ref(), median)
+}
+
+/// The step's time against the previous step's, from the raw samples.
+fn timed(previous: &RunResult, run: &RunResult) -> Option<Speedup> {
+    Some(stats::compare(
+        &TimingStats::from_samples(&previous.samples_ms)?,
+        &TimingStats::from_samples(&run.samples_ms)?,
+    ))
+}
+
+impl Auditor<'_> {
+    /// Counts one claim; records it when `why` says it is unsupported.
+    fn check(
+        &mut self,
+        variant: &str,
+        size: &str,
+        rule: &'static str,
+        claim: &str,
+        why: Option<String>,
+    ) {
+        self.checked += 1;
+        if let Some(why) = why {
+            self.unsupported.push(Unsupported {
+                variant: variant.to_string(),
+                size: size.to_string(),
+                rule,
+                claim: claim.to_string(),
+                why,
+            });
+        }
+    }
+
+    fn run(&mut self, variant: &VariantAnalysis, run: &RunAnalysis, previous: Option<&RunResult>) {
+        let Some(stored) = self
+            .results
+            .variant(&variant.name)
+            .and_then(|v| v.run(&run.size))
+        else {
+            return;
+        };
+        if let (Some(explanation), Some(previous)) = (&run.explanation, previous) {
+            let why = match explanation.counter {
+                Some(cited) => explanation_fault(&cited, &explanation.text, previous, stored),
+                None => explanation
+                    .text
+                    .contains("confirmed")
+                    .then(|| "it says confirmed but cites no counter".to_string()),
+            };
+            self.check(
+                &variant.name,
+                &run.size,
+                "explanation",
+                &explanation.text,
+                why,
+            );
+        }
+        if let Some(limit) = &run.limit {
+            let why = limit_fault(&limit.basis, run, stored);
+            self.check(&variant.name, &run.size, "limiter", &limit.bottleneck, why);
+        }
+        let lines: &[SourceLine] = stored
+            .profile
+            .as_ref()
+            .map_or(&[], |p| p.source_lines.as_slice());
+        for finding in &run.findings {
+            let why = finding
+                .lines
+                .iter()
+                .find_map(|number| line_fault(finding.kind, *number, lines));
+            self.check(
+                &variant.name,
+                &run.size,
+                "finding-lines",
+                &finding.title,
+                why,
+            );
+        }
+    }
+
+    /// Each change verdict: never confirmed beside a slower step, and
+    /// judged against the ideal for the access width where it is known.
+    fn changes(&mut self, variant: &VariantAnalysis) {
+        let Some(previous) = variant.previous.as_deref() else {
+            return;
+        };
+        for change in &variant.changes {
+            let Some(size) = change.size.as_deref() else {
+                continue;
+            };
+            let runs = (
+                self.results.variant(previous).and_then(|v| v.run(size)),
+                self.results
+                    .variant(&variant.name)
+                    .and_then(|v| v.run(size)),
+            );
+            let (Some(before), Some(after)) = runs else {
+                continue;
+            };
+            let slower = timed(before, after).is_some_and(|s| s.verdict == TimeVerdict::Slower);
+            let claim = format!("{}: {:?}", change.title, change.verdict);
+            let why = (change.verdict == Verdict::Confirmed && slower)
+                .then(|| "the step is slower than the previous one beyond the noise".to_string());
+            self.check(&variant.name, size, "confirmed-but-slower", &claim, why);
+            let (b, a) = (derive(before), derive(after));
+            for expectation in &change.expectations {
+                let why = expectation
+                    .metric
+                    .over_ideal()
+                    .filter(|ideal| b.get(*ideal).is_some() && a.get(*ideal).is_some())
+                    .map(|ideal| {
+                        format!(
+                            "compares {} across runs where {} (the ratio to ncu's ideal for the access width) is known",
+                            expectation.label,
+                            ideal.info().label
+                        )
+                    });
+                let claim = format!("{}: {}", change.title, expectation.label);
+                self.check(&variant.name, size, "ideal-for-access-width", &claim, why);
+            }
+        }
+    }
+}
+
+/// What is wrong with a finding's pointing at line `number`: a line the
+/// kernel lacks, or for an access finding one at ncu's ideal.
+fn line_fault(kind: FindingKind, number: u32, lines: &[SourceLine]) -> Option<String> {
+    let Some(line) = lines.iter().find(|l| l.line == number) else {
+        return Some(format!(
+            "the kernel's source counters have no line {number}"
+        ));
+    };
+    let (what, actual, ideal) = match kind {
+        FindingKind::Uncoalesced => (
+            "global sectors",
+            line.global_sectors,
+            line.global_sectors_ideal,
+        ),
+        FindingKind::BankConflicts => (
+            "shared wavefronts",
+            line.shared_wavefronts,
+            line.shared_wavefronts_ideal,
+        ),
+        _ => return None,
+    };
+    match (actual, ideal) {
+        (Some(actual), Some(ideal)) if actual <= ideal => Some(format!(
+            "line {number} moves {} {what} against an ideal of {}, no excess",
+            format::count(actual),
+            format::count(ideal)
+        )),
+        _ => None,
+    }
+}
+
+/// What is wrong with an explanation that cites a counter, if anything.
+fn explanation_fault(
+    cited: &Cited,
+    text: &str,
+    previous: &RunResult,
+    run: &RunResult,
+) -> Option<String> {
+    let key = cited.key;
+    if !explain::explanatory(key) {
+        return Some(format!(
+            "{} has no better side (a cost or a consequence), so it explains no change of time",
+            key.info().label
+        ));
+    }
+    let (before, after) = (derive(previous).get(key), derive(run).get(key));
+    let (Some(before), Some(after)) = (before, after) else {
+        return Some(format!("results.json has no {}", key.info().label));
+    };
+    if !same(before, cited.before) || !same(after, cited.after) {
+        return Some(format!(
+            "the counters give {} → {}",
+            key.format(before),
+            key.format(after)
+        ));
+    }
+    if !text.contains(&key.format(before)) || !text.contains(&key.format(after)) {
+        return Some("the sentence does not show the counter's values".into());
+    }
+    let moved = movement::between(key, before, after);
+    if moved.size != Size::Clear {
+        return Some(format!(
+            "{} moved only {:.1}%, not a clear move",
+            key.info().label,
+            moved.relative.abs() * 100.0
+        ));
+    }
+    let time = timed(previous, run).map(|s| s.verdict);
+    let faster = match time {
+        Some(TimeVerdict::Faster) => true,
+        Some(TimeVerdict::Slower) => false,
+        _ => return Some("the time did not change beyond the noise".into()),
+    };
+    if faster != cited.faster {
+        return Some("the time moved the other way".into());
+    }
+    if moved.better(key) != Some(faster) {
+        return Some(format!(
+            "{} got {} while the step got {}",
+            key.info().label,
+            if faster { "worse" } else { "better" },
+            if faster { "faster" } else { "slower" }
+        ));
+    }
+    if text.contains("(confirmed)") && !(faster && cited.declared) {
+        return Some("\"confirmed\" needs a declared benefit and a faster step".into());
+    }
+    None
+}
+
+/// What is wrong with the limiter's basis, if anything.
+fn limit_fault(basis: &Basis, run: &RunAnalysis, stored: &RunResult) -> Option<String> {
+    let counters = derive(stored);
+    let percent = |key: Key| counters.get(key).unwrap_or(0.0);
+    match basis {
+        Basis::Access {
+            weight: Some(weight),
+            ..
+        } => (weight.level() != Level::Above).then(|| {
+            format!(
+                "its lines carry {:.1}% of the stall samples and {:.1}% of the traffic, under the 20% and 10% a limiter needs",
+                weight.stalls * 100.0,
+                weight.traffic * 100.0
+            )
+        }),
+        Basis::Access { weight: None, .. } => stored
+            .profile
+            .as_ref()
+            .is_some_and(|p| !p.source_lines.is_empty())
+            .then(|| "the source counters were collected but the finding's weight was not".into()),
+        Basis::Spills => (counters.get(Key::LocalMemorySectors).unwrap_or(0.0) <= 0.0)
+            .then(|| "no local-memory sectors were counted".into()),
+        Basis::SpeedOfLight {
+            ceiling,
+            share,
+            of_device_peak,
+        } => {
+            let measured = run
+                .ceilings
+                .iter()
+                .find(|c| c.ceiling == *ceiling)
+                .map(|c| c.share);
+            match measured {
+                Some(m) if !same(m, *share) => Some(format!(
+                    "the timings give {:.1}% of `{ceiling}`",
+                    m * 100.0
+                )),
+                None => Some(format!("no share of `{ceiling}` at this size")),
+                Some(m) if m > 1.05 => Some(format!(
+                    "this run outpaces `{ceiling}` ({:.1}%), so it is no bound",
+                    m * 100.0
+                )),
+                Some(m) if m < 0.90 => Some(format!("{:.1}% of `{ceiling}` is short of it", m * 100.0)),
+                _ if *of_device_peak < 0.80 => Some(format!(
+                    "`{ceiling}` runs at {:.1}% of the device's peak, not a speed of light",
+                    of_device_peak * 100.0
+                )),
+                _ => None,
+            }
+        }
+        Basis::Unit {
+            unit,
+            busy,
+            level,
+            issue_stalls,
+        } => {
+            let key = match unit.as_str() {
+                "issue" => Key::IssueActive,
+                "DRAM" => Key::DramThroughput,
+                _ => Key::L1Throughput,
+            };
+            let measured = percent(key);
+            let issue_side = issue_stalls.is_some_and(|s| s >= 0.5);
+            let needs = match level {
+                Level::Above if unit == "issue" && issue_side => 60.0,
+                Level::Above => 80.0,
+                _ => 60.0,
+            };
+            if !same(measured, *busy) {
+                Some(format!("ncu gives {unit} at {measured:.1}%"))
+            } else if *level == Level::Below || measured < needs {
+                Some(format!(
+                    "{unit} is {measured:.1}% busy, under the {needs:.0}% its verdict needs"
+                ))
+            } else {
+                None
+            }
+        }
+        Basis::Latency { busiest } => {
+            let measured = percent(Key::DramThroughput)
+                .max(percent(Key::L1Throughput))
+                .max(percent(Key::IssueActive));
+            (measured >= 60.0 || !same(measured, *busiest)).then(|| {
+                format!("a unit is {measured:.1}% busy, so the kernel is not latency-bound")
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "audit_tests.rs"]
+mod tests;
