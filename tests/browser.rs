@@ -1,7 +1,9 @@
 //! The report in a real browser (headless Chromium): every chart becomes an
 //! inline SVG in the rendered page, the page asks the network for nothing
 //! (Chromium's net log, against a blank page's as the baseline of the
-//! browser's own chatter), and a screenshot is saved under
+//! browser's own chatter) and logs nothing to the console, its stylesheet
+//! applies (the computed fonts and badge colours, read by a script added to
+//! a copy of the page, are report.css's), and a screenshot is saved under
 //! target/browser/. `.ci/run` installs Debian's chromium and sets
 //! GPUPROF_REQUIRE_BROWSER=1, so there a missing browser fails the test.
 
@@ -25,8 +27,11 @@ fn chromium() -> Option<PathBuf> {
     None
 }
 
-/// Runs headless Chromium on `url` with `extra` flags; returns stdout.
-fn run(browser: &Path, profile: &Path, url: &str, extra: &[String]) -> String {
+const STYLESHEET: &str = include_str!("../templates/report.css");
+
+/// Runs headless Chromium on `url` with `extra` flags; returns stdout and
+/// stderr.
+fn run(browser: &Path, profile: &Path, url: &str, extra: &[String]) -> (String, String) {
     let output = Command::new(browser)
         .args([
             "--headless",
@@ -49,7 +54,23 @@ fn run(browser: &Path, profile: &Path, url: &str, extra: &[String]) -> String {
         "chromium failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// `gpuprof render` of examples/`suite` into `out`; returns report.html's path.
+fn render(suite: &str, out: &Path) -> PathBuf {
+    let status = Command::new(assert_cmd::cargo::cargo_bin("gpuprof"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["render", &format!("examples/{suite}/results.json"), "-o"])
+        .arg(out)
+        .output()
+        .unwrap()
+        .status;
+    assert!(status.success());
+    out.join("report.html")
 }
 
 /// Hosts of every URL in a Chromium net log.
@@ -72,30 +93,33 @@ fn hosts(net_log: &Path) -> BTreeSet<String> {
 }
 
 #[test]
-fn the_report_renders_every_chart_and_fetches_nothing() {
+fn the_report_renders_every_chart_logs_nothing_and_fetches_nothing() {
     let Some(browser) = chromium() else { return };
     let work = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for suite in ["transpose", "matmul"] {
-        let out = work.path().join(suite);
-        let status = Command::new(assert_cmd::cargo::cargo_bin("gpuprof"))
-            .current_dir(root)
-            .args(["render", &format!("examples/{suite}/results.json"), "-o"])
-            .arg(&out)
-            .output()
-            .unwrap()
-            .status;
-        assert!(status.success());
-        let url = format!("file://{}", out.join("report.html").display());
+        let report = render(suite, &work.path().join(suite));
+        let url = format!("file://{}", report.display());
         let page_log = work.path().join(format!("{suite}-net.json"));
-        let dom = run(
+        let (dom, log) = run(
             &browser,
             &work.path().join(format!("{suite}-profile")),
             &url,
             &[
                 format!("--log-net-log={}", page_log.display()),
+                "--enable-logging=stderr".into(),
+                "--v=0".into(),
                 "--dump-dom".into(),
             ],
+        );
+        // Chromium logs every console message at level INFO, errors too;
+        // the report runs no script, so any message is a blocked load or a
+        // policy violation.
+        let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
+        assert!(
+            console.is_empty(),
+            "{suite}: the page logged to the console:\n{}",
+            console.join("\n")
         );
         let charts = dom.matches("<figure class=\"chart\">").count();
         assert!(charts >= 5, "{suite}: only {charts} charts");
@@ -144,6 +168,140 @@ fn the_report_renders_every_chart_and_fetches_nothing() {
         assert!(
             size > 50_000,
             "{suite}: the screenshot is only {size} bytes"
+        );
+    }
+}
+
+/// Computes, in the page, the font of the body and of code and the colours
+/// of every kind of badge on it (one per class list), and writes them as
+/// JSON into a `<pre id="computed">` at the end of the body.
+const COMPUTE_STYLES: &str = r#"
+const badges = {};
+for (const badge of document.querySelectorAll('.state, .verdict')) {
+  const style = getComputedStyle(badge);
+  badges[badge.className] = { color: style.color, background: style.backgroundColor };
+}
+const computed = document.createElement('pre');
+computed.id = 'computed';
+computed.textContent = JSON.stringify({
+  body_font: getComputedStyle(document.body).fontFamily,
+  code_font: getComputedStyle(document.querySelector('code, pre, .mono')).fontFamily,
+  badges,
+});
+document.body.append(computed);
+"#;
+
+/// The report `page` with COMPUTE_STYLES run at the end of its body; its
+/// content security policy is the report's, plus leave to run that script.
+fn with_computed_styles(page: &str) -> String {
+    let policy = "default-src 'none';";
+    assert!(page.contains(policy), "the report's policy changed");
+    let page = page.replacen(policy, "default-src 'none'; script-src 'unsafe-inline';", 1);
+    let end = page.rfind("</body>").expect("the report has a body");
+    format!(
+        "{}<script>{COMPUTE_STYLES}</script>\n{}",
+        &page[..end],
+        &page[end..]
+    )
+}
+
+/// The value of `property` in the last rule of report.css that names
+/// `selector` (alone or in a list) and sets it; a `var(--name)` is
+/// replaced by :root's `--name`.
+fn declared(selector: &str, property: &str) -> Option<String> {
+    let value = STYLESHEET.split('}').rev().find_map(|rule| {
+        let (selectors, declarations) = rule.split_once('{')?;
+        if !selectors.split(',').any(|s| s.trim() == selector) {
+            return None;
+        }
+        declarations.split(';').find_map(|declaration| {
+            let (name, value) = declaration.split_once(':')?;
+            (name.trim() == property).then(|| value.trim().to_string())
+        })
+    })?;
+    match value.strip_prefix("var(").and_then(|v| v.strip_suffix(')')) {
+        Some(variable) => declared(":root", variable),
+        None => Some(value),
+    }
+}
+
+/// `#rrggbb` as getComputedStyle writes it: `rgb(r, g, b)`.
+fn rgb(hex: &str) -> String {
+    let digits = hex
+        .strip_prefix('#')
+        .filter(|d| d.len() == 6)
+        .unwrap_or_else(|| panic!("{hex} is not #rrggbb"));
+    let channel = |i: usize| u8::from_str_radix(&digits[2 * i..2 * i + 2], 16).unwrap();
+    format!("rgb({}, {}, {})", channel(0), channel(1), channel(2))
+}
+
+#[test]
+fn the_stylesheet_reaches_the_browser_and_applies() {
+    let Some(browser) = chromium() else { return };
+    let work = tempfile::tempdir().unwrap();
+    let body_font = declared("body", "font").expect("report.css sets the body's font");
+    let (_size, body_family) = body_font.split_once(' ').unwrap();
+    let code_family = declared("code", "font-family").expect("report.css sets code's font");
+    for suite in ["transpose", "matmul"] {
+        let report = render(suite, &work.path().join(suite));
+        let page = std::fs::read_to_string(&report).unwrap();
+        let style = page
+            .split_once("<style>")
+            .and_then(|(_, rest)| rest.split_once("</style>"))
+            .expect("the report has a <style> element")
+            .0;
+        let differing = style
+            .trim()
+            .lines()
+            .zip(STYLESHEET.trim().lines())
+            .find(|(page, stylesheet)| page != stylesheet);
+        assert!(
+            style.trim() == STYLESHEET.trim(),
+            "{suite}: the <style> element is not report.css as written (HTML-escaped?); \
+             first differing line: {differing:?}"
+        );
+
+        let probe = report.with_file_name("computed-styles.html");
+        std::fs::write(&probe, with_computed_styles(&page)).unwrap();
+        let (dom, _) = run(
+            &browser,
+            &work.path().join(format!("{suite}-styles")),
+            &format!("file://{}", probe.display()),
+            &["--dump-dom".into()],
+        );
+        let json = dom
+            .split_once("<pre id=\"computed\">")
+            .and_then(|(_, rest)| rest.split_once("</pre>"))
+            .unwrap_or_else(|| panic!("{suite}: the script wrote nothing"))
+            .0;
+        let computed: serde_json::Value = serde_json::from_str(json).unwrap();
+        assert_eq!(computed["body_font"], body_family, "{suite}: body font");
+        assert_eq!(
+            computed["code_font"],
+            code_family.as_str(),
+            "{suite}: code font"
+        );
+
+        let mut checked = 0;
+        for (classes, colours) in computed["badges"].as_object().unwrap() {
+            let selector: String = classes
+                .split_whitespace()
+                .map(|c| format!(".{c}"))
+                .collect();
+            for property in ["color", "background"] {
+                if let Some(value) = declared(&selector, property) {
+                    assert_eq!(
+                        colours[property],
+                        rgb(&value),
+                        "{suite}: {property} of {selector}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(
+            checked > 0,
+            "{suite}: report.css colours no badge on the page"
         );
     }
 }

@@ -165,6 +165,17 @@ mod tests {
     }
 
     #[test]
+    fn the_stylesheet_reaches_the_page_unescaped_and_cannot_end_its_element() {
+        assert!(
+            !CSS.to_ascii_lowercase().contains("</style"),
+            "report.css would end the <style> element early"
+        );
+        let results = probe_results();
+        let page = html(&view(&results, &analyze(&results))).unwrap();
+        assert!(page.contains(CSS), "the stylesheet was escaped");
+    }
+
+    #[test]
     fn user_supplied_strings_are_escaped() {
         let mut results = probe_results();
         results.suite.description = "<img src=x onerror=alert(1)>".into();
