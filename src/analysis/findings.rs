@@ -30,7 +30,7 @@ pub enum FindingKind {
     Uncoalesced,
     BankConflicts,
     Occupancy,
-    Bound,
+    Waves,
     Spills,
     ExtraTraffic,
     CacheResident,
@@ -257,7 +257,7 @@ pub fn findings(
     uncoalesced(derived, hot, &mut found);
     bank_conflicts(derived, hot, &mut found);
     occupancy(derived, profile, &mut found);
-    bound(derived, profile, &mut found);
+    waves(profile, &mut found);
     if let Some(sectors) = derived.get(Key::LocalMemorySectors).filter(|s| *s > 0.0) {
         found.push(Finding {
             kind: FindingKind::Spills,
@@ -288,8 +288,8 @@ pub fn findings(
             lines: Vec::new(),
         });
     }
-    // Most severe first; among equals, what bounds the kernel before the rest.
-    found.sort_by_key(|f| (std::cmp::Reverse(f.severity), f.kind != FindingKind::Bound));
+    // Most severe first, in the order found among equals.
+    found.sort_by_key(|f| std::cmp::Reverse(f.severity));
     found
 }
 
@@ -713,11 +713,25 @@ fn occupancy(derived: &Derived, profile: &Profile, found: &mut Vec<Finding>) {
         };
         detail.push_str(&format!(" Low occupancy leaves little to hide latency with: {hint}, unless each warp already has enough independent work."));
     } else if achieved < 0.8 * theoretical {
-        let waves = profile.metric(crate::model::metrics::WAVES_PER_SM);
-        detail.push_str(&format!(
-            " Achieved is well below theoretical: blocks finish unevenly or the grid is small ({} waves per SM).",
-            waves.map(format::ratio).unwrap_or_else(|| "?".into())
-        ));
+        let why = match profile.metric(crate::model::metrics::WAVES_PER_SM) {
+            Some(w) if w < 1.0 => format!(
+                "the grid is {} of a wave, too small to fill the SMs",
+                format::ratio(w)
+            ),
+            Some(w) => match Tail::of(w) {
+                Some(tail) => format!(
+                    "the grid is {} waves and its last wave is {} full",
+                    format::ratio(w),
+                    format::share(tail.last_wave_full)
+                ),
+                None => format!(
+                    "the grid is {} waves, so not its size: warps or blocks finish unevenly",
+                    format::ratio(w)
+                ),
+            },
+            None => "blocks finish unevenly or the grid is small (waves not collected)".into(),
+        };
+        detail.push_str(&format!(" Achieved is well below theoretical: {why}."));
     }
     found.push(Finding {
         kind: FindingKind::Occupancy,
@@ -732,72 +746,72 @@ fn occupancy(derived: &Derived, profile: &Profile, found: &mut Vec<Finding>) {
     });
 }
 
-fn bound(derived: &Derived, profile: &Profile, found: &mut Vec<Finding>) {
-    let (Some(memory), Some(compute)) = (
-        derived.get(Key::MemoryThroughput),
-        derived.get(Key::SmThroughput),
-    ) else {
-        return;
-    };
-    let units = [
-        ("DRAM", derived.get(Key::DramThroughput)),
-        ("L2", derived.get(Key::L2Throughput)),
-        ("L1/shared memory", derived.get(Key::L1Throughput)),
-    ];
-    let busiest = units
-        .iter()
-        .filter_map(|(name, v)| v.map(|v| (*name, v)))
-        .max_by(|a, b| a.1.total_cmp(&b.1));
-    let stalls = top_stall(profile);
-    let (title, detail) = if memory >= 60.0 && memory >= compute {
-        let unit = busiest
-            .map(|(n, v)| format!("{n} at {}", format::percent(v)))
-            .unwrap_or_default();
-        (
-            "memory-bound".to_string(),
-            format!(
-                "The memory system runs at {} of its peak (busiest: {unit}) against {} for the SMs: moving data is what takes the time. Move fewer bytes (reuse through shared memory, coalesce, avoid re-reads) before optimizing arithmetic.",
-                format::percent(memory),
-                format::percent(compute)
-            ),
-        )
-    } else if compute >= 60.0 {
-        (
-            "compute-bound".to_string(),
-            format!(
-                "The SMs run at {} of their peak against {} for memory: instruction issue is the limit. Cut instructions (vectorize, unroll, simpler index math) or use faster instructions.",
-                format::percent(compute),
-                format::percent(memory)
-            ),
-        )
-    } else {
-        (
-            "latency-bound".to_string(),
-            format!(
-                "Neither memory ({}) nor the SMs ({}) are near their peaks: warps spend their time waiting{}. More independent work in flight (occupancy, several elements per thread) or fewer dependent waits would help.",
-                format::percent(memory),
-                format::percent(compute),
-                stalls.map(|s| format!(", mostly {s}")).unwrap_or_default()
-            ),
-        )
-    };
-    found.push(Finding {
-        kind: FindingKind::Bound,
-        severity: Severity::Info,
-        title,
-        detail,
-        lines: Vec::new(),
-    });
+/// The idle end of a grid of more than one wave whose last wave is short.
+struct Tail {
+    /// How full the last wave is, in 0..1.
+    last_wave_full: f64,
+    /// The share of the SMs' time the short last wave leaves idle, when
+    /// every block takes the same time.
+    idle: f64,
 }
 
-/// The kernel's dominant stall reason over all lines, with its share.
-fn top_stall(profile: &Profile) -> Option<String> {
-    let (name, count, all) = dominant_stall(&profile.source_lines)?;
-    Some(format!(
-        "{} ({} of stall samples)",
-        stall_reason(name),
-        format::share(count / all)
-    ))
+impl Tail {
+    /// The tail of a grid of `waves` waves (ncu's waves per SM), when it
+    /// leaves at least 10% of the SMs' time idle.
+    fn of(waves: f64) -> Option<Tail> {
+        let whole = waves.floor();
+        let last_wave_full = waves - whole;
+        if waves < 1.0 || last_wave_full <= 0.0 {
+            return None;
+        }
+        let idle = (1.0 - last_wave_full) / waves.ceil();
+        (idle >= 0.10).then_some(Tail {
+            last_wave_full,
+            idle,
+        })
+    }
+}
+
+/// How the grid fills the GPU: under one wave (ncu's waves per SM) SMs
+/// stay empty whatever the occupancy; a short last wave idles part of the
+/// GPU at the end.
+fn waves(profile: &Profile, found: &mut Vec<Finding>) {
+    let Some(waves) = profile.metric(crate::model::metrics::WAVES_PER_SM) else {
+        return;
+    };
+    let blocks = profile
+        .metric(crate::model::metrics::GRID_SIZE)
+        .map(|b| format!("its {} blocks ", format::count(b)))
+        .unwrap_or_default();
+    if waves < 1.0 {
+        found.push(Finding {
+            kind: FindingKind::Waves,
+            severity: Severity::Warning,
+            title: format!("the grid fills {} of one wave", format::share(waves)),
+            detail: format!(
+                "ncu counts {} waves per SM: {blocks}fill {} of what the GPU holds at once (SMs × resident blocks per SM), so SMs stay idle whatever the occupancy. Launch more blocks (smaller blocks, or less work per block) so that every SM gets work.",
+                format::ratio(waves),
+                format::share(waves)
+            ),
+            lines: Vec::new(),
+        });
+    } else if let Some(tail) = Tail::of(waves) {
+        found.push(Finding {
+            kind: FindingKind::Waves,
+            severity: Severity::Info,
+            title: format!(
+                "a short last wave: {} waves per SM",
+                format::ratio(waves)
+            ),
+            detail: format::capitalize(&format!(
+                "{blocks}run in {} waves and the last is {} full: if blocks take equal time, about {} of the SMs' time in this kernel idles in the tail. A grid of whole waves (or many more waves) avoids it.",
+                waves.ceil(),
+                format::share(tail.last_wave_full),
+                format::share(tail.idle)
+            )),
+            lines: Vec::new(),
+        });
+    }
 }
 
 /// The stall reason with the most samples over `lines` (`selected` and
@@ -837,5 +851,59 @@ mod tests {
             conflict_words(3.88, "shared-memory bank conflicts on loads"),
             "shared-memory bank conflicts on loads (on average 3.88× the ideal wavefronts)"
         );
+    }
+
+    fn launch(metrics: &[(&str, f64)]) -> Profile {
+        Profile {
+            ncu_id: 0,
+            kernel_name: "kernel".into(),
+            metrics: metrics
+                .iter()
+                .map(|(name, value)| (name.to_string(), *value))
+                .collect(),
+            source_lines: Vec::new(),
+            source_note: None,
+        }
+    }
+
+    fn waves_finding(waves_per_sm: f64) -> Option<Finding> {
+        let mut found = Vec::new();
+        waves(
+            &launch(&[
+                (crate::model::metrics::WAVES_PER_SM, waves_per_sm),
+                (crate::model::metrics::GRID_SIZE, 64.0),
+            ]),
+            &mut found,
+        );
+        found.pop()
+    }
+
+    #[test]
+    fn waves_name_a_grid_under_one_wave_and_a_short_tail_only() {
+        let small = waves_finding(0.06).unwrap();
+        assert_eq!(small.severity, Severity::Warning);
+        assert_eq!(small.title, "the grid fills 6.00% of one wave");
+        assert!(
+            small.detail.contains("its 64 blocks fill 6.00%"),
+            "{}",
+            small.detail
+        );
+        // 1.2 waves: the second wave is 20% full, idling 40% of 2 waves.
+        let tail = waves_finding(1.2).unwrap();
+        assert_eq!(tail.title, "a short last wave: 1.20 waves per SM");
+        assert!(
+            tail.detail.contains("about 40.0% of the SMs' time"),
+            "{}",
+            tail.detail
+        );
+        assert!(
+            tail.detail.starts_with("Its 64 blocks run in 2 waves"),
+            "{}",
+            tail.detail
+        );
+        // Whole waves, or so many that the tail is a small share: nothing.
+        assert_eq!(waves_finding(2.0), None);
+        assert_eq!(waves_finding(124.3), None);
+        assert_eq!(waves_finding(1.0), None);
     }
 }

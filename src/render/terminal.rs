@@ -1,7 +1,8 @@
 //! The summary printed at the end of `gpuprof report` and `gpuprof
 //! render`: one row per variant at the focus size (time, speedup against
-//! the baseline, correctness, top finding), from the same view-model as
-//! the HTML report.
+//! the baseline, correctness, and the top problem or else what limits the
+//! run), from the same view-model as the HTML report, with control
+//! characters made visible.
 
 use comfy_table::{ContentArrangement, Table, presets};
 
@@ -39,28 +40,42 @@ pub fn summary(view: &ReportView) -> String {
             "top finding",
         ]);
     for row in &size.rows {
-        let top = view
+        let run = view
             .variants
             .iter()
             .find(|v| v.name == row.variant)
-            .and_then(|v| v.runs.iter().find(|r| r.size == size.label))
-            .and_then(|r| r.findings.first())
+            .and_then(|v| v.runs.iter().find(|r| r.size == size.label));
+        // A problem or warning first; otherwise what limits the run.
+        let top = run
+            .and_then(|r| r.findings.iter().find(|f| f.severity != "info"))
             .map(|f| f.title.clone())
+            .or_else(|| {
+                run?.limit
+                    .as_ref()
+                    .map(|l| format!("limit: {}", l.bottleneck))
+            })
             .unwrap_or_default();
         let name = if row.ceiling {
             format!("{} (ceiling)", row.variant)
         } else {
             row.variant.clone()
         };
-        table.add_row(vec![
-            name,
-            row.median.clone(),
-            row.vs_baseline.text.clone(),
-            row.correctness.clone(),
-            top,
-        ]);
+        table.add_row(
+            [
+                &name,
+                &row.median,
+                &row.vs_baseline.text,
+                &row.correctness,
+                &top,
+            ]
+            .map(|cell| visible(cell)),
+        );
     }
-    format!("{} at {}\n{table}\n", view.header.suite, size.label)
+    format!(
+        "{} at {}\n{table}\n",
+        visible(&view.header.suite),
+        visible(&size.label)
+    )
 }
 
 #[cfg(test)]
@@ -81,5 +96,20 @@ mod tests {
             text.lines().filter(|l| l.contains("not checked")).count(),
             4
         );
+    }
+
+    #[test]
+    fn names_from_a_results_file_cannot_steer_the_terminal() {
+        let mut results = probe_results();
+        // Clears the screen, then sets the window title (OSC 0).
+        results.variants[0].name = "naive\u{1b}[2J\u{1b}]0;owned\u{7}".into();
+        results.suite.name = "suite\u{1b}[31m".into();
+        let text = summary(&view(&results, &analyze(&results)));
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{text}"
+        );
+        assert!(text.contains("naive\\u{1b}[2J"), "{text}");
+        assert!(text.starts_with("suite\\u{1b}[31m at N=2048"), "{text}");
     }
 }
