@@ -1,8 +1,11 @@
 //! Source lines compared between a step and the step before it: the lines
 //! with excess shared wavefronts or global sectors in the previous variant
-//! are matched, by their code, to this variant's lines, so the report can
-//! say "line 22's 32-way conflict is gone" or "remains on line 21" (with
-//! the conflict's degree worded by `findings::conflict_words`).
+//! are matched to this variant's lines by their code, or, for a statement
+//! that was edited, by the same kind of access (shared or global, load or
+//! store) to the same array with the most similar code, so the report can
+//! say "line 22's 32-way conflict is gone", "remains on line 21" or "got
+//! worse: … on line 58, its edited form" (with the conflict's degree
+//! worded by `findings::conflict_words`).
 
 use serde::Serialize;
 
@@ -18,6 +21,8 @@ pub enum LineChange {
     Remains,
     /// The same code has the problem, less than half as badly.
     Reduced,
+    /// The same code has the problem, more than half again as badly.
+    Worse,
     /// A problem line that the previous step did not have.
     New,
 }
@@ -30,43 +35,50 @@ pub struct LineDiff {
     pub text: String,
 }
 
-/// What is wrong on a line, as a factor over ncu's ideal and its words.
-fn problem(line: &HotLine) -> Option<(f64, String)> {
+/// What is wrong on a line: the kind of access (`shared-load`,
+/// `global-store`…), its factor over ncu's ideal, and its words.
+struct Problem {
+    access: String,
+    factor: f64,
+    words: String,
+}
+
+fn problem(line: &HotLine) -> Option<Problem> {
     let shared = line
         .worst_shared()
-        .map(|(kind, ways)| {
-            (
-                ways,
-                conflict_words(ways, &format!("shared-{kind} conflict")),
-            )
+        .map(|(kind, ways)| Problem {
+            access: format!("shared-{kind}"),
+            factor: ways,
+            words: conflict_words(ways, &format!("shared-{kind} conflict")),
         })
         .or_else(|| {
-            line.shared_ways
-                .map(|w| (w, conflict_words(w, "shared-memory conflict")))
-        })
-        .filter(|(w, _)| *w > 1.5);
-    let global = line
-        .worst_global()
-        .map(|(kind, f)| {
-            (
-                f,
-                format!(
-                    "excess global {kind} sectors ({} the ideal)",
-                    format::speedup(f)
-                ),
-            )
-        })
-        .or_else(|| {
-            line.global_excess_factor.map(|f| {
-                (
-                    f,
-                    format!("excess global sectors ({} the ideal)", format::speedup(f)),
-                )
+            line.shared_ways.map(|w| Problem {
+                access: "shared".into(),
+                factor: w,
+                words: conflict_words(w, "shared-memory conflict"),
             })
         })
-        .filter(|(f, _)| *f > 1.2);
+        .filter(|p| p.factor > 1.5);
+    let global = line
+        .worst_global()
+        .map(|(kind, f)| Problem {
+            access: format!("global-{kind}"),
+            factor: f,
+            words: format!(
+                "excess global {kind} sectors ({} the ideal)",
+                format::speedup(f)
+            ),
+        })
+        .or_else(|| {
+            line.global_excess_factor.map(|f| Problem {
+                access: "global".into(),
+                factor: f,
+                words: format!("excess global sectors ({} the ideal)", format::speedup(f)),
+            })
+        })
+        .filter(|p| p.factor > 1.2);
     match (shared, global) {
-        (Some(s), Some(g)) => Some(if s.0 >= g.0 { s } else { g }),
+        (Some(s), Some(g)) => Some(if s.factor >= g.factor { s } else { g }),
         (s, g) => s.or(g),
     }
 }
@@ -75,66 +87,118 @@ fn normalized(code: &str) -> String {
     code.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The arrays a line indexes: every identifier followed by `[`.
+fn arrays(code: &str) -> Vec<&str> {
+    let mut found = Vec::new();
+    let bytes = code.as_bytes();
+    for (at, _) in code.match_indices('[') {
+        let end = code[..at].trim_end().len();
+        let start = code[..end]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(0, |i| i + 1);
+        if start < end && !bytes[start].is_ascii_digit() {
+            found.push(&code[start..end]);
+        }
+    }
+    found
+}
+
+/// The line of `current` that `before` most likely became when its
+/// statement was edited: a problem line not yet matched, with the same
+/// kind of access to an array they share, and the most similar code (at
+/// least half alike).
+fn edited<'a>(
+    before: &HotLine,
+    access: &str,
+    current: &'a [HotLine],
+    matched: &[u32],
+) -> Option<(&'a HotLine, Problem)> {
+    let code = normalized(&before.code);
+    let names = arrays(&before.code);
+    current
+        .iter()
+        .filter(|l| !matched.contains(&l.line))
+        .filter(|l| arrays(&l.code).iter().any(|a| names.contains(a)))
+        .filter_map(|l| {
+            let found = problem(l).filter(|p| p.access == access)?;
+            let alike = strsim::normalized_levenshtein(&code, &normalized(&l.code));
+            (alike >= 0.5).then_some((l, found, alike))
+        })
+        .max_by(|a, b| a.2.total_cmp(&b.2))
+        .map(|(l, found, _)| (l, found))
+}
+
+/// How a problem changed from `before` to `after` on a followed line.
+fn compared(before: f64, after: f64) -> (LineChange, &'static str) {
+    if after <= before / 2.0 {
+        (LineChange::Reduced, "is reduced to")
+    } else if after >= before * 1.5 {
+        (LineChange::Worse, "got worse:")
+    } else {
+        (LineChange::Remains, "remains:")
+    }
+}
+
 /// Follows every problem line of `previous` into `current`, then lists the
 /// problem lines `current` has that `previous` did not.
 pub fn diff(previous_name: &str, previous: &[HotLine], current: &[HotLine]) -> Vec<LineDiff> {
     let mut diffs = Vec::new();
-    let mut matched_current = Vec::new();
+    let mut matched = Vec::new();
     for before in previous {
-        let Some((before_factor, before_words)) = problem(before) else {
+        let Some(was) = problem(before) else {
             continue;
         };
         let same_code = current
             .iter()
             .find(|l| normalized(&l.code) == normalized(&before.code) && !l.code.is_empty());
-        let after = same_code.and_then(|l| problem(l).map(|p| (l, p)));
         if let Some(line) = same_code {
-            matched_current.push(line.line);
+            matched.push(line.line);
         }
+        let after = match same_code {
+            Some(line) => problem(line).map(|p| (line, p, false)),
+            None => edited(before, &was.access, current, &matched).map(|(l, p)| (l, p, true)),
+        };
+        let origin = format!("`{previous_name}` line {} (`{}`)", before.line, before.code);
         let (change, text) = match after {
             None => (
                 LineChange::Gone,
                 match same_code {
                     Some(line) => format!(
-                        "`{previous_name}` line {} (`{}`): its {before_words} is gone (now line {}).",
-                        before.line, before.code, line.line
+                        "{origin}: its {} is gone (now line {}).",
+                        was.words, line.line
                     ),
                     None => format!(
-                        "`{previous_name}` line {} (`{}`): its {before_words} is gone; that code is no longer a problem line.",
-                        before.line, before.code
+                        "{origin}: its {} is gone; that code is no longer a problem line.",
+                        was.words
                     ),
                 },
             ),
-            Some((line, (after_factor, after_words))) => {
-                let change = if after_factor <= before_factor / 2.0 {
-                    LineChange::Reduced
-                } else {
-                    LineChange::Remains
-                };
-                let verb = if change == LineChange::Reduced {
-                    "is reduced to"
-                } else {
-                    "remains:"
+            Some((line, now, edited)) => {
+                matched.push(line.line);
+                let (change, verb) = compared(was.factor, now.factor);
+                let place = match edited {
+                    true => format!("on line {}, its edited form (`{}`)", line.line, line.code),
+                    false => format!("on line {}", line.line),
                 };
                 (
                     change,
-                    format!(
-                        "`{previous_name}` line {} (`{}`): its {before_words} {verb} {after_words} on line {}.",
-                        before.line, before.code, line.line
-                    ),
+                    format!("{origin}: its {} {verb} {} {place}.", was.words, now.words),
                 )
             }
         };
         diffs.push(LineDiff { change, text });
     }
     for line in current {
-        if matched_current.contains(&line.line) {
+        if matched.contains(&line.line) {
             continue;
         }
-        if let Some((_, words)) = problem(line) {
+        if let Some(found) = problem(line) {
             diffs.push(LineDiff {
                 change: LineChange::New,
-                text: format!("New: line {} (`{}`) has {words}.", line.line, line.code),
+                text: format!(
+                    "New: line {} (`{}`) has {}.",
+                    line.line, line.code, found.words
+                ),
             });
         }
     }
@@ -213,5 +277,48 @@ mod tests {
             found[0].text,
             "New: line 5 (`x = s[t * 2];`) has shared-load conflict (on average 2.00× the ideal wavefronts)."
         );
+    }
+
+    #[test]
+    fn an_edited_statement_is_followed_and_a_worse_conflict_said_so() {
+        let found = diff(
+            "strided",
+            &[line(
+                57,
+                "sdata[2 * s * tid] += sdata[2 * s * tid + s];",
+                (2.0, 1.0),
+            )],
+            &[
+                line(40, "x = other[tid];", (1.0, 1.0)),
+                line(
+                    58,
+                    "sdata[4 * s * tid] += sdata[4 * s * tid + s];",
+                    (4.0, 1.0),
+                ),
+            ],
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].change, LineChange::Worse);
+        assert_eq!(
+            found[0].text,
+            "`strided` line 57 (`sdata[2 * s * tid] += sdata[2 * s * tid + s];`): its shared-load conflict (on average 2.00× the ideal wavefronts) got worse: shared-load conflict (on average 4.00× the ideal wavefronts) on line 58, its edited form (`sdata[4 * s * tid] += sdata[4 * s * tid + s];`)."
+        );
+        // Another array, or code too different, is not the same statement.
+        let unrelated = diff(
+            "a",
+            &[line(57, "sdata[2 * s * tid] += 1;", (2.0, 1.0))],
+            &[line(58, "tile[ty][tx] = in[i];", (4.0, 1.0))],
+        );
+        assert_eq!(unrelated[0].change, LineChange::Gone);
+        assert_eq!(unrelated[1].change, LineChange::New);
+    }
+
+    #[test]
+    fn arrays_are_the_identifiers_before_a_bracket() {
+        assert_eq!(
+            arrays("out[i] = tile [threadIdx.x][j] + b[0];"),
+            ["out", "tile", "b"]
+        );
+        assert!(arrays("x = 1;").is_empty());
     }
 }
