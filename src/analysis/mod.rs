@@ -665,16 +665,44 @@ fn overall(expectations: &[ExpectationOutcome]) -> Verdict {
 }
 
 /// Metrics that got clearly worse (see [`movement`]): the usual reasons a
-/// step does not pay off. More registers or shared memory count as worse
-/// here, as the price of a change, though they explain no speedup.
-const SIDE_EFFECTS: [Key; 6] = [
+/// step does not pay off. More registers or shared memory per block are a
+/// price, not a harm in themselves: they are named only where they now
+/// limit the blocks per SM and theoretical occupancy fell (see
+/// [`costly_resources`]).
+const SIDE_EFFECTS: [Key; 5] = [
     Key::AchievedOccupancy,
     Key::TheoreticalOccupancy,
-    Key::RegistersPerThread,
     Key::LocalMemorySectors,
     Key::SharedLoadWavefrontsPerInstruction,
     Key::DramBytes,
 ];
+
+/// Registers per thread and shared memory per block where they grew, now
+/// limit the blocks per SM, and theoretical occupancy fell with them.
+fn costly_resources(before: &Derived, after: &Derived) -> Vec<Key> {
+    let occupancy_fell = match (
+        before.get(Key::TheoreticalOccupancy),
+        after.get(Key::TheoreticalOccupancy),
+    ) {
+        (Some(b), Some(a)) => a < b,
+        _ => false,
+    };
+    [
+        (Key::RegistersPerThread, derived::Limiter::Registers),
+        (Key::SharedMemoryPerBlock, derived::Limiter::SharedMemory),
+    ]
+    .into_iter()
+    .filter(|(key, limiter)| {
+        occupancy_fell
+            && after.limiters.contains(limiter)
+            && before
+                .get(*key)
+                .zip(after.get(*key))
+                .is_some_and(|(b, a)| a > b)
+    })
+    .map(|(key, _)| key)
+    .collect()
+}
 
 fn describe_change(
     expectations: &[ExpectationOutcome],
@@ -722,16 +750,27 @@ fn describe_change(
             Verdict::Contradicted | Verdict::NotSeen | Verdict::SmallOpposite
         )
     }) {
-        let side_effects: Vec<String> = SIDE_EFFECTS
+        let worse = SIDE_EFFECTS
             .iter()
             .map(|key| key.comparable(&before.derived, &after.derived))
+            .filter(|key| {
+                let (Some(b), Some(a)) = (before.derived.get(*key), after.derived.get(*key)) else {
+                    return false;
+                };
+                let moved = movement::between(*key, b, a);
+                moved.size == movement::Size::Clear && moved.better(*key) == Some(false)
+            });
+        let side_effects: Vec<String> = worse
+            .chain(costly_resources(&before.derived, &after.derived))
             .filter(|key| !expectations.iter().any(|e| e.metric == *key))
             .filter_map(|key| {
                 let (b, a) = (before.derived.get(key)?, after.derived.get(key)?);
-                let moved = movement::between(key, b, a);
-                let worse = moved.up == key.info().lower_is_better.unwrap_or(true);
-                (moved.size == movement::Size::Clear && worse)
-                    .then(|| format!("{} {} → {}", key.info().label, key.format(b), key.format(a)))
+                Some(format!(
+                    "{} {} → {}",
+                    key.info().label,
+                    key.format(b),
+                    key.format(a)
+                ))
             })
             .collect();
         if !side_effects.is_empty() {
@@ -1006,5 +1045,29 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn more_registers_are_named_only_where_they_now_cost_occupancy() {
+        let derived = |registers: f64, occupancy: f64, limiters: Vec<derived::Limiter>| Derived {
+            values: [
+                (Key::RegistersPerThread, registers),
+                (Key::TheoreticalOccupancy, occupancy),
+            ]
+            .into_iter()
+            .collect(),
+            limiters,
+            blocks_per_sm: None,
+        };
+        let before = derived(19.0, 100.0, vec![derived::Limiter::Warps]);
+        // More registers that still fit: a price, not a harm.
+        let fits = derived(32.0, 100.0, vec![derived::Limiter::Warps]);
+        assert!(costly_resources(&before, &fits).is_empty());
+        // More registers that now cap the blocks and cut occupancy.
+        let limits = derived(128.0, 25.0, vec![derived::Limiter::Registers]);
+        assert_eq!(
+            costly_resources(&before, &limits),
+            [Key::RegistersPerThread]
+        );
     }
 }
