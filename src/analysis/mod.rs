@@ -8,6 +8,7 @@
 
 pub mod advice;
 pub mod audit;
+pub mod carrier;
 pub mod derived;
 pub mod evidence;
 pub mod explain;
@@ -159,6 +160,33 @@ pub enum Verdict {
     NoExpectation,
 }
 
+impl Verdict {
+    /// Whether the counter moved at all (either way).
+    fn moved(self) -> bool {
+        matches!(
+            self,
+            Verdict::Confirmed | Verdict::Small | Verdict::SmallOpposite | Verdict::Contradicted
+        )
+    }
+
+    /// What this verdict makes of the knowledge base's mechanism.
+    fn outcome(self) -> &'static str {
+        match self {
+            Verdict::Confirmed => "The counters bear this out.",
+            Verdict::Small => "The counters moved the expected way, but only a little.",
+            Verdict::SmallOpposite => "The counters moved a little against the expectation.",
+            Verdict::Partly => "The counters bear this out only in part.",
+            Verdict::NotSeen => "The counters do not show it.",
+            Verdict::Contradicted => "The counters are contrary to the expectation.",
+            Verdict::NotMeasured => "The counters to test this were not measured.",
+            Verdict::AlreadyIdeal => {
+                "The previous step was already at the ideal, so there was nothing to gain."
+            }
+            Verdict::NoExpectation => "gpuprof has no expectation to test.",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExpectationOutcome {
     pub metric: Key,
@@ -174,7 +202,11 @@ pub struct ExpectationOutcome {
 pub struct ChangeAnalysis {
     pub change: Change,
     pub title: String,
+    /// Why the knowledge base expects the change to help: the hypothesis
+    /// the counters test, not a measurement.
     pub mechanism: String,
+    /// What the counters made of the hypothesis, in a sentence.
+    pub outcome: String,
     pub next: String,
     pub size: Option<String>,
     pub expectations: Vec<ExpectationOutcome>,
@@ -263,7 +295,7 @@ fn follow_previous(
     let variant = results
         .variant(&analysis.name)
         .expect("analysed from results");
-    let changes = judge_changes(variant, analysis, all, focus_size);
+    let changes = judge_changes(results, variant, analysis, all, focus_size);
     let previous = analysis
         .previous
         .as_ref()
@@ -494,6 +526,7 @@ fn ceiling_shares(
 }
 
 fn judge_changes(
+    results: &Results,
     variant: &VariantResult,
     analysis: &VariantAnalysis,
     all: &[VariantAnalysis],
@@ -566,16 +599,32 @@ fn judge_changes(
                 })
                 .collect();
             let verdict = overall(&expectations);
-            let measured = describe_change(
+            let mut measured = describe_change(
                 &expectations,
                 before.as_ref(),
                 after.as_ref(),
                 previous.map(|p| p.name.as_str()),
             );
+            let source_lines = |name: &str| {
+                let run = results.variant(name)?.run(focus_size?)?;
+                Some(run.profile.as_ref()?.source_lines.as_slice())
+            };
+            let carried = previous.and_then(|p| {
+                let (before, after) = (source_lines(&p.name)?, source_lines(&variant.name)?);
+                expectations
+                    .iter()
+                    .filter(|e| e.verdict.moved())
+                    .find_map(|e| carrier::carrier(e.metric, &p.name, before, after))
+            });
+            if let Some(carried) = carried {
+                measured.push(' ');
+                measured.push_str(&carried);
+            }
             ChangeAnalysis {
                 change: *change,
                 title: entry.title.clone(),
                 mechanism: entry.mechanism.clone(),
+                outcome: verdict.outcome().to_string(),
                 next: knowledge::next_step(
                     *change,
                     after

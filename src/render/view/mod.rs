@@ -135,6 +135,7 @@ pub struct ChangeView {
     pub title: String,
     pub word: String,
     pub mechanism: String,
+    pub outcome: String,
     pub verdict: &'static str,
     pub verdict_class: &'static str,
     pub measured: String,

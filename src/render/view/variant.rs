@@ -140,6 +140,7 @@ fn change_view(change: &ChangeAnalysis) -> ChangeView {
         title: change.title.clone(),
         word: change.change.word().to_string(),
         mechanism: change.mechanism.clone(),
+        outcome: change.outcome.clone(),
         verdict,
         verdict_class,
         measured: change.measured.clone(),
