@@ -9,8 +9,11 @@ use super::derived::Key;
 use super::format;
 use crate::model::source::SourceLine;
 
+/// Reads one counter of a source line.
+type LineCount = fn(&SourceLine) -> Option<f64>;
+
 /// The per-line counter behind a derived metric, with its words.
-fn per_line(key: Key) -> Option<(fn(&SourceLine) -> Option<f64>, &'static str)> {
+fn per_line(key: Key) -> Option<(LineCount, &'static str)> {
     match key {
         Key::WarpInstructions => Some((|l| l.instructions_executed, "instructions executed")),
         Key::GlobalLoadSectorsPerRequest
