@@ -55,6 +55,12 @@ pub struct HotLine {
     pub code: String,
     /// Share of all warp-stall samples of the kernel.
     pub sample_share: Option<f64>,
+    /// Share of all instructions the kernel executed.
+    pub instruction_share: Option<f64>,
+    /// Where the line's wait really comes from, in a clause, when its
+    /// samples are a wait for other lines: stores draining at exit, or a
+    /// barrier.
+    pub waits_for: Option<String>,
     /// Shared wavefronts over ncu's ideal, averaged over the line's
     /// executions (see [`conflict_words`]).
     pub shared_ways: Option<f64>,
@@ -164,12 +170,70 @@ fn code_line(source_text: &str, line: u32) -> String {
 /// its samples alone.
 const HOT_SHARE: f64 = 0.05;
 
+/// A line needs this share of the kernel's executed instructions to be
+/// listed for them alone (what costs an issue-bound kernel).
+const BUSY_SHARE: f64 = 0.10;
+
+/// The line a stall on `line` waits for, when it is another line: stores
+/// draining at exit wait for the kernel's store lines; a barrier wait
+/// lands on the barrier itself or after it, so the nearest barrier at or
+/// above the line is named.
+fn waits_for(
+    top_stall: &str,
+    line: u32,
+    lines: &[SourceLine],
+    source_text: &str,
+) -> Option<String> {
+    match top_stall {
+        "drain" => {
+            let stores: Vec<String> = lines
+                .iter()
+                .filter(|l| l.line != line && l.access_operation.contains("Store"))
+                .filter(|l| l.address_space.contains("Global") || l.address_space.is_empty())
+                .map(|l| l.line.to_string())
+                .collect();
+            (!stores.is_empty()).then(|| {
+                format!(
+                    "the stores of line {} must finish before the warps exit",
+                    stores.join(", ")
+                )
+            })
+        }
+        "barrier" => {
+            let is_barrier = |code: &str| {
+                code.contains("__syncthreads")
+                    || code.contains(".sync()")
+                    || code.contains("__syncwarp")
+            };
+            let barrier = (1..=line)
+                .rev()
+                .find(|n| is_barrier(&code_line(source_text, *n)))?;
+            Some(match barrier == line {
+                true => "warps wait here for the slowest of the block".into(),
+                false => format!(
+                    "the wait belongs to the barrier on line {barrier}, where warps wait for the slowest of the block"
+                ),
+            })
+        }
+        _ => None,
+    }
+}
+
 /// The lines that cost most: up to three lines with at least 5% of the
-/// stall samples, plus every line with excess shared wavefronts or global
+/// stall samples, up to three with at least 10% of the executed
+/// instructions, plus every line with excess shared wavefronts or global
 /// sectors, worst first.
 pub fn hot_lines(profile: &Profile, source_text: &str) -> Vec<HotLine> {
     let lines = &profile.source_lines;
     let total_samples: f64 = lines.iter().filter_map(|l| l.warp_stall_samples).sum();
+    let total_instructions: f64 = lines.iter().filter_map(|l| l.instructions_executed).sum();
+    let top_stall = |l: &SourceLine| {
+        l.stalls
+            .iter()
+            .filter(|(name, _)| !matches!(name.as_str(), "selected" | "not_selected"))
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map(|(name, _)| name.clone())
+    };
     let to_hot = |l: &SourceLine| HotLine {
         line: l.line,
         // The kernel's own text when the run kept it, else the line as ncu
@@ -182,16 +246,16 @@ pub fn hot_lines(profile: &Profile, source_text: &str) -> Vec<HotLine> {
             .warp_stall_samples
             .filter(|_| total_samples > 0.0)
             .map(|s| s / total_samples),
+        instruction_share: l
+            .instructions_executed
+            .filter(|_| total_instructions > 0.0)
+            .map(|i| i / total_instructions),
+        waits_for: top_stall(l).and_then(|stall| waits_for(&stall, l.line, lines, source_text)),
         shared_ways: ratio(l.shared_wavefronts, l.shared_wavefronts_ideal),
         shared_excess_wavefronts: l.shared_wavefronts_excessive,
         global_excess_factor: ratio(l.global_sectors, l.global_sectors_ideal),
         global_excess_sectors: l.global_sectors_excessive,
-        top_stall: l
-            .stalls
-            .iter()
-            .filter(|(name, _)| !matches!(name.as_str(), "selected" | "not_selected"))
-            .max_by(|a, b| a.1.total_cmp(b.1))
-            .map(|(name, _)| stall_reason(name)),
+        top_stall: top_stall(l).map(|name| stall_reason(&name)),
         access: l.access_operation.clone(),
         split: l.by_instruction,
     };
@@ -207,6 +271,23 @@ pub fn hot_lines(profile: &Profile, source_text: &str) -> Vec<HotLine> {
             .total_cmp(&a.warp_stall_samples.unwrap_or(0.0))
     });
     let mut chosen: Vec<&SourceLine> = by_samples.into_iter().take(3).collect();
+    let mut by_instructions: Vec<&SourceLine> = lines
+        .iter()
+        .filter(|l| {
+            total_instructions > 0.0
+                && l.instructions_executed.unwrap_or(0.0) / total_instructions >= BUSY_SHARE
+        })
+        .collect();
+    by_instructions.sort_by(|a, b| {
+        b.instructions_executed
+            .unwrap_or(0.0)
+            .total_cmp(&a.instructions_executed.unwrap_or(0.0))
+    });
+    for line in by_instructions.into_iter().take(3) {
+        if !chosen.iter().any(|c| c.line == line.line) {
+            chosen.push(line);
+        }
+    }
     for line in lines {
         let excessive = line.shared_wavefronts_excessive.unwrap_or(0.0) > 0.0
             || line.global_sectors_excessive.unwrap_or(0.0) > 0.0;
@@ -905,5 +986,33 @@ mod tests {
         assert_eq!(waves_finding(2.0), None);
         assert_eq!(waves_finding(124.3), None);
         assert_eq!(waves_finding(1.0), None);
+    }
+
+    #[test]
+    fn drain_and_barrier_waits_are_attributed_to_the_stores_and_the_barrier() {
+        let source = "__global__ void k(float *out) {\n  tile[t] = in[t];\n  __syncthreads();\n  float v = tile[t ^ 1];\n  out[t] = v;\n}\n";
+        let store = SourceLine {
+            line: 5,
+            access_operation: "Store(4)".into(),
+            address_space: "Global(4)".into(),
+            ..SourceLine::default()
+        };
+        let lines = [store];
+        assert_eq!(
+            waits_for("drain", 6, &lines, source).as_deref(),
+            Some("the stores of line 5 must finish before the warps exit")
+        );
+        assert_eq!(
+            waits_for("barrier", 4, &lines, source).as_deref(),
+            Some(
+                "the wait belongs to the barrier on line 3, where warps wait for the slowest of the block"
+            )
+        );
+        assert_eq!(
+            waits_for("barrier", 3, &lines, source).as_deref(),
+            Some("warps wait here for the slowest of the block")
+        );
+        assert_eq!(waits_for("long_sb", 4, &lines, source), None);
+        assert_eq!(waits_for("barrier", 2, &lines, source), None);
     }
 }

@@ -215,6 +215,8 @@ mod tests {
             line: number,
             code: code.into(),
             sample_share: None,
+            instruction_share: None,
+            waits_for: None,
             shared_ways: Some(shared.0 / shared.1),
             shared_excess_wavefronts: Some(shared.0 - shared.1),
             global_excess_factor: None,

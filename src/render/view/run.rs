@@ -195,12 +195,16 @@ fn hot_line_views(run: &RunAnalysis, source_text: &str) -> Vec<HotLineView> {
         .collect()
 }
 
-/// One hot line: its share of the stall samples, its excess shared
-/// wavefronts and global sectors, its main stall, and its excerpt.
+/// One hot line: its share of the stall samples and of the executed
+/// instructions, its excess shared wavefronts and global sectors, its main
+/// stall (and what that stall waits for), and its excerpt.
 fn hot_line_view(hot: &HotLine, lines: &[&str]) -> HotLineView {
     let mut parts = Vec::new();
     if let Some(share) = hot.sample_share {
         parts.push(format!("{} of stall samples", format::share(share)));
+    }
+    if let Some(share) = hot.instruction_share.filter(|s| *s >= 0.01) {
+        parts.push(format!("{} of executed instructions", format::share(share)));
     }
     if let Some(ways) = hot.shared_ways.filter(|w| *w > 1.05) {
         parts.push(format!(
@@ -216,8 +220,10 @@ fn hot_line_view(hot: &HotLine, lines: &[&str]) -> HotLineView {
             format::count(hot.global_excess_sectors.unwrap_or(0.0))
         ));
     }
-    if let Some(stall) = &hot.top_stall {
-        parts.push(format!("mostly {stall}"));
+    match (&hot.top_stall, &hot.waits_for) {
+        (Some(stall), Some(other)) => parts.push(format!("mostly {stall}: {other}")),
+        (Some(stall), None) => parts.push(format!("mostly {stall}")),
+        _ => {}
     }
     let first = hot.line.saturating_sub(2).max(1);
     let last = (hot.line + 2).min(lines.len() as u32);
