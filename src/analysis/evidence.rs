@@ -190,7 +190,10 @@ impl<'a> Evidence<'a> {
             .iter()
             .filter(|l| finding.lines.contains(&l.line))
             .collect();
-        let samples: f64 = self.lines.iter().filter_map(|l| l.warp_stall_samples).sum();
+        let samples = match self.profile {
+            Some(profile) => profile.stall_samples(),
+            None => self.lines.iter().filter_map(|l| l.warp_stall_samples).sum(),
+        };
         if on_lines.is_empty() || samples <= 0.0 {
             return None;
         }

@@ -31,6 +31,7 @@ pub enum FindingKind {
     BankConflicts,
     Occupancy,
     Waves,
+    OtherFiles,
     Spills,
     ExtraTraffic,
     CacheResident,
@@ -225,8 +226,8 @@ fn waits_for(
 /// sectors, worst first.
 pub fn hot_lines(profile: &Profile, source_text: &str) -> Vec<HotLine> {
     let lines = &profile.source_lines;
-    let total_samples: f64 = lines.iter().filter_map(|l| l.warp_stall_samples).sum();
-    let total_instructions: f64 = lines.iter().filter_map(|l| l.instructions_executed).sum();
+    let total_samples = profile.stall_samples();
+    let total_instructions = profile.instructions_executed();
     let top_stall = |l: &SourceLine| {
         l.stalls
             .iter()
@@ -335,6 +336,7 @@ pub fn findings(
         });
     }
     let Some(profile) = profile else { return found };
+    other_files(profile, &mut found);
     uncoalesced(derived, hot, &mut found);
     bank_conflicts(derived, hot, &mut found);
     occupancy(derived, profile, &mut found);
@@ -827,6 +829,60 @@ fn occupancy(derived: &Derived, profile: &Profile, found: &mut Vec<Finding>) {
     });
 }
 
+/// Counters in other files than the kernel's (toolkit headers, included
+/// helpers) are not listed line by line: their share is named when it
+/// reaches 5% of the stall samples or of the executed instructions, or
+/// when they hold excess sectors or wavefronts.
+fn other_files(profile: &Profile, found: &mut Vec<Finding>) {
+    let (samples, instructions) = (profile.stall_samples(), profile.instructions_executed());
+    let share = |part: f64, whole: f64| if whole > 0.0 { part / whole } else { 0.0 };
+    let others = &profile.other_files;
+    let sample_share = share(others.iter().map(|f| f.warp_stall_samples).sum(), samples);
+    let instruction_share = share(
+        others.iter().map(|f| f.instructions_executed).sum(),
+        instructions,
+    );
+    let excess = others
+        .iter()
+        .any(|f| f.shared_wavefronts_excessive > 0.0 || f.global_sectors_excessive > 0.0);
+    if sample_share < 0.05 && instruction_share < 0.05 && !excess {
+        return;
+    }
+    let mut by_weight: Vec<_> = others.iter().collect();
+    by_weight.sort_by(|a, b| b.warp_stall_samples.total_cmp(&a.warp_stall_samples));
+    let files: Vec<String> = by_weight
+        .iter()
+        .take(3)
+        .map(|f| {
+            format!(
+                "{} ({} of the stall samples on {} lines)",
+                f.path,
+                format::share(share(f.warp_stall_samples, samples)),
+                f.lines
+            )
+        })
+        .collect();
+    let excess_text = match excess {
+        true => " Some of those lines move excess global sectors or shared wavefronts.",
+        false => "",
+    };
+    found.push(Finding {
+        kind: FindingKind::OtherFiles,
+        severity: Severity::Info,
+        title: format!(
+            "{} of the stall samples fall in other files",
+            format::share(sample_share)
+        ),
+        detail: format!(
+            "ncu attributes {} of the stall samples and {} of the executed instructions to lines outside the kernel's file: {}. These are code the kernel calls into (a barrier, an intrinsic, a library routine); their cost belongs to the calls in the kernel, which the per-line tables here do not list, and the shares of the kernel's own lines are of the whole.{excess_text}",
+            format::share(sample_share),
+            format::share(instruction_share),
+            files.join("; ")
+        ),
+        lines: Vec::new(),
+    });
+}
+
 /// The idle end of a grid of more than one wave whose last wave is short.
 struct Tail {
     /// How full the last wave is, in 0..1.
@@ -944,6 +1000,7 @@ mod tests {
                 .collect(),
             source_lines: Vec::new(),
             source_note: None,
+            other_files: Vec::new(),
         }
     }
 
@@ -1014,5 +1071,40 @@ mod tests {
         );
         assert_eq!(waits_for("long_sb", 4, &lines, source), None);
         assert_eq!(waits_for("barrier", 2, &lines, source), None);
+    }
+
+    #[test]
+    fn a_material_share_in_other_files_is_named_and_a_trace_is_not() {
+        let with_header = |samples: f64| {
+            let mut profile = launch(&[]);
+            profile.source_lines = vec![SourceLine {
+                line: 7,
+                warp_stall_samples: Some(800.0),
+                instructions_executed: Some(1000.0),
+                ..SourceLine::default()
+            }];
+            profile.other_files = vec![crate::model::source::OtherFile {
+                path: "cuda/barrier".into(),
+                lines: 2,
+                warp_stall_samples: samples,
+                ..Default::default()
+            }];
+            let mut found = Vec::new();
+            other_files(&profile, &mut found);
+            found
+        };
+        let named = with_header(200.0);
+        assert_eq!(
+            named[0].title,
+            "20.0% of the stall samples fall in other files"
+        );
+        assert!(
+            named[0]
+                .detail
+                .contains("cuda/barrier (20.0% of the stall samples on 2 lines)"),
+            "{}",
+            named[0].detail
+        );
+        assert!(with_header(8.0).is_empty());
     }
 }

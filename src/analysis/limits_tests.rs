@@ -43,6 +43,7 @@ fn profile(metrics: &[(&str, f64)], lines: Vec<SourceLine>) -> Profile {
         metrics: metrics.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
         source_lines: lines,
         source_note: None,
+        other_files: Vec::new(),
     }
 }
 

@@ -13,7 +13,7 @@ use super::change::Change;
 use super::device::Device;
 use super::measurement::{Check, KernelResources};
 use super::notice::Notice;
-use super::source::SourceLine;
+use super::source::{OtherFile, SourceLine};
 use super::suite::{Size, Timing};
 use super::variant::{Compiler, Role, VariantKind};
 
@@ -206,6 +206,9 @@ pub struct Profile {
     pub source_lines: Vec<SourceLine>,
     /// Why there are no source lines, when there are none.
     pub source_note: Option<String>,
+    /// Counters ncu attributed to lines of other files, per file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_files: Vec<OtherFile>,
 }
 
 impl Results {
@@ -235,6 +238,36 @@ impl Results {
 impl Profile {
     pub fn metric(&self, name: &str) -> Option<f64> {
         self.metrics.get(name).copied()
+    }
+
+    /// Every warp-stall sample ncu attributed to a line, in the kernel's
+    /// file and in other files.
+    pub fn stall_samples(&self) -> f64 {
+        let own: f64 = self
+            .source_lines
+            .iter()
+            .filter_map(|l| l.warp_stall_samples)
+            .sum();
+        own + self
+            .other_files
+            .iter()
+            .map(|f| f.warp_stall_samples)
+            .sum::<f64>()
+    }
+
+    /// Every executed instruction ncu attributed to a line, in the
+    /// kernel's file and in other files.
+    pub fn instructions_executed(&self) -> f64 {
+        let own: f64 = self
+            .source_lines
+            .iter()
+            .filter_map(|l| l.instructions_executed)
+            .sum();
+        own + self
+            .other_files
+            .iter()
+            .map(|f| f.instructions_executed)
+            .sum::<f64>()
     }
 }
 

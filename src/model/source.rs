@@ -31,6 +31,36 @@ pub struct SourceLine {
     pub by_instruction: Split,
 }
 
+/// What ncu attributed to the lines of another file than the kernel's own
+/// (a toolkit header holding a barrier or an intrinsic, an included
+/// helper), summed over the file: the report gives its share rather than
+/// its lines.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct OtherFile {
+    pub path: String,
+    /// How many of its lines carry counters.
+    pub lines: usize,
+    pub warp_stall_samples: f64,
+    pub instructions_executed: f64,
+    pub shared_wavefronts_excessive: f64,
+    pub global_sectors_excessive: f64,
+}
+
+impl OtherFile {
+    /// The totals of one file block's lines.
+    pub fn of(path: &str, lines: &[SourceLine]) -> OtherFile {
+        let sum = |pick: fn(&SourceLine) -> Option<f64>| lines.iter().filter_map(pick).sum();
+        OtherFile {
+            path: path.to_string(),
+            lines: lines.len(),
+            warp_stall_samples: sum(|l| l.warp_stall_samples),
+            instructions_executed: sum(|l| l.instructions_executed),
+            shared_wavefronts_excessive: sum(|l| l.shared_wavefronts_excessive),
+            global_sectors_excessive: sum(|l| l.global_sectors_excessive),
+        }
+    }
+}
+
 /// Actual and ideal counts of one kind of access.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Count {

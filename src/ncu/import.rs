@@ -70,15 +70,25 @@ fn dims(text: &str) -> [u32; 3] {
     }
 }
 
-/// The profile of an imported launch: the fixed metric set and every source
-/// line of its source page.
+/// The profile of an imported launch: the fixed metric set and the source
+/// lines of the file that executed the most instructions (the kernel's
+/// own; line numbers of different files must not mix), with the other
+/// files' totals.
 pub fn profile_of_launch(launch: &RawLaunch, source: &Result<Vec<SourceFile>, String>) -> Profile {
     match source {
-        Ok(files) => super::ingest::profile_with(
-            launch,
-            files.iter().flat_map(|f| f.lines.iter().cloned()).collect(),
-            None,
-        ),
+        Ok(files) => {
+            let instructions = |f: &SourceFile| {
+                f.lines
+                    .iter()
+                    .filter_map(|l| l.instructions_executed)
+                    .sum::<f64>()
+            };
+            let own = files
+                .iter()
+                .max_by(|a, b| instructions(a).total_cmp(&instructions(b)));
+            let note = "the source page attributes no counters to any line: was the program compiled with line info (-lineinfo)?".to_string();
+            super::ingest::profile_of_blocks(launch, files, own, note)
+        }
         Err(reason) => super::ingest::profile_with(launch, Vec::new(), Some(reason.clone())),
     }
 }

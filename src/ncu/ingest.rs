@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::model::metrics;
 use crate::model::results::Profile;
-use crate::model::source::SourceLine;
+use crate::model::source::{OtherFile, SourceLine};
 use crate::ncu::raw::RawLaunch;
 use crate::ncu::source::SourceFile;
 
@@ -23,26 +23,48 @@ pub fn fixed_metrics(launch: &RawLaunch) -> std::collections::BTreeMap<String, f
 }
 
 /// Builds the profile of one launch: the fixed metric set (plus ncu's pass
-/// count) and the source lines of `source_path` that carry counters.
+/// count), the source lines of `source_path` that carry counters, and the
+/// totals of every other file's lines that carry counters.
 pub fn profile_from_launch(
     launch: &RawLaunch,
     source: Result<Vec<SourceFile>, String>,
     source_path: &Path,
 ) -> Profile {
-    let (source_lines, source_note) = match source {
-        Err(reason) => (Vec::new(), Some(reason)),
+    match source {
+        Err(reason) => profile_with(launch, Vec::new(), Some(reason)),
         Ok(files) => {
-            let lines = lines_of(&files, source_path);
-            let note = lines.is_empty().then(|| {
-                format!(
-                    "ncu attributed no counters to {}: was it compiled with line info (-lineinfo)?",
-                    source_path.display()
-                )
-            });
-            (lines, note)
+            let note = format!(
+                "ncu attributed no counters to {}: was it compiled with line info (-lineinfo)?",
+                source_path.display()
+            );
+            profile_of_blocks(launch, &files, own_block(&files, source_path), note)
         }
-    };
-    profile_with(launch, source_lines, source_note)
+    }
+}
+
+/// A launch's profile with the lines of `own` (the kernel's file) that
+/// carry counters, `note` when there are none, and the totals of every
+/// other file block.
+pub fn profile_of_blocks(
+    launch: &RawLaunch,
+    files: &[SourceFile],
+    own: Option<&SourceFile>,
+    note: String,
+) -> Profile {
+    let lines = own
+        .map(|block| with_counters(&block.lines))
+        .unwrap_or_default();
+    let note = lines.is_empty().then_some(note);
+    let other_files = files
+        .iter()
+        .filter(|f| !own.is_some_and(|own| std::ptr::eq(own, *f)))
+        .map(|f| OtherFile::of(&f.path, &with_counters(&f.lines)))
+        .filter(|f| f.lines > 0)
+        .collect();
+    Profile {
+        other_files,
+        ..profile_with(launch, lines, note)
+    }
 }
 
 /// A launch's profile: its fixed metric set with the given source lines,
@@ -58,27 +80,28 @@ pub fn profile_with(
         metrics: fixed_metrics(launch),
         source_lines,
         source_note,
+        other_files: Vec::new(),
     }
 }
 
-/// Lines of the block for `source_path` (matched by full path, else by file
-/// name) with at least one non-zero counter.
-fn lines_of(files: &[SourceFile], source_path: &Path) -> Vec<SourceLine> {
+/// The block for `source_path`, matched by full path, else by file name.
+fn own_block<'a>(files: &'a [SourceFile], source_path: &Path) -> Option<&'a SourceFile> {
     let wanted = source_path.to_string_lossy();
     let file_name = source_path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned());
-    let block = files.iter().find(|f| f.path == wanted).or_else(|| {
+    files.iter().find(|f| f.path == wanted).or_else(|| {
         files.iter().find(|f| {
             Path::new(&f.path)
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 == file_name
         })
-    });
-    let Some(block) = block else {
-        return Vec::new();
-    };
+    })
+}
+
+/// The lines with at least one non-zero counter.
+fn with_counters(lines: &[SourceLine]) -> Vec<SourceLine> {
     let carries_counters = |line: &SourceLine| {
         [
             line.warp_stall_samples,
@@ -89,8 +112,7 @@ fn lines_of(files: &[SourceFile], source_path: &Path) -> Vec<SourceLine> {
         .iter()
         .any(|v| v.is_some_and(|v| v > 0.0))
     };
-    block
-        .lines
+    lines
         .iter()
         .filter(|l| carries_counters(l))
         .cloned()
@@ -183,6 +205,49 @@ mod tests {
         let lines: Vec<u32> = profile.source_lines.iter().map(|l| l.line).collect();
         assert_eq!(lines, [7, 10, 11, 13, 14, 17, 18, 19, 21, 22, 25]);
         assert_eq!(profile.source_note, None);
+    }
+
+    #[test]
+    fn another_file_s_lines_are_kept_as_its_totals_not_mixed_into_the_kernel_s() {
+        let launches = parse_raw_page(RAW).unwrap();
+        let mut files = parse_source_page(TILED_SOURCE).unwrap();
+        // A header block, as ncu prints one for an inlined barrier: its
+        // line 22 must not be taken for the kernel's line 22.
+        let header = SourceFile {
+            path: "/usr/local/cuda/include/cuda/barrier".into(),
+            function: "transpose_tiled".into(),
+            lines: vec![
+                SourceLine {
+                    line: 22,
+                    warp_stall_samples: Some(300.0),
+                    instructions_executed: Some(40.0),
+                    ..SourceLine::default()
+                },
+                SourceLine {
+                    line: 90,
+                    ..SourceLine::default()
+                },
+            ],
+        };
+        files.push(header);
+        let profile = profile_from_launch(
+            &launches[2],
+            Ok(files),
+            Path::new("/work/main/kernels/transpose/tiled.cu"),
+        );
+        let kernel_22 = profile.source_lines.iter().find(|l| l.line == 22).unwrap();
+        assert!(kernel_22.text.contains("tile"), "{}", kernel_22.text);
+        assert_eq!(profile.other_files.len(), 1);
+        let header = &profile.other_files[0];
+        assert_eq!(header.path, "/usr/local/cuda/include/cuda/barrier");
+        assert_eq!(header.lines, 1, "the line without counters is left out");
+        assert_eq!(header.warp_stall_samples, 300.0);
+        let own: f64 = profile
+            .source_lines
+            .iter()
+            .filter_map(|l| l.warp_stall_samples)
+            .sum();
+        assert_eq!(profile.stall_samples(), own + 300.0);
     }
 
     #[test]
