@@ -909,9 +909,9 @@ impl Tail {
     }
 }
 
-/// How the grid fills the GPU: under one wave (ncu's waves per SM) SMs
-/// stay empty whatever the occupancy; a short last wave idles part of the
-/// GPU at the end.
+/// How the grid fills the GPU: under 0.9 of a wave (ncu's waves per SM)
+/// SMs stay empty whatever the occupancy; a short last wave idles part of
+/// the GPU at the end.
 fn waves(profile: &Profile, found: &mut Vec<Finding>) {
     let Some(waves) = profile.metric(crate::model::metrics::WAVES_PER_SM) else {
         return;
@@ -920,7 +920,9 @@ fn waves(profile: &Profile, found: &mut Vec<Finding>) {
         .metric(crate::model::metrics::GRID_SIZE)
         .map(|b| format!("its {} blocks ", format::count(b)))
         .unwrap_or_default();
-    if waves < 1.0 {
+    // Just under one wave (0.9 or more) leaves a tenth of the slots or
+    // less empty: not worth a warning.
+    if waves < 0.9 {
         found.push(Finding {
             kind: FindingKind::Waves,
             severity: Severity::Warning,
@@ -1043,6 +1045,7 @@ mod tests {
         assert_eq!(waves_finding(2.0), None);
         assert_eq!(waves_finding(124.3), None);
         assert_eq!(waves_finding(1.0), None);
+        assert_eq!(waves_finding(0.97), None);
     }
 
     #[test]

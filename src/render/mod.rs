@@ -39,10 +39,38 @@ fn environment() -> Environment<'static> {
     environment
 }
 
-/// Escapes what would break a Markdown table or inline markup.
+/// Escapes what would break a Markdown table or inline markup. A code
+/// span (text between two equal runs of backticks, as the analysis writes
+/// `tiled` or `out[i] = in[i];`) is kept as it is, since backslashes are
+/// literal inside it, but for `|`, which a table cell must escape even
+/// there.
 fn markdown_escape(text: String) -> String {
+    let chars: Vec<char> = text.chars().collect();
     let mut escaped = String::with_capacity(text.len());
-    for c in text.chars() {
+    let mut at = 0;
+    while at < chars.len() {
+        let c = chars[at];
+        if c == '`' {
+            let run = chars[at..].iter().take_while(|c| **c == '`').count();
+            if let Some(end) = closing_run(&chars, at + run, run) {
+                for c in &chars[at..end + run] {
+                    match c {
+                        '|' => escaped.push_str("\\|"),
+                        '\n' => escaped.push(' '),
+                        c => escaped.push(*c),
+                    }
+                }
+                at = end + run;
+                continue;
+            }
+            // Unmatched: escaped, so it cannot pair with a backtick of the
+            // template and swallow what follows.
+            for _ in 0..run {
+                escaped.push_str("\\`");
+            }
+            at += run;
+            continue;
+        }
         match c {
             '|' | '*' | '_' | '<' | '>' | '[' | ']' | '\\' => {
                 escaped.push('\\');
@@ -51,8 +79,27 @@ fn markdown_escape(text: String) -> String {
             '\n' => escaped.push(' '),
             _ => escaped.push(c),
         }
+        at += 1;
     }
     escaped
+}
+
+/// Where the run of exactly `run` backticks that closes a code span
+/// opened before `from` starts, if there is one.
+fn closing_run(chars: &[char], from: usize, run: usize) -> Option<usize> {
+    let mut at = from;
+    while at < chars.len() {
+        if chars[at] != '`' {
+            at += 1;
+            continue;
+        }
+        let length = chars[at..].iter().take_while(|c| **c == '`').count();
+        if length == run {
+            return Some(at);
+        }
+        at += length;
+    }
+    None
 }
 
 /// `text` as a Markdown code span, fenced with more backticks than it
@@ -109,6 +156,19 @@ mod tests {
             "{page}"
         );
         assert_eq!(markdown_code("plain".into()), "`plain`");
+    }
+
+    #[test]
+    fn code_spans_in_report_md_keep_their_text_and_a_lone_backtick_is_escaped() {
+        assert_eq!(
+            markdown_escape("`double_buffered` line 3 (`a[i] | b[i]`) is_slow".into()),
+            "`double_buffered` line 3 (`a[i] \\| b[i]`) is\\_slow"
+        );
+        assert_eq!(
+            markdown_escape("name`with <b>".into()),
+            "name\\`with \\<b\\>"
+        );
+        assert_eq!(markdown_escape("``a`b``".into()), "``a`b``");
     }
     use crate::analysis::analyze;
     use crate::ncu::probe::probe_results;

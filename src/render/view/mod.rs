@@ -22,7 +22,7 @@ mod summary;
 mod variant;
 
 use header::header;
-use summary::{chain, summary_rows};
+use summary::{caveats, chain, summary_rows};
 use variant::variant_view;
 
 #[derive(Debug, Clone, Serialize)]
@@ -68,6 +68,9 @@ pub struct HeaderView {
 pub struct SizeView {
     pub label: String,
     pub rows: Vec<SummaryRow>,
+    /// What qualifies every number at this size (the working set fits in
+    /// L2, a grid under one wave), with the variants it concerns.
+    pub caveats: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -301,6 +304,7 @@ pub fn build(results: &Results, analysis: &Analysis) -> ReportView {
             .map(|size| SizeView {
                 label: size.label.clone(),
                 rows: summary_rows(results, analysis, &anchors, &size.label),
+                caveats: caveats(analysis, &size.label),
             })
             .collect(),
         chain: chain(analysis, results, &anchors, &focus_size),

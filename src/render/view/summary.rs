@@ -4,6 +4,7 @@
 //! with what the analysis found explains it (`analysis::explain`).
 
 use super::{Anchors, Cell, ChainRow, SummaryRow, run_at, state};
+use crate::analysis::findings::{FindingKind, Severity};
 use crate::analysis::stats::{Speedup, TimeVerdict};
 use crate::analysis::{Analysis, Status, format};
 use crate::model::Results;
@@ -157,6 +158,47 @@ pub(super) fn chain(
                     .map(|l| l.bottleneck.clone())
                     .unwrap_or_else(|| "–".into()),
             })
+        })
+        .collect()
+}
+
+/// The findings that qualify a whole size's numbers rather than one
+/// variant's code (the working set fits in L2; a grid under one wave),
+/// each once, with the variants it concerns.
+pub(super) fn caveats(analysis: &Analysis, size: &str) -> Vec<String> {
+    let mut concerned: Vec<(String, Vec<&str>)> = Vec::new();
+    for variant in &analysis.variants {
+        let Some(run) = run_at(variant, size) else {
+            continue;
+        };
+        let qualifying = run.findings.iter().filter(|f| {
+            matches!(f.kind, FindingKind::CacheResident)
+                || (f.kind == FindingKind::Waves && f.severity == Severity::Warning)
+        });
+        for finding in qualifying {
+            match concerned
+                .iter_mut()
+                .find(|(title, _)| *title == finding.title)
+            {
+                Some((_, names)) => names.push(&variant.name),
+                None => concerned.push((finding.title.clone(), vec![&variant.name])),
+            }
+        }
+    }
+    let all = analysis.variants.len();
+    concerned
+        .into_iter()
+        .map(|(title, names)| match names.len() == all {
+            true => format!("{} (every variant)", format::capitalize(&title)),
+            false => format!(
+                "{} ({})",
+                format::capitalize(&title),
+                names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         })
         .collect()
 }
