@@ -102,32 +102,30 @@ pub fn access(e: &Evidence, finding: &Finding) -> Advice {
         // re-indexing; a line that shows no subscript (a continued
         // expression) gets the general layout change.
         let text = line.map(|l| l.text.as_str()).unwrap_or_default();
-        let first = if text.contains("][") {
-            (
-                Change::Padding,
-                "spread a warp's accesses to the tile over the 32 banks",
-            )
-        } else if text.contains('[') {
-            (
-                Change::SequentialAddressing,
-                "index the 1-D array so consecutive threads touch consecutive words",
-            )
-        } else {
-            (
-                Change::SharedMemoryLayout,
-                "swizzle or transpose the layout so a warp's accesses spread over the banks",
-            )
-        };
-        return first_new(
-            e,
-            &[
-                first,
-                (
-                    Change::SharedMemoryLayout,
-                    "swizzle or transpose the layout so a warp's accesses spread over the banks",
-                ),
-            ],
+        let layout = (
+            Change::SharedMemoryLayout,
+            "swizzle or transpose the layout so a warp's accesses spread over the banks",
         );
+        let candidates = if text.contains("][") {
+            vec![
+                (
+                    Change::Padding,
+                    "spread a warp's accesses to the tile over the 32 banks",
+                ),
+                layout,
+            ]
+        } else if text.contains('[') {
+            vec![
+                (
+                    Change::SequentialAddressing,
+                    "index the 1-D array so consecutive threads touch consecutive words",
+                ),
+                layout,
+            ]
+        } else {
+            vec![layout]
+        };
+        return first_new(e, &candidates);
     }
     let factor = line.and_then(|l| ratio(l.global_sectors, l.global_sectors_ideal));
     if factor.is_some_and(|f| f <= 1.3) {
