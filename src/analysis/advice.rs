@@ -91,6 +91,36 @@ fn first_new(e: &Evidence, candidates: &[(Change, &str)]) -> Advice {
         })
 }
 
+/// The changes that remove a bank conflict on a line of `code`, most
+/// fitting first: padding shifts the rows of a 2-D tile; a 1-D strided
+/// index needs re-indexing; a line that shows no subscript (a continued
+/// expression) gets the general layout change.
+pub fn conflict_fixes(code: &str) -> Vec<(Change, &'static str)> {
+    let layout = (
+        Change::SharedMemoryLayout,
+        "swizzle or transpose the layout so a warp's accesses spread over the banks",
+    );
+    if code.contains("][") {
+        vec![
+            (
+                Change::Padding,
+                "pad the tile's rows (for example [32][33]) so a warp's accesses to the tile spread over the 32 banks",
+            ),
+            layout,
+        ]
+    } else if code.contains('[') {
+        vec![
+            (
+                Change::SequentialAddressing,
+                "index the 1-D array so consecutive threads touch consecutive words",
+            ),
+            layout,
+        ]
+    } else {
+        vec![layout]
+    }
+}
+
 /// For an access finding: the change that removes it.
 pub fn access(e: &Evidence, finding: &Finding) -> Advice {
     let line = e
@@ -98,34 +128,8 @@ pub fn access(e: &Evidence, finding: &Finding) -> Advice {
         .iter()
         .find(|l| finding.lines.first() == Some(&l.line));
     if finding.kind == FindingKind::BankConflicts {
-        // Padding shifts the rows of a 2-D tile; a 1-D strided index needs
-        // re-indexing; a line that shows no subscript (a continued
-        // expression) gets the general layout change.
         let text = line.map(|l| l.text.as_str()).unwrap_or_default();
-        let layout = (
-            Change::SharedMemoryLayout,
-            "swizzle or transpose the layout so a warp's accesses spread over the banks",
-        );
-        let candidates = if text.contains("][") {
-            vec![
-                (
-                    Change::Padding,
-                    "spread a warp's accesses to the tile over the 32 banks",
-                ),
-                layout,
-            ]
-        } else if text.contains('[') {
-            vec![
-                (
-                    Change::SequentialAddressing,
-                    "index the 1-D array so consecutive threads touch consecutive words",
-                ),
-                layout,
-            ]
-        } else {
-            vec![layout]
-        };
-        return first_new(e, &candidates);
+        return first_new(e, &conflict_fixes(text));
     }
     let factor = line.and_then(|l| ratio(l.global_sectors, l.global_sectors_ideal));
     if factor.is_some_and(|f| f <= 1.3) {

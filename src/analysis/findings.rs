@@ -687,11 +687,12 @@ impl<'a> SharedAccesses<'a> {
         );
         match self.lines.first() {
             Some(line) => detail.push_str(&format!(
-                " The line is {} (`{}`): {} wavefronts per ideal one, {} extra. Pad the shared array (for example [32][33]) or change the index so a warp's threads fall in different banks.",
+                " The line is {} (`{}`): {} wavefronts per ideal one, {} extra. {}.",
                 line.line,
                 line.code,
                 format::ratio(line.shared_ways.unwrap_or(1.0)),
-                format::count(line.shared_excess_wavefronts.unwrap_or(0.0))
+                format::count(line.shared_excess_wavefronts.unwrap_or(0.0)),
+                format::capitalize(super::advice::conflict_fixes(&line.code)[0].1)
             )),
             None => detail.push_str(" (Judged against 1 wavefront per instruction, the ideal for 4-byte accesses; no source counters were collected.)"),
         }
