@@ -8,17 +8,7 @@
 # (default OUTDIR: $OUT), the log beside it; a table of the chain (speedup,
 # what explains each step, what limits it) and the audit's count is
 # printed last.
-set -u
-out=${1:-${OUT:?give an output folder}}
-export PATH=/usr/local/cuda/bin:$PATH
-bin=$PWD/target/release/gpuprof
-runs=$(mktemp -d)
-mkdir -p "$out"
-exec > >(tee "$out/gpu-claims.log") 2>&1
-echo "== device"
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-ncu --version | tail -1
-nvcc --version | tail -2
+source "$(dirname "$0")/device-setup.sh"
 for suite in ${SUITES:-examples/reduce-liu-xiandong examples/transpose}; do
     name=$(basename "$suite")
     echo "== gpuprof report $suite"

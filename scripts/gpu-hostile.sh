@@ -4,14 +4,7 @@
 # are not UTF-8, escape sequences, text without a newline, a launch that
 # needs the dynamic-shared-memory opt-in, buffers larger than the GPU's
 # memory, and a kernel that never ends. Prints a table last.
-set -u
-out=${1:-${OUT:?give an output folder}}
-export PATH=/usr/local/cuda/bin:$PATH
-bin=$PWD/target/release/gpuprof
-runs=$(mktemp -d)
-mkdir -p "$out"
-exec > >(tee "$out/gpu-hostile.log") 2>&1
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+source "$(dirname "$0")/device-setup.sh"
 echo "== hostile"
 "$bin" report tests/gpu/hostile/variants.toml -o "$runs/hostile" --timeout 30
 hostile=$?

@@ -8,17 +8,7 @@
 # suites' default). Each suite's results.json, reports and ncu reports are
 # packed into OUTDIR/runs.tgz (default OUTDIR: $OUT), the log beside it; a
 # table is printed last by scripts/check-own-kernels.py.
-set -u
-out=${1:-${OUT:?give an output folder}}
-export PATH=/usr/local/cuda/bin:$PATH
-bin=$PWD/target/release/gpuprof
-runs=$(mktemp -d)
-mkdir -p "$out"
-exec > >(tee "$out/gpu-own-kernels.log") 2>&1
-echo "== device"
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-ncu --version | tail -1
-nvcc --version | tail -2
+source "$(dirname "$0")/device-setup.sh"
 for suite in tests/gpu/own-kernels ${SUITES:-examples/transpose}; do
     name=$(basename "$suite")
     echo "== gpuprof report $suite"

@@ -243,31 +243,19 @@ impl Profile {
     /// Every warp-stall sample ncu attributed to a line, in the kernel's
     /// file and in other files.
     pub fn stall_samples(&self) -> f64 {
-        let own: f64 = self
-            .source_lines
-            .iter()
-            .filter_map(|l| l.warp_stall_samples)
-            .sum();
-        own + self
-            .other_files
-            .iter()
-            .map(|f| f.warp_stall_samples)
-            .sum::<f64>()
+        self.attributed(|l| l.warp_stall_samples, |f| f.warp_stall_samples)
     }
 
     /// Every executed instruction ncu attributed to a line, in the
     /// kernel's file and in other files.
     pub fn instructions_executed(&self) -> f64 {
-        let own: f64 = self
-            .source_lines
-            .iter()
-            .filter_map(|l| l.instructions_executed)
-            .sum();
-        own + self
-            .other_files
-            .iter()
-            .map(|f| f.instructions_executed)
-            .sum::<f64>()
+        self.attributed(|l| l.instructions_executed, |f| f.instructions_executed)
+    }
+
+    /// One counter summed over the kernel's lines and the other files.
+    fn attributed(&self, own: fn(&SourceLine) -> Option<f64>, other: fn(&OtherFile) -> f64) -> f64 {
+        let lines: f64 = self.source_lines.iter().filter_map(own).sum();
+        lines + self.other_files.iter().map(other).sum::<f64>()
     }
 }
 
