@@ -21,3 +21,4 @@ pub mod ncu;
 pub mod pipeline;
 pub mod process;
 pub mod render;
+pub mod routing;

@@ -17,6 +17,9 @@ use gpuprof::{analysis, harness, render};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(wrong) = misrouted_input(&cli.command) {
+        return fail(&Error::Input(wrong));
+    }
     stop_children_on_ctrl_c(matches!(cli.command, Command::Report { check: false, .. }));
     match cli.command {
         Command::Report {
@@ -85,6 +88,25 @@ fn main() -> ExitCode {
         ),
         Command::Doctor { ncu, binary } => doctor(ncu.as_deref(), binary.as_deref()),
         Command::Harness { job } => run_harness(&job),
+    }
+}
+
+/// A file given to a command that does not read it (a results.json to
+/// `report`, a suite to `compare`…): what it is and which command takes it.
+fn misrouted_input(command: &Command) -> Option<String> {
+    use gpuprof::routing::{Reader, misrouted};
+    match command {
+        Command::Report { config, .. } => misrouted(Reader::Report, config),
+        Command::Render { results, .. } | Command::Audit { results, .. } => {
+            misrouted(Reader::Render, results)
+        }
+        Command::Compare { inputs, .. } => inputs
+            .iter()
+            .find_map(|input| misrouted(Reader::Compare, input)),
+        Command::Init {
+            from: Some(source), ..
+        } => misrouted(Reader::InitFrom, source),
+        _ => None,
     }
 }
 

@@ -92,7 +92,7 @@ impl Invocation {
 /// control characters (which a terminal would obey), `$'…'` with them
 /// escaped, so that showing a command line never moves the cursor or
 /// retitles a window.
-fn shell_quote(part: &str) -> String {
+pub(crate) fn shell_quote(part: &str) -> String {
     let plain = !part.is_empty()
         && part
             .chars()

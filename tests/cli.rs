@@ -323,6 +323,41 @@ fn audit_prints_its_count_and_refuses_what_is_not_results_json() {
 }
 
 #[test]
+fn a_file_meant_for_another_command_names_that_command() {
+    let cases = [
+        (
+            vec!["report", "examples/transpose/results.json"],
+            "`gpuprof render examples/transpose/results.json`",
+        ),
+        (
+            vec!["render", "examples/transpose/variants.toml"],
+            "`gpuprof report examples/transpose/variants.toml`",
+        ),
+        (
+            vec!["compare", "examples/transpose/variants.toml"],
+            "`gpuprof report examples/transpose/variants.toml`",
+        ),
+        (
+            vec!["render", "examples/transpose/profile.ncu-rep"],
+            "`gpuprof compare examples/transpose/profile.ncu-rep`",
+        ),
+        (
+            vec!["report", "kernels/transpose/naive.cu"],
+            "--from kernels/transpose/naive.cu`",
+        ),
+        (
+            vec!["report", "examples/transpose"],
+            "`gpuprof report examples/transpose/variants.toml`",
+        ),
+    ];
+    for (args, expected) in cases {
+        gpuprof().args(&args).assert().code(2).stderr(
+            predicate::str::contains(expected).and(predicate::str::contains("panicked").not()),
+        );
+    }
+}
+
+#[test]
 fn every_subcommand_has_help_with_an_example() {
     for command in ["report", "render", "audit", "compare", "doctor", "init"] {
         gpuprof()
