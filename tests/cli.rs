@@ -729,6 +729,9 @@ fn ctrl_c_stops_the_harness_and_keeps_what_was_measured() {
         page.contains("incomplete: the run was interrupted"),
         "{page}"
     );
+    // A run the interrupt kept from finishing is "not run", not a failure.
+    assert!(page.contains("| not run |"), "{page}");
+    assert!(!page.contains("failed (run)"), "{page}");
     let naive = results.variant("naive").unwrap();
     assert_eq!(
         naive.run("N=2048").unwrap().samples_ms.len(),

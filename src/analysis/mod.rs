@@ -81,6 +81,8 @@ pub enum Status {
         stage: Stage,
         message: String,
     },
+    /// Never started: the run was interrupted before it.
+    NotRun,
 }
 
 impl Status {
@@ -99,6 +101,7 @@ impl Status {
                 Some("the output is wrong, so this is not a speedup".to_string())
             }
             Status::Failed { .. } => Some("the run failed".to_string()),
+            Status::NotRun => Some("the run did not take place".to_string()),
             _ => None,
         }
     }
@@ -386,10 +389,7 @@ fn status_of(run: &RunResult) -> Status {
             failure,
             output_tail,
         }) => program::failed(failure, output_tail),
-        None => Status::Failed {
-            stage: Stage::Run,
-            message: "no result was recorded (the run was interrupted)".into(),
-        },
+        None => Status::NotRun,
     }
 }
 

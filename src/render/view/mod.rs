@@ -272,7 +272,7 @@ fn state(status: &Status) -> &'static str {
         Status::Verified { .. } | Status::CheckedByProgram { .. } => "ok",
         Status::Wrong { .. } => "wrong",
         Status::Failed { .. } => "failed",
-        Status::Unverified { .. } => "unverified",
+        Status::Unverified { .. } | Status::NotRun => "unverified",
     }
 }
 

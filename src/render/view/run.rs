@@ -53,6 +53,7 @@ fn status_text(status: &Status) -> String {
         Status::Unverified { reason } => format!("not verified: {reason}"),
         Status::CheckedByProgram { evidence } => format!("correct by its own check: {evidence}"),
         Status::Failed { stage, message } => format!("failed ({stage}): {message}"),
+        Status::NotRun => "not run: the run was interrupted before it started".into(),
     }
 }
 

@@ -17,6 +17,7 @@ fn correctness(status: &Status) -> String {
         Status::Unverified { .. } => "not checked".into(),
         Status::CheckedByProgram { .. } => "✓ its own check".into(),
         Status::Failed { stage, .. } => format!("✗ failed ({stage})"),
+        Status::NotRun => "not run".into(),
     }
 }
 
