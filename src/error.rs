@@ -27,6 +27,11 @@ pub mod exit_code {
     /// The machine lacks the GPU, the driver, NVRTC or ncu; for `doctor`,
     /// a check failed.
     pub const ENVIRONMENT: u8 = 4;
+    /// The report was written and every variant verified, but profiling
+    /// produced no counters (no ncu, no permission to read the counters,
+    /// ncu failed, the export failed): the report has timings only, and
+    /// says why.
+    pub const PROFILING_FAILED: u8 = 6;
     /// `audit` found claims the counters do not support.
     pub const CLAIMS_UNSUPPORTED: u8 = 5;
     /// Stopped by Ctrl-C (SIGINT), SIGTERM or SIGHUP: the harness and ncu

@@ -234,9 +234,15 @@ fn finish(outcome: Result<Outcome, Error>, open: bool) -> ExitCode {
         .iter()
         .flat_map(|v| &v.runs)
         .any(|run| !run.status.is_trusted());
-    let code = match failed {
-        true => exit_code::VARIANT_FAILED,
-        false => exit_code::SUCCESS,
+    let profiling_failed = outcome
+        .results
+        .notices
+        .iter()
+        .any(|n| n.is_profiling_failure());
+    let code = match (failed, profiling_failed) {
+        (true, _) => exit_code::VARIANT_FAILED,
+        (false, true) => exit_code::PROFILING_FAILED,
+        (false, false) => exit_code::SUCCESS,
     };
     print_out(
         &format!("report: {}\n", outcome.report.display()),

@@ -54,6 +54,22 @@ pub enum Notice {
     Earlier { text: String },
 }
 
+impl Notice {
+    /// Whether profiling was asked for and produced no counters (no ncu,
+    /// refused counter access, ncu failed, no report, an export that
+    /// failed or launches that did not match).
+    pub fn is_profiling_failure(&self) -> bool {
+        matches!(
+            self,
+            Notice::ProfilingSkipped { .. }
+                | Notice::ProfilingFailed { .. }
+                | Notice::NoReport { .. }
+                | Notice::ExportFailed { .. }
+                | Notice::LaunchMismatch { .. }
+        )
+    }
+}
+
 impl fmt::Display for Notice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

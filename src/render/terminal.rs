@@ -72,10 +72,45 @@ pub fn summary(view: &ReportView) -> String {
         );
     }
     format!(
-        "{} at {}\n{table}\n",
+        "{} at {}\n{table}\n{}",
         visible(&view.header.suite),
-        visible(&size.label)
+        visible(&size.label),
+        failures(view)
     )
+}
+
+/// Lines of a compiler's message shown under the summary.
+const SHOWN_COMPILER_LINES: usize = 12;
+
+/// Every variant that did not compile, with the start of the compiler's
+/// message (file:line), and every run that failed, with why.
+fn failures(view: &ReportView) -> String {
+    let mut text = String::new();
+    for variant in &view.variants {
+        if let Some(error) = &variant.build_error {
+            text.push_str(&format!("✗ {} did not compile:\n", visible(&variant.name)));
+            let lines: Vec<&str> = error.lines().collect();
+            for line in lines.iter().take(SHOWN_COMPILER_LINES) {
+                text.push_str(&format!("    {}\n", visible(line)));
+            }
+            if lines.len() > SHOWN_COMPILER_LINES {
+                text.push_str(&format!(
+                    "    … {} more lines in the report\n",
+                    lines.len() - SHOWN_COMPILER_LINES
+                ));
+            }
+            continue;
+        }
+        for run in variant.runs.iter().filter(|r| r.state == "failed") {
+            text.push_str(&format!(
+                "✗ {} at {}: {}\n",
+                visible(&variant.name),
+                visible(&run.size),
+                visible(&run.status)
+            ));
+        }
+    }
+    text
 }
 
 #[cfg(test)]
@@ -111,5 +146,25 @@ mod tests {
         );
         assert!(text.contains("naive\\u{1b}[2J"), "{text}");
         assert!(text.starts_with("suite\\u{1b}[31m at N=2048"), "{text}");
+    }
+
+    #[test]
+    fn a_compile_error_shows_the_compiler_s_message_under_the_table() {
+        let mut results = probe_results();
+        let log: String = (1..=15)
+            .map(|i| format!("tiled.cu({i}): error: identifier \"x{i}\" is undefined\n"))
+            .collect();
+        results.variants[2].build.error = Some(log);
+        let text = summary(&view(&results, &analyze(&results)));
+        let name = &results.variants[2].name;
+        assert!(
+            text.contains(&format!(
+                "✗ {name} did not compile:\n    tiled.cu(1): error"
+            )),
+            "{text}"
+        );
+        assert!(text.contains("    tiled.cu(12): error"), "{text}");
+        assert!(!text.contains("tiled.cu(13)"), "{text}");
+        assert!(text.contains("… 3 more lines in the report"), "{text}");
     }
 }
