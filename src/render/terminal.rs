@@ -4,7 +4,7 @@
 //! run), from the same view-model as the HTML report, with control
 //! characters made visible.
 
-use comfy_table::{ContentArrangement, Table, presets};
+use comfy_table::{Cell, Color, ContentArrangement, Table, presets};
 
 use super::view::ReportView;
 
@@ -29,7 +29,10 @@ pub fn summary(view: &ReportView) -> String {
         return "no sizes were run\n".into();
     };
     let mut table = Table::new();
+    // Always styled: the caller writes through anstream, which drops the
+    // colours when stdout is not a terminal or NO_COLOR is set.
     table
+        .enforce_styling()
         .load_style(presets::UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic)
         .set_header(vec![
@@ -60,16 +63,23 @@ pub fn summary(view: &ReportView) -> String {
         } else {
             row.variant.clone()
         };
-        table.add_row(
-            [
-                &name,
-                &row.median,
-                &row.vs_baseline.text,
-                &row.correctness,
-                &top,
-            ]
-            .map(|cell| visible(cell)),
-        );
+        let speedup = match row.vs_baseline.class {
+            "faster" => Some(Color::Green),
+            "slower" | "invalid" => Some(Color::Red),
+            _ => None,
+        };
+        let correct = match row.state {
+            "ok" => Some(Color::Green),
+            "wrong" | "failed" => Some(Color::Red),
+            _ => None,
+        };
+        table.add_row([
+            Cell::new(visible(&name)),
+            Cell::new(visible(&row.median)),
+            coloured(&row.vs_baseline.text, speedup),
+            coloured(&row.correctness, correct),
+            Cell::new(visible(&top)),
+        ]);
     }
     format!(
         "{} at {}\n{table}\n{}",
@@ -77,6 +87,20 @@ pub fn summary(view: &ReportView) -> String {
         visible(&size.label),
         failures(view)
     )
+}
+
+/// A cell of `text` (control characters made visible) in `colour`.
+fn coloured(text: &str, colour: Option<Color>) -> Cell {
+    let cell = Cell::new(visible(text));
+    match colour {
+        Some(colour) => cell.fg(colour),
+        None => cell,
+    }
+}
+
+/// `text` in red, for a terminal (anstream drops the colour elsewhere).
+fn red(text: &str) -> String {
+    format!("\u{1b}[31m{text}\u{1b}[0m")
 }
 
 /// Lines of a compiler's message shown under the summary.
@@ -88,7 +112,11 @@ fn failures(view: &ReportView) -> String {
     let mut text = String::new();
     for variant in &view.variants {
         if let Some(error) = &variant.build_error {
-            text.push_str(&format!("✗ {} did not compile:\n", visible(&variant.name)));
+            text.push_str(&format!(
+                "{} {} did not compile:\n",
+                red("✗"),
+                visible(&variant.name)
+            ));
             let lines: Vec<&str> = error.lines().collect();
             for line in lines.iter().take(SHOWN_COMPILER_LINES) {
                 text.push_str(&format!("    {}\n", visible(line)));
@@ -103,7 +131,8 @@ fn failures(view: &ReportView) -> String {
         }
         for run in variant.runs.iter().filter(|r| r.state == "failed") {
             text.push_str(&format!(
-                "✗ {} at {}: {}\n",
+                "{} {} at {}: {}\n",
+                red("✗"),
                 visible(&variant.name),
                 visible(&run.size),
                 visible(&run.status)
@@ -159,7 +188,7 @@ mod tests {
         let name = &results.variants[2].name;
         assert!(
             text.contains(&format!(
-                "✗ {name} did not compile:\n    tiled.cu(1): error"
+                "✗\u{1b}[0m {name} did not compile:\n    tiled.cu(1): error"
             )),
             "{text}"
         );
