@@ -81,6 +81,7 @@ pub(super) fn run(
         return Ok(());
     }
     let plan = &time_job.plan;
+    let items_count = items.len();
     let job_path = folders.work.join("profile-job.json");
     write_json(
         &job_path,
@@ -100,7 +101,7 @@ pub(super) fn run(
     let invocation =
         ncu_run::profile_invocation(ncu, &ncu_request, &harness_job(harness, &job_path));
     let started = Instant::now();
-    let (outcome, mut profiled, events_log) = run_ncu(&invocation, request);
+    let (outcome, mut profiled, events_log) = run_ncu(&invocation, request, items_count);
     let seconds = started.elapsed().as_secs_f64();
     write_atomic(
         &folders.work.join("profile-events.jsonl"),
@@ -173,17 +174,19 @@ fn profiled_items(time_job: &Job, reused: &BTreeSet<Item>, results: &Results) ->
         .collect()
 }
 
-/// Runs ncu over the harness: its outcome, the launches the harness
-/// profiled and the log of the harness's events.
+/// Runs ncu over the harness, with a bar over the `items` to profile that
+/// moves as each one's first launch is profiled: its outcome, the launches
+/// the harness profiled and the log of the harness's events.
 fn run_ncu(
     invocation: &Invocation,
     request: &ReportRequest,
+    items: usize,
 ) -> (
     Result<process::ToolOutput, process::ToolError>,
     Vec<ProfiledLaunch>,
     String,
 ) {
-    let bar = progress(0, "profile");
+    let bar = progress(items as u64, "profile");
     let mut profiled = Vec::new();
     let mut events_log = String::new();
     let outcome = process::run_streaming(invocation, Some(request.idle_timeout * 4), |line| {
@@ -198,6 +201,9 @@ fn run_ncu(
         })) = Event::from_line(line)
         {
             bar.set_message(format!("{} {}", item.variant, item.size));
+            if !profiled.iter().any(|p: &ProfiledLaunch| p.item == item) {
+                bar.inc(1);
+            }
             profiled.push(ProfiledLaunch {
                 sequence,
                 item,
