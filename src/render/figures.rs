@@ -9,7 +9,7 @@ use super::charts::{
     self, BarChart, BarSeries, LineChart, LineSeries, Mark, Roofline, RooflinePoint,
 };
 use super::view::ChartView;
-use crate::analysis::derived::Key;
+use crate::analysis::derived::{Key, Unit};
 use crate::analysis::{Analysis, RunAnalysis, Status, VariantAnalysis, format};
 use crate::model::Results;
 use crate::model::variant::Role;
@@ -33,11 +33,11 @@ const KEY_METRICS: [(Key, &str); 6] = [
     ),
     (
         Key::AchievedOccupancy,
-        "share of the SM's warp slots in use",
+        "the share of the SM's warp slots in use; higher hides latency better, up to what the kernel needs",
     ),
     (
         Key::DramThroughput,
-        "share of the DRAM peak during the kernel (ncu)",
+        "the share of the DRAM peak during the kernel; near 100% a memory-bound kernel is done",
     ),
     (
         Key::SharedLoadsPerFma,
@@ -107,7 +107,7 @@ fn speedup(
     ChartView {
         title: "Speedup over the baseline".into(),
         caption: format!(
-            "Median time of `{}` over each variant's median, per size; whiskers span the slowest to the fastest launch. Bars marked \"wrong\" failed verification and are not speedups.",
+            "Higher is better: the median time of `{}` over each variant's median, per size; whiskers span the slowest to the fastest launch. Bars marked \"wrong\" failed verification and are not speedups.",
             results.suite.baseline
         ),
         svg: charts::bar_chart(&BarChart {
@@ -118,6 +118,7 @@ fn speedup(
             series: &speedups,
             log_y: true,
             reference_line: Some((1.0, "baseline")),
+            y_max: None,
             format: &|v| format::speedup(v),
         }),
     }
@@ -184,7 +185,7 @@ fn time_at(analysis: &Analysis, focus: &str, names: &[String]) -> ChartView {
     }];
     let title = format!("Time at {focus}");
     ChartView {
-        caption: "Median of the timed launches; whiskers span the fastest to the slowest launch."
+        caption: "Lower is better: the median of the timed launches; whiskers span the fastest to the slowest launch."
             .into(),
         svg: charts::bar_chart(&BarChart {
             title: &title,
@@ -194,6 +195,7 @@ fn time_at(analysis: &Analysis, focus: &str, names: &[String]) -> ChartView {
             series: &times,
             log_y: spans_decades(&times),
             reference_line: None,
+            y_max: None,
             format: &|v| format::milliseconds(v),
         }),
         title,
@@ -255,6 +257,7 @@ fn key_metric(
             series: &series,
             log_y: false,
             reference_line: ideal.map(|at| (at, "ideal")),
+            y_max: (key.info().unit == Unit::Percent).then_some(100.0),
             format: &|v| key.format(v),
         }),
     })
@@ -308,13 +311,13 @@ fn scaling(results: &Results, analysis: &Analysis, sizes: &[String]) -> ChartVie
         (
             "Bandwidth over problem size",
             "achieved bandwidth",
-            "Declared bytes over the median time at each size. Sizes whose data fits in L2 can exceed the DRAM peak.",
+            "Higher is better, up to the DRAM peak: declared bytes over the median time at each size. Sizes whose data fits in L2 can exceed the DRAM peak.",
         )
     } else {
         (
             "Time over problem size",
             "median time",
-            "Median time at each size.",
+            "Lower is better: the median time at each size.",
         )
     };
     let format: &dyn Fn(f64) -> String = if with_bytes {
@@ -398,7 +401,7 @@ fn roofline(results: &Results, analysis: &Analysis) -> Option<ChartView> {
     });
     Some(ChartView {
         title,
-        caption: "FP32 operations counted by ncu over DRAM bytes (x) and over kernel time (y); roofs from the clocks' peaks and, dashed, the copy ceiling's measured bandwidth. Arrows follow the chain of steps.".into(),
+        caption: "Up is better, to the roof: FP32 operations counted by ncu over DRAM bytes (x) and over kernel time (y); roofs from the clocks' peaks and, dashed, the copy ceiling's measured bandwidth. Arrows follow the chain of steps.".into(),
         svg: drawn.svg,
     })
 }

@@ -78,7 +78,9 @@ impl BarPlan {
             Axis::log(floor, hi * headroom, true)
         } else {
             let headroom = if value_labels_wanted { 1.12 } else { 1.04 };
-            Axis::linear(lo.min(0.0), hi.max(0.0) * headroom)
+            let top = hi.max(0.0) * headroom;
+            let top = chart.y_max.map_or(top, |most| top.min(most).max(hi));
+            Axis::linear(lo.min(0.0), top)
         }
         .labelled(chart.format);
         let y_area = y.label_area();

@@ -77,6 +77,9 @@ pub struct BarChart<'a> {
     pub log_y: bool,
     /// horizontal dashed reference line with a label, e.g. (1.0, "baseline")
     pub reference_line: Option<(f64, &'a str)>,
+    /// the most a value can be (100 for a percentage): the linear axis
+    /// never runs past it
+    pub y_max: Option<f64>,
     /// formats tick and value labels, e.g. |v| format!("{v:.1}×")
     pub format: &'a dyn Fn(f64) -> String,
 }

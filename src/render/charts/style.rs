@@ -16,9 +16,11 @@ pub(super) const LABEL_PX: f64 = 12.0;
 pub(super) const LINE_PX: i32 = 15;
 pub(super) const MARGIN_LEFT: u32 = 12;
 
-/// Okabe–Ito, ordered so the first colours are the most distinct on white;
-/// vermillion is kept for [`Mark::Wrong`](super::Mark::Wrong).
-pub(super) const PALETTE: [RGBColor; 7] = [
+/// Okabe–Ito, ordered so the first colours are the most distinct on white,
+/// then five of Paul Tol's muted scheme that stay apart from them, so that
+/// twelve series get twelve colours; vermillion is kept for
+/// [`Mark::Wrong`](super::Mark::Wrong).
+pub(super) const PALETTE: [RGBColor; 12] = [
     RGBColor(0, 114, 178),
     RGBColor(230, 159, 0),
     RGBColor(0, 158, 115),
@@ -26,6 +28,11 @@ pub(super) const PALETTE: [RGBColor; 7] = [
     RGBColor(86, 180, 233),
     RGBColor(0, 0, 0),
     RGBColor(240, 228, 66),
+    RGBColor(136, 34, 85),
+    RGBColor(153, 153, 51),
+    RGBColor(51, 34, 136),
+    RGBColor(68, 170, 153),
+    RGBColor(170, 170, 170),
 ];
 pub(super) const WRONG: RGBColor = RGBColor(213, 94, 0);
 pub(super) const INK: RGBColor = RGBColor(34, 34, 34);

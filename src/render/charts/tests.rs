@@ -73,6 +73,7 @@ fn bars<'a>(
         series,
         log_y,
         reference_line: None,
+        y_max: None,
         format: &plain,
     }
 }
@@ -153,6 +154,7 @@ fn reference_line_is_dashed_and_labelled() {
     let speedups = [series("speedup", &[Some(1.0), Some(3.0)])];
     let chart = BarChart {
         reference_line: Some((1.0, "baseline")),
+        y_max: None,
         ..bars(&categories, &[], &speedups, true)
     };
     let svg = bar_chart(&chart);
@@ -215,6 +217,7 @@ fn caller_text_is_escaped_everywhere() {
         title: evil,
         y_label: evil,
         reference_line: Some((1.5, evil)),
+        y_max: None,
         format: &|v| format!("<{v}>&\""),
         ..bars(&categories, &[Mark::Wrong], &series, false)
     };
@@ -271,6 +274,7 @@ fn log_axis_skips_zero_negative_and_nan() {
     let series = [s];
     let chart = BarChart {
         reference_line: Some((0.0, "baseline")),
+        y_max: None,
         ..bars(&categories, &[], &series, true)
     };
     let svg = bar_chart(&chart);
@@ -620,6 +624,7 @@ fn write_bar_examples() {
             series: &sizes,
             log_y: false,
             reference_line: None,
+            y_max: None,
             format: &|v| format!("{v:.0}"),
         }),
     );
@@ -646,6 +651,7 @@ fn write_bar_examples() {
             series: &speedup,
             log_y: true,
             reference_line: Some((1.0, "baseline")),
+            y_max: None,
             format: &|v| format!("{v:.1}×"),
         }),
     );
@@ -675,6 +681,7 @@ fn write_crowded_bar_examples() {
             series: &many_series,
             log_y: false,
             reference_line: Some((4100.0, "copy 4.1 TB/s")),
+            y_max: None,
             format: &|v| format!("{v:.0}"),
         }),
     );
@@ -715,6 +722,7 @@ fn write_crowded_bar_examples() {
             series: &waves,
             log_y: true,
             reference_line: Some((1.0, "conflict-free")),
+            y_max: None,
             format: &|v| format!("{v:.0}"),
         }),
     );
@@ -786,4 +794,25 @@ fn write_roofline_examples() {
     });
     write("roofline-crowded.svg", &crowded.svg);
     assert!(example_dir().join("roofline.svg").exists());
+}
+
+#[test]
+fn a_percentage_axis_stops_at_its_maximum() {
+    let categories = names(&["a", "b"]);
+    let occupancy = [series("N=1024", &[Some(98.0), Some(60.0)])];
+    let mut chart = bars(&categories, &[], &occupancy, false);
+    let unbounded = texts(&bar_chart(&chart));
+    assert!(unbounded.iter().any(|t| t == "125.0"), "{unbounded:?}");
+    chart.y_max = Some(100.0);
+    let capped = texts(&bar_chart(&chart));
+    assert!(capped.iter().any(|t| t == "100.0"), "{capped:?}");
+    assert!(!capped.iter().any(|t| t == "125.0"), "{capped:?}");
+}
+
+#[test]
+fn twelve_series_get_twelve_colours() {
+    let colours: std::collections::BTreeSet<String> = (0..12)
+        .map(|s| format!("{:?}", super::style::color(s)))
+        .collect();
+    assert_eq!(colours.len(), 12);
 }
