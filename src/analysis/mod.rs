@@ -9,6 +9,7 @@
 pub mod advice;
 pub mod audit;
 pub mod carrier;
+pub mod conclusions;
 pub mod derived;
 pub mod evidence;
 pub mod explain;

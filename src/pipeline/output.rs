@@ -1,20 +1,30 @@
 //! The pipeline's writes: the output folders, results.json after every
-//! stage, the reports at the end, each file written atomically (a reader
-//! sees the old file or the new one, never half of either). Only the
-//! pipeline writes files; the stages before it return data.
+//! stage, the reports at the end (report.html, report.md with its charts
+//! as SVG files in `charts/`, and analysis.json), each file written
+//! atomically (a reader sees the old file or the new one, never half of
+//! either). Only the pipeline writes files; the stages before it return
+//! data.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use super::{Folders, Outcome};
 use crate::analysis;
+use crate::analysis::conclusions::Conclusions;
 use crate::error::Error;
 use crate::model::results::Results;
 use crate::model::{read_results, write_results};
 use crate::render;
+use crate::render::view::ReportView;
 
 const RESULTS_FILE: &str = "results.json";
 const REPORT_FILE: &str = "report.html";
 const MARKDOWN_FILE: &str = "report.md";
+/// The conclusions for scripts (docs/analysis-json.md).
+const ANALYSIS_FILE: &str = "analysis.json";
+/// report.md's charts, one SVG file each, named by [`chart_file_name`].
+const CHARTS_FOLDER: &str = "charts";
+const SVG_NAMESPACE: &str = "xmlns=\"http://www.w3.org/2000/svg\"";
 /// ncu's reports' companions: jobs, event logs, CSV exports.
 const WORK_FOLDER: &str = "ncu";
 
@@ -76,8 +86,9 @@ impl FolderLock {
 /// overwrites them so that unchanged runs can be reused (none under
 /// `force`). Refuses a folder whose files gpuprof would overwrite without
 /// having written them (unless `force`): a results.json it cannot read (a
-/// newer gpuprof's, another tool's, a damaged one), or a report.html or
-/// report.md with no results.json of gpuprof's beside them.
+/// newer gpuprof's, another tool's, a damaged one), or a report.html,
+/// report.md or analysis.json with no results.json of gpuprof's beside
+/// them.
 pub(super) fn previous_results(out: &Path, force: bool) -> Result<Option<Results>, Error> {
     if force {
         return Ok(None);
@@ -96,7 +107,7 @@ pub(super) fn previous_results(out: &Path, force: bool) -> Result<Option<Results
             )),
         },
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            match [REPORT_FILE, MARKDOWN_FILE]
+            match [REPORT_FILE, MARKDOWN_FILE, ANALYSIS_FILE]
                 .iter()
                 .map(|f| out.join(f))
                 .find(|p| p.exists())
@@ -112,17 +123,19 @@ pub(super) fn previous_results(out: &Path, force: bool) -> Result<Option<Results
     }
 }
 
-/// Analyses `results` and writes report.html and report.md beside it.
+/// Analyses `results` and writes analysis.json, report.html, and report.md
+/// with its charts into `out_dir`.
 pub(super) fn write_reports(out_dir: &Path, results: Results) -> Result<Outcome, Error> {
     let analysis = analysis::analyze(&results);
+    write_atomic(
+        &out_dir.join(ANALYSIS_FILE),
+        Conclusions::of(&results, &analysis).to_json().as_bytes(),
+    )?;
     let view = render::view(&results, &analysis);
     let report = out_dir.join(REPORT_FILE);
     let html = render::html(&view).map_err(|e| Error::output(&report, e))?;
     write_atomic(&report, html.as_bytes())?;
-    write_atomic(
-        &out_dir.join(MARKDOWN_FILE),
-        render::markdown(&view).as_bytes(),
-    )?;
+    write_markdown(out_dir, &view)?;
     Ok(Outcome {
         out_dir: out_dir.to_path_buf(),
         results,
@@ -130,6 +143,107 @@ pub(super) fn write_reports(out_dir: &Path, results: Results) -> Result<Outcome,
         view,
         report,
     })
+}
+
+/// Writes every chart as an SVG file into `charts/`, then report.md, whose
+/// template gets each chart's relative path in place of its SVG, then
+/// removes the chart files of an earlier report that this one no longer
+/// has: the links of the report.md on disk always resolve.
+fn write_markdown(out_dir: &Path, view: &ReportView) -> Result<(), Error> {
+    let folder = out_dir.join(CHARTS_FOLDER);
+    if !view.charts.is_empty() {
+        create_dir(&folder)?;
+    }
+    let mut linked = view.clone();
+    let mut written = Vec::new();
+    for (index, chart) in linked.charts.iter_mut().enumerate() {
+        let name = chart_file_name(index, &chart.title);
+        write_atomic(&folder.join(&name), standalone_svg(&chart.svg).as_bytes())?;
+        chart.svg = format!("{CHARTS_FOLDER}/{name}");
+        written.push(name);
+    }
+    write_atomic(
+        &out_dir.join(MARKDOWN_FILE),
+        render::markdown(&linked).as_bytes(),
+    )?;
+    remove_stale_charts(&folder, &written)
+}
+
+/// `01-speedup-over-the-baseline.svg`: the chart's place in the report
+/// (from 1, two digits at least) and its title in lower-case ASCII letters
+/// and digits, other runs of characters as one `-`.
+fn chart_file_name(index: usize, title: &str) -> String {
+    let mut slug = String::new();
+    for c in title.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c);
+        } else if !slug.is_empty() && !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    slug.truncate(48);
+    let slug = slug.trim_end_matches('-');
+    let slug = if slug.is_empty() { "chart" } else { slug };
+    format!("{:02}-{slug}.svg", index + 1)
+}
+
+/// Whether `name` is one [`chart_file_name`] gives: the only files in
+/// `charts/` that gpuprof removes.
+fn is_chart_file_name(name: &str) -> bool {
+    let Some((number, rest)) = name.split_once('-') else {
+        return false;
+    };
+    let Some(slug) = rest.strip_suffix(".svg") else {
+        return false;
+    };
+    number.len() >= 2
+        && number.bytes().all(|b| b.is_ascii_digit())
+        && !slug.is_empty()
+        && slug
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+/// Removes the chart files in `folder` that gpuprof named and did not just
+/// write; any other file stays.
+fn remove_stale_charts(folder: &Path, written: &[String]) -> Result<(), Error> {
+    let entries = match std::fs::read_dir(folder) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(error) => return Err(Error::output(folder, error)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::output(folder, e))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        if is_file && is_chart_file_name(name) && !written.iter().any(|w| w == name) {
+            let path = entry.path();
+            std::fs::remove_file(&path).map_err(|e| Error::output(&path, e))?;
+        }
+    }
+    Ok(())
+}
+
+/// The chart as a file of its own: its `<svg>` tag names the SVG
+/// namespace, without which neither a browser nor GitHub draws the file as
+/// an image.
+fn standalone_svg(svg: &str) -> Cow<'_, str> {
+    let Some(start) = svg.find("<svg") else {
+        return Cow::Borrowed(svg);
+    };
+    let tag_end = svg[start..].find('>').map_or(svg.len(), |end| start + end);
+    if svg[start..tag_end].contains("xmlns=") {
+        return Cow::Borrowed(svg);
+    }
+    let name_end = start + "<svg".len();
+    Cow::Owned(format!(
+        "{} {SVG_NAMESPACE}{}",
+        &svg[..name_end],
+        &svg[name_end..]
+    ))
 }
 
 /// Writes results.json into `folder` (for `compare`).
@@ -169,4 +283,92 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     file.as_file().sync_all().map_err(failed)?;
     file.persist(path).map_err(|e| failed(e.error))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chart_files_are_named_by_place_and_title_in_plain_ascii() {
+        assert_eq!(
+            chart_file_name(0, "Speedup over the baseline"),
+            "01-speedup-over-the-baseline.svg"
+        );
+        assert_eq!(
+            chart_file_name(2, "global store sectors / request"),
+            "03-global-store-sectors-request.svg"
+        );
+        assert_eq!(
+            chart_file_name(11, "Time at N=8192"),
+            "12-time-at-n-8192.svg"
+        );
+        assert_eq!(chart_file_name(99, "Время «ядра»"), "100-chart.svg");
+        let long = chart_file_name(4, &"bandwidth over size ".repeat(8));
+        assert!(long.len() <= "05-".len() + 48 + ".svg".len(), "{long}");
+        for name in [
+            chart_file_name(0, "Speedup over the baseline"),
+            chart_file_name(99, "Время"),
+            long,
+        ] {
+            assert!(is_chart_file_name(&name), "{name}");
+        }
+        for other in [
+            "1-speedup.svg",
+            "01-.svg",
+            "01-Speedup.svg",
+            "notes.svg",
+            "01-a.png",
+            "ab-c.svg",
+        ] {
+            assert!(!is_chart_file_name(other), "{other}");
+        }
+    }
+
+    #[test]
+    fn a_chart_file_names_the_svg_namespace_once() {
+        let bare = "<svg width=\"10\" height=\"10\"><rect/></svg>";
+        assert_eq!(
+            standalone_svg(bare),
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\"><rect/></svg>"
+        );
+        let named = standalone_svg(bare).into_owned();
+        assert_eq!(standalone_svg(&named), named);
+    }
+
+    #[test]
+    fn only_gpuprofs_own_stale_chart_files_are_removed() {
+        let folder = tempfile::tempdir().unwrap();
+        for name in [
+            "01-speedup.svg",
+            "07-old-chart.svg",
+            "notes.txt",
+            "mine.svg",
+        ] {
+            std::fs::write(folder.path().join(name), "x").unwrap();
+        }
+        std::fs::create_dir(folder.path().join("08-a-folder.svg")).unwrap();
+        remove_stale_charts(folder.path(), &["01-speedup.svg".to_string()]).unwrap();
+        let mut left: Vec<String> = std::fs::read_dir(folder.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            ["01-speedup.svg", "08-a-folder.svg", "mine.svg", "notes.txt"]
+        );
+        remove_stale_charts(&folder.path().join("absent"), &[]).unwrap();
+    }
+
+    #[test]
+    fn an_analysis_json_without_results_beside_it_is_not_overwritten() {
+        let folder = tempfile::tempdir().unwrap();
+        std::fs::write(folder.path().join(ANALYSIS_FILE), "{}").unwrap();
+        match previous_results(folder.path(), false) {
+            Err(Error::NotOurs { path, .. }) => assert!(path.ends_with(ANALYSIS_FILE)),
+            other => panic!("{other:?}"),
+        }
+        assert!(previous_results(folder.path(), true).unwrap().is_none());
+    }
 }
