@@ -108,6 +108,9 @@ pub enum Command {
         /// A name for each input, in order [default: the file name]
         #[arg(long = "name", value_name = "NAME")]
         names: Vec<String>,
+        /// The variant every other is compared with [default: the first]
+        #[arg(long, value_name = "NAME")]
+        baseline: Option<String>,
         /// Only launches whose kernel name matches this regular expression
         #[arg(long, value_name = "REGEX")]
         kernel: Option<String>,

@@ -71,6 +71,7 @@ fn main() -> ExitCode {
         Command::Compare {
             inputs,
             names,
+            baseline,
             kernel,
             output,
             ncu,
@@ -80,6 +81,7 @@ fn main() -> ExitCode {
                 inputs,
                 names,
                 kernel,
+                baseline,
                 out_dir: output,
                 ncu,
                 command_line: command_line(),

@@ -384,8 +384,8 @@ fn compare_builds_the_report_from_a_real_csv_export() {
         .assert()
         .success()
         .stdout(
-            predicate::str::contains("raw/transpose_naive#1")
-                .and(predicate::str::contains("raw/transpose_tiled#2")),
+            predicate::str::contains("raw/transpose_naive")
+                .and(predicate::str::contains("raw/transpose_tiled")),
         )
         .stdout(predicate::str::contains(
             "32-way shared-memory bank conflicts on loads",
@@ -418,7 +418,15 @@ fn compare_reads_an_ncu_report_through_ncu_with_source_lines() {
         .assert()
         .success();
     let results = read_results(&out.path().join("results.json"));
-    assert_eq!(results.variants.len(), 2, "the tiled kernel at both sizes");
+    // One kernel at two grids: one variant, its two launch configurations
+    // two sizes.
+    assert_eq!(results.variants.len(), 1);
+    assert_eq!(
+        results.variants[0].runs.len(),
+        2,
+        "the tiled kernel at both sizes"
+    );
+    assert_eq!(results.suite.sizes.len(), 2);
     let page = std::fs::read_to_string(out.path().join("report.html")).unwrap();
     assert!(
         page.contains("out[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];"),
@@ -505,12 +513,34 @@ fn compare_reads_the_exports_of_a_users_program() {
         .arg(out.path())
         .assert()
         .success()
-        .stdout(
-            predicate::str::contains("naive/transpose_naive#4")
-                .and(predicate::str::contains("padded/transpose_padded#0")),
-        );
+        .stdout(predicate::str::contains("naive").and(predicate::str::contains("padded")));
+    // Five launches of each program's kernel: two variants, five samples
+    // each, and speedups that are the programs', not launch against launch.
     let results = read_results(&out.path().join("results.json"));
-    assert_eq!(results.variants.len(), 10, "five launches of each");
+    assert_eq!(results.variants.len(), 2);
+    assert!(
+        results
+            .variants
+            .iter()
+            .all(|v| v.runs[0].samples_ms.len() == 5)
+    );
+    let page = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(
+        page.contains("ncu's kernel duration (gpu\\_\\_time\\_duration)"),
+        "{page}"
+    );
+    gpuprof()
+        .args([
+            "compare",
+            "tests/fixtures/h200-external/naive-N_4096-raw.csv",
+            "--baseline",
+            "other",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--baseline \"other\" is none of the compared kernels: naive-N_4096-raw",
+        ));
 }
 
 #[test]

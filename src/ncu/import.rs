@@ -1,8 +1,11 @@
-//! Results from existing ncu data (`gpuprof compare`): each selected launch
-//! of a user's raw-page export (and its source page, when the input was an
-//! .ncu-rep) becomes a variant, the device is read from the export's
-//! `device__attribute_*` columns, and every metric of the fixed set that the
-//! export lacks is named, with the ncu option that would collect it.
+//! Results from existing ncu data (`gpuprof compare`): the selected launches
+//! of a user's raw-page exports (and their source pages, when the input was
+//! an .ncu-rep) are grouped into variants (one per name: an input, or a
+//! kernel of an input) whose launches at one grid and block are the samples
+//! of one run, with the k-th launch configuration of every variant forming
+//! size k; the device is read from the export's `device__attribute_*`
+//! columns, and every metric of the fixed set that the exports lack is
+//! named once, with the ncu option that would collect it.
 
 use crate::model::device::{Device, DriverFacts};
 use crate::model::measurement::Check;
@@ -19,7 +22,8 @@ use crate::ncu::source::SourceFile;
 /// One launch chosen from an input.
 #[derive(Debug, Clone)]
 pub struct ImportedLaunch {
-    /// The variant name the report uses.
+    /// The variant the launch belongs to: the input's name, or the input's
+    /// name and the kernel's when the input holds several kernels.
     pub name: String,
     /// The file it came from, as the user named it.
     pub origin: String,
@@ -28,8 +32,63 @@ pub struct ImportedLaunch {
     pub source: Result<Vec<SourceFile>, String>,
 }
 
-/// The size label of imported runs: ncu measured them as they were.
+/// The size label of imported runs when every variant was launched with one
+/// configuration: ncu measured them as they were.
 pub const AS_PROFILED: &str = "as profiled";
+
+/// The launches of one variant at one grid and block: one run, whose
+/// samples are the launches' durations.
+struct Run<'a> {
+    grid: [u32; 3],
+    block: [u32; 3],
+    launches: Vec<&'a ImportedLaunch>,
+}
+
+/// A variant's launches, by launch configuration in the order first seen.
+struct Grouped<'a> {
+    name: &'a str,
+    origin: &'a str,
+    runs: Vec<Run<'a>>,
+}
+
+/// Groups `imported` by variant name, then by grid and block, keeping the
+/// order in which each first appears.
+fn group(imported: &[ImportedLaunch]) -> Vec<Grouped<'_>> {
+    let mut grouped: Vec<Grouped> = Vec::new();
+    for item in imported {
+        let (grid, block) = (dims(&item.launch.grid_size), dims(&item.launch.block_size));
+        let at = match grouped.iter().position(|g| g.name == item.name) {
+            Some(at) => at,
+            None => {
+                grouped.push(Grouped {
+                    name: &item.name,
+                    origin: &item.origin,
+                    runs: Vec::new(),
+                });
+                grouped.len() - 1
+            }
+        };
+        let runs = &mut grouped[at].runs;
+        match runs.iter_mut().find(|r| r.grid == grid && r.block == block) {
+            Some(run) => run.launches.push(item),
+            None => runs.push(Run {
+                grid,
+                block,
+                launches: vec![item],
+            }),
+        }
+    }
+    grouped
+}
+
+/// The label of the `index`-th launch configuration when there are
+/// `sizes` of them.
+fn size_label(index: usize, sizes: usize) -> String {
+    match sizes {
+        1 => AS_PROFILED.into(),
+        _ => format!("configuration {}", index + 1),
+    }
+}
 
 /// Device facts from the `device__attribute_*` columns ncu exports.
 pub fn driver_facts(launch: &RawLaunch) -> Option<DriverFacts> {
@@ -102,50 +161,73 @@ pub fn missing_metrics(launch: &RawLaunch) -> Vec<&'static str> {
         .collect()
 }
 
-/// Results for `gpuprof compare`: one variant per imported launch, the
-/// first as the baseline, times from ncu's kernel duration.
-pub fn compare_results(imported: &[ImportedLaunch], command: String, created: String) -> Results {
+/// Results for `gpuprof compare`: one variant per name, `baseline` (or the
+/// first) as the baseline, times from ncu's kernel duration.
+pub fn compare_results(
+    imported: &[ImportedLaunch],
+    baseline: Option<&str>,
+    command: String,
+    created: String,
+) -> Results {
+    let grouped = group(imported);
+    let sizes = grouped.iter().map(|g| g.runs.len()).max().unwrap_or(1);
     Results {
         schema_version: SCHEMA_VERSION,
         gpuprof_version: env!("CARGO_PKG_VERSION").to_string(),
         created,
         command,
-        suite: compare_suite(imported),
+        suite: compare_suite(&grouped, baseline, sizes),
         device: imported
             .first()
             .and_then(|i| driver_facts(&i.launch))
             .map(|facts| Device::from_facts(&facts, None)),
         profiler: None,
-        variants: imported.iter().map(imported_variant).collect(),
-        notices: import_notices(imported),
+        variants: grouped.iter().map(|g| imported_variant(g, sizes)).collect(),
+        notices: import_notices(&grouped),
     }
 }
 
-/// That the results are imported, which metrics each launch lacks, and one
-/// notice per distinct reason a source page is missing, naming the results
-/// it applies to.
-fn import_notices(imported: &[ImportedLaunch]) -> Vec<Notice> {
+/// That the results are imported; which metrics are missing, once per set
+/// of missing metrics, naming the variants; and one notice per distinct
+/// reason a source page is missing, naming the variants.
+fn import_notices(grouped: &[Grouped]) -> Vec<Notice> {
     let mut notices = vec![Notice::Imported];
-    for item in imported {
-        let missing = missing_metrics(&item.launch);
-        if !missing.is_empty() {
-            notices.push(Notice::MetricsMissing {
-                variant: item.name.clone(),
-                origin: item.origin.clone(),
-                missing: missing.iter().map(|m| m.to_string()).collect(),
-                of: metrics::METRICS.len(),
-            });
-        }
-    }
+    let mut by_missing: Vec<(Vec<&'static str>, Vec<&str>, Vec<&str>)> = Vec::new();
     let mut without_source: Vec<(&str, Vec<String>)> = Vec::new();
-    for item in imported {
-        if let Err(reason) = &item.source {
-            match without_source.iter_mut().find(|(r, _)| r == reason) {
-                Some((_, names)) => names.push(item.name.clone()),
-                None => without_source.push((reason, vec![item.name.clone()])),
+    for variant in grouped {
+        let launches = variant.runs.iter().flat_map(|r| &r.launches);
+        for item in launches {
+            let missing = missing_metrics(&item.launch);
+            if !missing.is_empty() {
+                match by_missing.iter_mut().find(|(m, _, _)| *m == missing) {
+                    Some((_, names, origins)) => {
+                        if !names.contains(&variant.name) {
+                            names.push(variant.name);
+                        }
+                        if !origins.contains(&variant.origin) {
+                            origins.push(variant.origin);
+                        }
+                    }
+                    None => by_missing.push((missing, vec![variant.name], vec![variant.origin])),
+                }
+            }
+            if let Err(reason) = &item.source {
+                match without_source.iter_mut().find(|(r, _)| r == reason) {
+                    Some((_, names)) if names.iter().any(|n| n == variant.name) => {}
+                    Some((_, names)) => names.push(variant.name.to_string()),
+                    None => without_source.push((reason, vec![variant.name.to_string()])),
+                }
             }
         }
     }
+    notices.extend(by_missing.into_iter().map(|(missing, names, origins)| {
+        Notice::MetricsMissing {
+            variant: names.join(", "),
+            origin: origins.join(", "),
+            missing: missing.iter().map(|m| m.to_string()).collect(),
+            of: metrics::METRICS.len(),
+        }
+    }));
     notices.extend(
         without_source
             .into_iter()
@@ -157,76 +239,118 @@ fn import_notices(imported: &[ImportedLaunch]) -> Vec<Notice> {
     notices
 }
 
-/// A launch as a variant with one unchecked run at [`AS_PROFILED`], timed by
-/// its kernel duration.
-fn imported_variant(item: &ImportedLaunch) -> VariantResult {
+/// A variant whose runs are its launch configurations, each timed by its
+/// launches' kernel durations and profiled by its median launch.
+fn imported_variant(variant: &Grouped, sizes: usize) -> VariantResult {
+    let kernels: Vec<&str> = variant
+        .runs
+        .iter()
+        .flat_map(|r| &r.launches)
+        .map(|i| i.launch.kernel_name.as_str())
+        .fold(Vec::new(), |mut names, name| {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+            names
+        });
+    let launches = variant.runs.iter().map(|r| r.launches.len()).sum::<usize>();
     VariantResult {
-        name: item.name.clone(),
+        name: variant.name.to_string(),
         role: Role::Step,
         kind: VariantKind::Imported {
-            origin: item.origin.clone(),
-            kernel: item.launch.kernel_name.clone(),
+            origin: variant.origin.to_string(),
+            kernel: kernels.join(", "),
         },
         changes: Vec::new(),
-        notes: format!("ncu result {} of {}", item.launch.id, item.origin),
+        notes: format!(
+            "{launches} ncu result{} of {}",
+            if launches == 1 { "" } else { "s" },
+            variant.origin
+        ),
         verify_against: None,
         source_text: String::new(),
         build: BuildRecord::default(),
-        runs: vec![RunResult {
-            size: AS_PROFILED.into(),
-            grid: dims(&item.launch.grid_size),
-            block: dims(&item.launch.block_size),
-            shared_bytes: item
-                .launch
-                .number(metrics::DYNAMIC_SHARED_PER_BLOCK)
-                .unwrap_or(0.0) as u32,
-            bytes: None,
-            flops: None,
-            samples_ms: item
-                .launch
-                .number(metrics::DURATION)
-                .map(|ns| vec![ns / 1e6])
-                .unwrap_or_default(),
-            check: Some(Check::NotChecked {
-                reason: "compare reads existing ncu data; it runs nothing".into(),
-            }),
-            failure: None,
-            profile: Some(profile_of_launch(&item.launch, &item.source)),
-            steps: Vec::new(),
-            output: None,
-            command: None,
-            cache_key: None,
-        }],
+        runs: variant
+            .runs
+            .iter()
+            .enumerate()
+            .map(|(index, run)| imported_run(run, size_label(index, sizes)))
+            .collect(),
     }
 }
 
-/// The suite of a comparison: the imported names and files, the first as
-/// the baseline, one size as profiled.
-fn compare_suite(imported: &[ImportedLaunch]) -> SuiteRecord {
+/// One launch configuration's run: every launch's duration a sample, the
+/// launch with the median duration its profile.
+fn imported_run(run: &Run, size: String) -> RunResult {
+    let duration = |item: &&ImportedLaunch| item.launch.number(metrics::DURATION);
+    let mut by_duration: Vec<&ImportedLaunch> = run.launches.clone();
+    by_duration.sort_by(|a, b| {
+        duration(a)
+            .unwrap_or(0.0)
+            .total_cmp(&duration(b).unwrap_or(0.0))
+    });
+    let median = by_duration[by_duration.len() / 2];
+    RunResult {
+        size,
+        grid: run.grid,
+        block: run.block,
+        shared_bytes: median
+            .launch
+            .number(metrics::DYNAMIC_SHARED_PER_BLOCK)
+            .unwrap_or(0.0) as u32,
+        bytes: None,
+        flops: None,
+        samples_ms: run
+            .launches
+            .iter()
+            .filter_map(duration)
+            .map(|ns| ns / 1e6)
+            .collect(),
+        check: Some(Check::NotChecked {
+            reason: "compare reads existing ncu data; it runs nothing".into(),
+        }),
+        failure: None,
+        profile: Some(profile_of_launch(&median.launch, &median.source)),
+        steps: Vec::new(),
+        output: None,
+        command: None,
+        cache_key: None,
+    }
+}
+
+/// The suite of a comparison: the variants and files, `baseline` (or the
+/// first variant) as the baseline, one size per launch configuration.
+fn compare_suite(grouped: &[Grouped], baseline: Option<&str>, sizes: usize) -> SuiteRecord {
+    let names: Vec<&str> = grouped.iter().map(|g| g.name).collect();
+    let mut origins: Vec<&str> = Vec::new();
+    for variant in grouped {
+        if !origins.contains(&variant.origin) {
+            origins.push(variant.origin);
+        }
+    }
+    let most_launches = grouped
+        .iter()
+        .flat_map(|g| &g.runs)
+        .map(|r| r.launches.len())
+        .max()
+        .unwrap_or(1);
     SuiteRecord {
         name: "compare".into(),
-        description: format!(
-            "{} ncu results compared: {}",
-            imported.len(),
-            imported
-                .iter()
-                .map(|i| i.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        config: imported
-            .iter()
-            .map(|i| i.origin.as_str())
-            .collect::<Vec<_>>()
-            .join(" "),
-        baseline: imported.first().map(|i| i.name.clone()).unwrap_or_default(),
-        sizes: vec![Size {
-            label: AS_PROFILED.into(),
-            symbols: Default::default(),
-        }],
+        description: format!("{} kernels compared: {}", names.len(), names.join(", ")),
+        config: origins.join(" "),
+        baseline: baseline
+            .or(names.first().copied())
+            .unwrap_or_default()
+            .to_string(),
+        sizes: (0..sizes)
+            .map(|index| Size {
+                label: size_label(index, sizes),
+                symbols: Default::default(),
+            })
+            .collect(),
         timing: Timing {
             warmup: 0,
-            repetitions: 1,
+            repetitions: most_launches as u32,
         },
         seed: 0,
     }
@@ -263,6 +387,7 @@ mod tests {
             .collect();
         let results = compare_results(
             &imported,
+            None,
             "gpuprof compare raw.csv".into(),
             "2026-12-02T00:00:00Z".into(),
         );
@@ -295,7 +420,7 @@ mod tests {
             launch,
             source: Ok(Vec::new()),
         }];
-        let results = compare_results(&imported, String::new(), String::new());
+        let results = compare_results(&imported, None, String::new(), String::new());
         let notice = results.notices[1].to_string();
         assert!(
             notice.contains("2 of gpuprof's 40 metrics were not collected"),
@@ -313,5 +438,78 @@ mod tests {
             None,
             "absent, never zero"
         );
+    }
+
+    /// `launch` renamed to `name`, at `grid`, lasting `ns`.
+    fn launch_of(launch: &RawLaunch, name: &str, grid: &str, ns: f64) -> ImportedLaunch {
+        let mut launch = launch.clone();
+        launch.grid_size = grid.into();
+        launch.values.insert(
+            metrics::DURATION.into(),
+            Value::Number {
+                value: ns,
+                unit: "ns".into(),
+            },
+        );
+        ImportedLaunch {
+            name: name.into(),
+            origin: "app.ncu-rep".into(),
+            launch,
+            source: Err("no source page".into()),
+        }
+    }
+
+    #[test]
+    fn launches_of_one_kernel_are_one_variant_whose_configurations_are_sizes() {
+        let probe = probe();
+        // Five launches of each of two kernels, each at two grids, and the
+        // second kernel named the baseline.
+        let mut imported = Vec::new();
+        for (grid, scale) in [("(64, 64, 1)", 1.0), ("(128, 128, 1)", 4.0)] {
+            for i in 0..5 {
+                let jitter = f64::from(i) * 100.0;
+                imported.push(launch_of(
+                    &probe[1],
+                    "app/naive",
+                    grid,
+                    scale * 70_000.0 + jitter,
+                ));
+                imported.push(launch_of(
+                    &probe[2],
+                    "app/tiled",
+                    grid,
+                    scale * 20_000.0 + jitter,
+                ));
+            }
+        }
+        let results = compare_results(&imported, Some("app/tiled"), String::new(), String::new());
+        let names: Vec<&str> = results.variants.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["app/naive", "app/tiled"]);
+        assert_eq!(results.suite.baseline, "app/tiled");
+        let labels: Vec<&str> = results
+            .suite
+            .sizes
+            .iter()
+            .map(|s| s.label.as_str())
+            .collect();
+        assert_eq!(labels, ["configuration 1", "configuration 2"]);
+        let naive = &results.variants[0];
+        assert_eq!(naive.runs.len(), 2);
+        assert_eq!(naive.runs[0].samples_ms.len(), 5);
+        assert_eq!(naive.runs[1].grid, [128, 128, 1]);
+        // Its profile is the median launch's.
+        let profile = naive.runs[0].profile.as_ref().unwrap();
+        assert_eq!(profile.metric(metrics::DURATION), Some(70_200.0));
+        assert_eq!(results.suite.timing.repetitions, 5);
+        // One source notice for both variants, not one per launch.
+        let notes: Vec<String> = results.notices.iter().map(|n| n.to_string()).collect();
+        assert_eq!(
+            notes
+                .iter()
+                .filter(|n| n.starts_with("No per-line counters"))
+                .count(),
+            1
+        );
+        assert!(notes[1].contains("app/naive, app/tiled"), "{notes:?}");
     }
 }

@@ -1,7 +1,9 @@
 //! `gpuprof compare`: the report from existing ncu data. Each input (an
 //! `.ncu-rep`, read through ncu's export, or a raw-page CSV) gives its
-//! launches, filtered by `--kernel`; each selected launch becomes a variant
-//! of the results, which are then written and rendered like a report's.
+//! launches, filtered by `--kernel`; the launches of one input (of one
+//! kernel, when the input holds several) form one variant, grouped into runs
+//! by `ncu::import`; the results are then written and rendered like a
+//! report's.
 
 use std::path::{Path, PathBuf};
 
@@ -28,6 +30,8 @@ pub struct CompareRequest {
     pub names: Vec<String>,
     /// Only launches whose kernel name matches.
     pub kernel: Option<String>,
+    /// The variant the others are compared with (the first otherwise).
+    pub baseline: Option<String>,
     pub out_dir: Option<PathBuf>,
     pub ncu: Option<PathBuf>,
     pub command_line: String,
@@ -77,11 +81,21 @@ pub fn compare(request: &CompareRequest) -> Result<Outcome, Error> {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| shown.clone())
         });
-        let several = selected.len() > 1;
+        let kernel_of = |launch: &RawLaunch| {
+            launch
+                .kernel_name
+                .split('(')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string()
+        };
+        let several_kernels = selected
+            .iter()
+            .any(|(launch, _)| kernel_of(launch) != kernel_of(&selected[0].0));
         for (launch, source) in selected {
-            let kernel = launch.kernel_name.split('(').next().unwrap_or("").trim();
-            let name = match several {
-                true => format!("{stem}/{kernel}#{}", launch.id),
+            let name = match several_kernels {
+                true => format!("{stem}/{}", kernel_of(&launch)),
                 false => stem.clone(),
             };
             imported.push(ImportedLaunch {
@@ -92,8 +106,23 @@ pub fn compare(request: &CompareRequest) -> Result<Outcome, Error> {
             });
         }
     }
+    if let Some(baseline) = &request.baseline
+        && !imported.iter().any(|i| i.name == *baseline)
+    {
+        let mut names: Vec<&str> = imported.iter().map(|i| i.name.as_str()).collect();
+        names.dedup();
+        return Err(Error::Input(format!(
+            "--baseline {baseline:?} is none of the compared kernels: {}",
+            names.join(", ")
+        )));
+    }
     let created = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let results = compare_results(&imported, request.command_line.clone(), created);
+    let results = compare_results(
+        &imported,
+        request.baseline.as_deref(),
+        request.command_line.clone(),
+        created,
+    );
     save_into(&out_dir, &results)?;
     write_reports(&out_dir, results)
 }

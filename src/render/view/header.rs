@@ -6,6 +6,7 @@ use super::{Fact, HeaderView};
 use crate::analysis::format;
 use crate::model::Device;
 use crate::model::Results;
+use crate::model::notice::Notice;
 use crate::model::results::ProfilerRun;
 
 pub(super) fn header(results: &Results) -> HeaderView {
@@ -17,13 +18,17 @@ pub(super) fn header(results: &Results) -> HeaderView {
         Some(profiler) => facts.extend(profiler_facts(profiler)),
         None => facts.push(Fact::new("Nsight Compute", "not run".into())),
     }
-    facts.push(Fact::new(
-        "timing",
-        format!(
+    let timing = match results.notices.contains(&Notice::Imported) {
+        true => format!(
+            "ncu's kernel duration (gpu__time_duration) of each profiled launch, up to {} per variant and size, median reported; the launches ran under ncu, one at a time",
+            results.suite.timing.repetitions
+        ),
+        false => format!(
             "{} timed launches after {} warm-ups, CUDA events, median reported",
             results.suite.timing.repetitions, results.suite.timing.warmup
         ),
-    ));
+    };
+    facts.push(Fact::new("timing", timing));
     facts.push(Fact::new(
         "sizes",
         results
