@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// `9.0`, `90` or `sm_90` → (9, 0).
 fn parse_architecture(text: &str) -> Result<(u32, u32), String> {
@@ -23,6 +23,28 @@ fn parse_architecture(text: &str) -> Result<(u32, u32), String> {
         major.parse().map_err(|_| invalid())?,
         minor.parse().map_err(|_| invalid())?,
     ))
+}
+
+/// What stdout shows once a report is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// The summary table and the report's path
+    Table,
+    /// analysis.json: every conclusion, versioned (docs/analysis-json.md)
+    Json,
+    /// One row per variant and size: times, speedups, correctness, limiter
+    Csv,
+}
+
+/// What to do with a report once it is written (report, render, compare).
+#[derive(Debug, Clone, Args)]
+pub struct Written {
+    /// Open the report in the default browser when it is written
+    #[arg(long)]
+    pub open: bool,
+    /// What stdout shows: the summary table, the conclusions as JSON, or the summary as CSV (the report's path then goes to stderr)
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
 }
 
 #[derive(Debug, Parser)]
@@ -58,9 +80,8 @@ pub enum Command {
         /// Stop a variant that runs this many seconds without finishing (1 to 604800, a week)
         #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=604_800))]
         timeout: u64,
-        /// Open the report in the default browser when it is written
-        #[arg(long)]
-        open: bool,
+        #[command(flatten)]
+        written: Written,
         /// Run everything again, even what the previous results.json already holds unchanged; and overwrite files in the output folder that gpuprof did not write or cannot read
         #[arg(long)]
         force: bool,
@@ -84,9 +105,8 @@ pub enum Command {
         /// Print the report's view-model as JSON instead of writing files
         #[arg(long)]
         dump_view: bool,
-        /// Open the report in the default browser when it is written
-        #[arg(long)]
-        open: bool,
+        #[command(flatten)]
+        written: Written,
     },
     /// Check every claim the report makes against the counters in a saved results.json; lists the unsupported ones and fails when there is any
     #[command(after_help = "Example:\n  gpuprof audit examples/transpose/results.json")]
@@ -120,9 +140,8 @@ pub enum Command {
         /// The ncu binary used to read .ncu-rep files
         #[arg(long, value_name = "PATH")]
         ncu: Option<PathBuf>,
-        /// Open the report in the default browser when it is written
-        #[arg(long)]
-        open: bool,
+        #[command(flatten)]
+        written: Written,
     },
     /// Check the setup: driver and GPU, NVRTC, Nsight Compute, counter permissions, line info in a binary
     #[command(

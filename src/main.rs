@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use clap::Parser;
 
-use gpuprof::cli::{Cli, Command};
+use gpuprof::analysis::conclusions::Conclusions;
+use gpuprof::cli::{Cli, Command, Format, Written};
 use gpuprof::error::{Error, exit_code};
 use gpuprof::pipeline::{self, CompareRequest, Outcome, RenderRequest, ReportRequest};
 use gpuprof::{analysis, harness, render};
@@ -34,7 +35,7 @@ fn main() -> ExitCode {
             ncu,
             no_profile,
             timeout,
-            open,
+            written,
             force,
             ..
         } => {
@@ -47,7 +48,7 @@ fn main() -> ExitCode {
                 idle_timeout: Duration::from_secs(timeout.max(1)),
                 command_line: command_line(),
             };
-            finish(pipeline::report(&request), open)
+            finish(pipeline::report(&request), &written)
         }
         Command::Render {
             results,
@@ -57,14 +58,14 @@ fn main() -> ExitCode {
         Command::Render {
             results,
             output,
-            open,
+            written,
             ..
         } => finish(
             pipeline::render_saved(&RenderRequest {
                 results,
                 out_dir: output,
             }),
-            open,
+            &written,
         ),
         Command::Audit { results, json } => audit(&results, json),
         Command::Init { folder, from } => init(&folder, from.as_deref()),
@@ -75,7 +76,7 @@ fn main() -> ExitCode {
             kernel,
             output,
             ncu,
-            open,
+            written,
         } => finish(
             pipeline::compare(&CompareRequest {
                 inputs,
@@ -86,7 +87,7 @@ fn main() -> ExitCode {
                 ncu,
                 command_line: command_line(),
             }),
-            open,
+            &written,
         ),
         Command::Doctor { ncu, binary } => doctor(ncu.as_deref(), binary.as_deref()),
         Command::Harness { job } => run_harness(&job),
@@ -216,15 +217,24 @@ fn open_in_browser(report: &std::path::Path) {
     }
 }
 
-fn finish(outcome: Result<Outcome, Error>, open: bool) -> ExitCode {
+/// Ends a command that wrote a report: opens it when asked, prints the
+/// summary table, the conclusions as JSON or the summary as CSV, then the
+/// notices, and maps the outcome to its exit code.
+fn finish(outcome: Result<Outcome, Error>, written: &Written) -> ExitCode {
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(error) => return fail(&error),
     };
-    if open {
+    if written.open {
         open_in_browser(&outcome.report);
     }
-    if let Err(code) = write_stdout(&render::terminal::summary(&outcome.view)) {
+    let conclusions = || Conclusions::of(&outcome.results, &outcome.analysis);
+    let shown = match written.format {
+        Format::Table => render::terminal::summary(&outcome.view),
+        Format::Json => conclusions().to_json(),
+        Format::Csv => conclusions().summary_csv(),
+    };
+    if let Err(code) = write_stdout(&shown) {
         return code;
     }
     for notice in &outcome.results.notices {
@@ -246,10 +256,14 @@ fn finish(outcome: Result<Outcome, Error>, open: bool) -> ExitCode {
         (false, true) => exit_code::PROFILING_FAILED,
         (false, false) => exit_code::SUCCESS,
     };
-    print_out(
-        &format!("report: {}\n", outcome.report.display()),
-        ExitCode::from(code),
-    )
+    let path = format!("report: {}\n", outcome.report.display());
+    match written.format {
+        Format::Table => print_out(&path, ExitCode::from(code)),
+        Format::Json | Format::Csv => {
+            anstream::eprint!("{path}");
+            ExitCode::from(code)
+        }
+    }
 }
 
 /// Prints the error once and ends with its exit code.

@@ -359,6 +359,43 @@ fn a_file_meant_for_another_command_names_that_command() {
 }
 
 #[test]
+fn format_json_and_csv_print_the_conclusions_for_a_script() {
+    let out = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        root().join("examples/transpose/results.json"),
+        out.path().join("results.json"),
+    )
+    .unwrap();
+    let results = out.path().join("results.json");
+    let json = gpuprof()
+        .arg("render")
+        .arg(&results)
+        .args(["--format", "json"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("report: "));
+    let conclusions: serde_json::Value = serde_json::from_slice(&json.get_output().stdout).unwrap();
+    assert_eq!(conclusions["schema"], "gpuprof-analysis");
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("analysis.json")).unwrap())
+            .unwrap();
+    assert_eq!(conclusions, written, "stdout is analysis.json");
+    let csv = gpuprof()
+        .arg("render")
+        .arg(&results)
+        .args(["--format", "csv"])
+        .assert()
+        .success();
+    let text = String::from_utf8(csv.get_output().stdout.clone()).unwrap();
+    assert!(text.starts_with("suite,size,variant,"), "{text}");
+    assert_eq!(
+        text.lines().count(),
+        1 + 2 * 4,
+        "a header and 4 variants at 2 sizes"
+    );
+}
+
+#[test]
 fn every_subcommand_has_help_with_an_example() {
     for command in ["report", "render", "audit", "compare", "doctor", "init"] {
         gpuprof()
