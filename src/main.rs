@@ -240,6 +240,9 @@ fn finish(outcome: Result<Outcome, Error>, written: &Written) -> ExitCode {
     for notice in &outcome.results.notices {
         anstream::eprintln!("note: {notice}");
     }
+    if let Some(stages) = &outcome.stages {
+        anstream::eprintln!("{}", stages.line());
+    }
     let failed = outcome
         .analysis
         .variants

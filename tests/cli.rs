@@ -142,7 +142,12 @@ fn report_through_the_stand_ins_gives_the_recorded_results() {
         .success()
         .stdout(predicate::str::contains(
             "32-way shared-memory bank conflicts",
-        ));
+        ))
+        // The closing line: the time each stage took.
+        .stderr(predicate::str::is_match(
+            r"took [0-9.]+ s: prepare [0-9.]+ s · build [0-9.]+ s · time [0-9.]+ s · profile [0-9.]+ s · reports [0-9.]+ s",
+        )
+        .unwrap());
     let produced = read_results(&out.path().join("report/results.json"));
     let recorded = read_results(&root().join("examples/transpose/results.json"));
     assert_eq!(produced.variants.len(), recorded.variants.len());

@@ -66,6 +66,8 @@ pub struct Outcome {
     /// The view-model the reports were rendered from.
     pub view: render::view::ReportView,
     pub report: PathBuf,
+    /// How long each stage of a `report` took.
+    pub stages: Option<progress::StageTimes>,
 }
 
 /// Where one report run writes: the output folder, ncu's work folder
@@ -80,6 +82,7 @@ struct Folders {
 
 /// Runs the whole line for one variants.toml.
 pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
+    let mut clock = progress::StageTimes::start();
     let plan = config::load(&request.config)?;
     let folders = output::prepare_folders(request.out_dir.as_deref(), &plan.suite.name)?;
     let previous = output::previous_results(&folders.out, request.force)?;
@@ -93,12 +96,14 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
     let mut results = plan::new_results(&plan, request);
     results.device = Some(device::describe(&facts, &mut results.notices));
 
+    clock.lap("prepare");
     let modules = build::build_all(
         &plan,
         facts.compute_capability,
         !request.skip_profile,
         &mut results,
     )?;
+    clock.lap("build");
     let ncu = profile::find_ncu(request);
     let reused = plan::reuse_unchanged(
         &plan,
@@ -120,6 +125,7 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
         request.idle_timeout,
         &mut results,
     )?;
+    clock.lap("time");
     if process::interrupted() {
         return stop_interrupted(&folders, results, reused.len());
     }
@@ -143,12 +149,18 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
         }
         output::save(&folders.results, &results)?;
         commands::profile_all(&plan, &ncu, request, &folders, &mut results)?;
+        clock.lap("profile");
     }
     if process::interrupted() {
         return stop_interrupted(&folders, results, reused.len());
     }
     output::save(&folders.results, &results)?;
-    output::write_reports(&folders.out, results)
+    let outcome = output::write_reports(&folders.out, results)?;
+    clock.lap("reports");
+    Ok(Outcome {
+        stages: Some(clock),
+        ..outcome
+    })
 }
 
 /// After an interrupt during timing: saves what was measured, with the

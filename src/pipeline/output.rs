@@ -142,6 +142,7 @@ pub(super) fn write_reports(out_dir: &Path, results: Results) -> Result<Outcome,
         analysis,
         view,
         report,
+        stages: None,
     })
 }
 
