@@ -88,6 +88,9 @@ pub fn check(ncu_path: Option<&Path>, binary: Option<&Path>) -> Vec<Finding> {
     findings
 }
 
+/// The oldest GPU generation CUDA 13 compiles for: Turing, sm_75.
+const OLDEST_SUPPORTED: (u32, u32) = (7, 5);
+
 fn driver() -> Finding {
     if !harness::driver_available() {
         return Finding::problem(
@@ -98,6 +101,19 @@ fn driver() -> Finding {
         );
     }
     match harness::device_facts() {
+        Ok(facts) if facts.compute_capability < OLDEST_SUPPORTED => Finding::problem(
+            "NVIDIA driver",
+            State::Missing,
+            format!(
+                "{} has compute capability {}.{}: CUDA 13, which gpuprof builds with, supports {}.{} (Turing) and newer",
+                facts.name,
+                facts.compute_capability.0,
+                facts.compute_capability.1,
+                OLDEST_SUPPORTED.0,
+                OLDEST_SUPPORTED.1
+            ),
+            "run on a GPU of compute capability 7.5 or newer; `gpuprof render` and `compare` work anywhere",
+        ),
         Ok(facts) => Finding::ok(
             "NVIDIA driver",
             format!(
