@@ -117,6 +117,19 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// What changed between two runs of a suite: every variant and size faster, slower or the same beyond the timing noise of both
+    #[command(
+        after_help = "Example:\n  gpuprof diff before/results.json gpuprof-out/transpose/results.json"
+    )]
+    Diff {
+        /// The older results.json
+        before: PathBuf,
+        /// The newer results.json
+        after: PathBuf,
+        /// Print the comparison as JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// Build the same report from existing ncu data: .ncu-rep files or CSV exports of their raw page
     #[command(
         after_help = "Example:\n  gpuprof compare naive.ncu-rep tiled.ncu-rep --name naive --name tiled\n  gpuprof compare raw.csv --kernel 'transpose'"

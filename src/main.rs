@@ -11,6 +11,7 @@ use std::time::Duration;
 use clap::Parser;
 
 use gpuprof::analysis::conclusions::Conclusions;
+use gpuprof::analysis::since::Movement;
 use gpuprof::cli::{Cli, Command, Format, Written};
 use gpuprof::error::{Error, exit_code};
 use gpuprof::pipeline::{self, CompareRequest, Outcome, RenderRequest, ReportRequest};
@@ -68,6 +69,11 @@ fn main() -> ExitCode {
             &written,
         ),
         Command::Audit { results, json } => audit(&results, json),
+        Command::Diff {
+            before,
+            after,
+            json,
+        } => diff(&before, &after, json),
         Command::Init { folder, from } => init(&folder, from.as_deref()),
         Command::Compare {
             inputs,
@@ -102,6 +108,9 @@ fn misrouted_input(command: &Command) -> Option<String> {
         Command::Report { config, .. } => misrouted(Reader::Report, config),
         Command::Render { results, .. } | Command::Audit { results, .. } => {
             misrouted(Reader::Render, results)
+        }
+        Command::Diff { before, after, .. } => {
+            misrouted(Reader::Render, before).or_else(|| misrouted(Reader::Render, after))
         }
         Command::Compare { inputs, .. } => inputs
             .iter()
@@ -240,6 +249,23 @@ fn finish(outcome: Result<Outcome, Error>, written: &Written) -> ExitCode {
     for notice in &outcome.results.notices {
         anstream::eprintln!("note: {notice}");
     }
+    if let Some(changes) = outcome.since_previous.as_deref().filter(|c| !c.is_empty()) {
+        anstream::eprintln!(
+            "since the previous run in this folder: {}",
+            gpuprof::analysis::since::tally(changes)
+        );
+        for change in changes
+            .iter()
+            .filter(|c| matches!(c.movement, Movement::Faster | Movement::Slower))
+        {
+            anstream::eprintln!(
+                "  {} at {}: {}",
+                render::terminal::visible(&change.variant),
+                render::terminal::visible(&change.size),
+                change.describe()
+            );
+        }
+    }
     if let Some(stages) = &outcome.stages {
         anstream::eprintln!("{}", stages.line());
     }
@@ -333,6 +359,25 @@ fn audit(path: &std::path::Path, json: bool) -> ExitCode {
         text
     };
     print_out(&text, ExitCode::from(code))
+}
+
+/// `gpuprof diff`: every run of the newer results against the older, as a
+/// table or JSON.
+fn diff(before: &std::path::Path, after: &std::path::Path, json: bool) -> ExitCode {
+    let read = |path| pipeline::read_saved(path);
+    let (before, after) = match (read(before), read(after)) {
+        (Ok(b), Ok(a)) => (b, a),
+        (Err(error), _) | (_, Err(error)) => return fail(&error),
+    };
+    let changes = gpuprof::analysis::since::since(&before, &after);
+    let text = match json {
+        true => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&changes).expect("the changes serialize")
+        ),
+        false => render::terminal::changes(&changes),
+    };
+    print_out(&text, ExitCode::SUCCESS)
 }
 
 fn dump(path: &std::path::Path) -> ExitCode {

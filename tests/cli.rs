@@ -401,8 +401,52 @@ fn format_json_and_csv_print_the_conclusions_for_a_script() {
 }
 
 #[test]
+fn a_rerun_says_what_changed_and_diff_compares_two_runs() {
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    replayed_report(out.path(), "")
+        .success()
+        .stderr(predicate::str::contains("since the previous run").not());
+    // The stand-ins replay the same launches: nothing moved.
+    replayed_report(out.path(), "")
+        .success()
+        .stderr(predicate::str::contains(
+            "since the previous run in this folder: 8 the same",
+        ));
+    // The same results, with `padded` made 30% slower by hand.
+    let before = out.path().join("report/results.json");
+    let mut slower: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&before).unwrap()).unwrap();
+    for variant in slower["variants"].as_array_mut().unwrap() {
+        if variant["name"] == "padded" {
+            for run in variant["runs"].as_array_mut().unwrap() {
+                for sample in run["samples_ms"].as_array_mut().unwrap() {
+                    *sample = (sample.as_f64().unwrap() * 1.3).into();
+                }
+            }
+        }
+    }
+    let after = out.path().join("slower.json");
+    std::fs::write(&after, slower.to_string()).unwrap();
+    gpuprof()
+        .arg("diff")
+        .arg(&before)
+        .arg(&after)
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("30.0% slower")
+                .and(predicate::str::ends_with("2 slower, 6 the same\n")),
+        );
+}
+
+#[test]
 fn every_subcommand_has_help_with_an_example() {
-    for command in ["report", "render", "audit", "compare", "doctor", "init"] {
+    for command in [
+        "report", "render", "audit", "diff", "compare", "doctor", "init",
+    ] {
         gpuprof()
             .args([command, "--help"])
             .assert()

@@ -20,6 +20,7 @@ pub mod limits;
 pub mod lines;
 pub mod movement;
 pub mod program;
+pub mod since;
 pub mod stats;
 
 use serde::Serialize;

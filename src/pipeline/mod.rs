@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::analysis::Analysis;
+use crate::analysis::since::{RunChange, since};
 use crate::config;
 use crate::error::Error;
 use crate::model::notice::Notice;
@@ -68,6 +69,8 @@ pub struct Outcome {
     pub report: PathBuf,
     /// How long each stage of a `report` took.
     pub stages: Option<progress::StageTimes>,
+    /// For a `report` into a folder that held results: what changed since.
+    pub since_previous: Option<Vec<RunChange>>,
 }
 
 /// Where one report run writes: the output folder, ncu's work folder
@@ -86,6 +89,10 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
     let plan = config::load(&request.config)?;
     let folders = output::prepare_folders(request.out_dir.as_deref(), &plan.suite.name)?;
     let previous = output::previous_results(&folders.out, request.force)?;
+    let earlier = match request.force {
+        true => output::readable_results(&folders.out),
+        false => previous.clone(),
+    };
     let harness = time::harness_program()?;
     let facts = device::probe(&harness, &plan, &folders.work)?;
     plan::check_device_limits(&plan, &facts)?;
@@ -157,8 +164,10 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
     output::save(&folders.results, &results)?;
     let outcome = output::write_reports(&folders.out, results)?;
     clock.lap("reports");
+    let since_previous = earlier.map(|before| since(&before, &outcome.results));
     Ok(Outcome {
         stages: Some(clock),
+        since_previous,
         ..outcome
     })
 }

@@ -82,6 +82,13 @@ impl FolderLock {
     }
 }
 
+/// The results.json in the output folder when gpuprof can read it, to say
+/// what changed since (also under `--force`, which reuses nothing).
+pub(super) fn readable_results(out: &Path) -> Option<Results> {
+    let text = std::fs::read_to_string(out.join(RESULTS_FILE)).ok()?;
+    read_results(&text).ok()
+}
+
 /// The previous run's results in the output folder, read before anything
 /// overwrites them so that unchanged runs can be reused (none under
 /// `force`). Refuses a folder whose files gpuprof would overwrite without
@@ -143,6 +150,7 @@ pub(super) fn write_reports(out_dir: &Path, results: Results) -> Result<Outcome,
         view,
         report,
         stages: None,
+        since_previous: None,
     })
 }
 

@@ -7,6 +7,7 @@
 use comfy_table::{Cell, Color, ContentArrangement, Table, presets};
 
 use super::view::ReportView;
+use crate::analysis::since::{Movement, RunChange, tally};
 
 /// `text` with control characters shown as escapes (`\u{1b}`), so that
 /// nothing read from a file can steer the terminal.
@@ -87,6 +88,30 @@ pub fn summary(view: &ReportView) -> String {
         visible(&size.label),
         failures(view)
     )
+}
+
+/// Two runs of a suite compared (`gpuprof diff`): one row per variant and
+/// size, faster in green and slower in red, and the tally last.
+pub fn changes(changes: &[RunChange]) -> String {
+    let mut table = Table::new();
+    table
+        .enforce_styling()
+        .load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_header(vec!["variant", "size", "then → now"]);
+    for change in changes {
+        let colour = match change.movement {
+            Movement::Faster => Some(Color::Green),
+            Movement::Slower => Some(Color::Red),
+            _ => None,
+        };
+        table.add_row([
+            Cell::new(visible(&change.variant)),
+            Cell::new(visible(&change.size)),
+            coloured(&change.describe(), colour),
+        ]);
+    }
+    format!("{table}\n{}\n", tally(changes))
 }
 
 /// A cell of `text` (control characters made visible) in `colour`.
