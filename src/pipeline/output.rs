@@ -14,16 +14,14 @@ use crate::analysis::conclusions::Conclusions;
 use crate::error::Error;
 use crate::model::results::Results;
 use crate::model::{read_results, write_results};
-use crate::render;
 use crate::render::view::ReportView;
+use crate::render::{self, CHARTS_FOLDER, is_chart_file_name};
 
 const RESULTS_FILE: &str = "results.json";
 const REPORT_FILE: &str = "report.html";
 const MARKDOWN_FILE: &str = "report.md";
 /// The conclusions for scripts (docs/analysis-json.md).
 const ANALYSIS_FILE: &str = "analysis.json";
-/// report.md's charts, one SVG file each, named by [`chart_file_name`].
-const CHARTS_FOLDER: &str = "charts";
 const SVG_NAMESPACE: &str = "xmlns=\"http://www.w3.org/2000/svg\"";
 /// ncu's reports' companions: jobs, event logs, CSV exports.
 const WORK_FOLDER: &str = "ncu";
@@ -154,8 +152,8 @@ pub(super) fn write_reports(out_dir: &Path, results: Results) -> Result<Outcome,
     })
 }
 
-/// Writes every chart as an SVG file into `charts/`, then report.md, whose
-/// template gets each chart's relative path in place of its SVG, then
+/// Writes every chart as an SVG file into `charts/` (the path the view
+/// gives it), then report.md, which links them, then
 /// removes the chart files of an earlier report that this one no longer
 /// has: the links of the report.md on disk always resolve.
 fn write_markdown(out_dir: &Path, view: &ReportView) -> Result<(), Error> {
@@ -163,54 +161,24 @@ fn write_markdown(out_dir: &Path, view: &ReportView) -> Result<(), Error> {
     if !view.charts.is_empty() {
         create_dir(&folder)?;
     }
-    let mut linked = view.clone();
     let mut written = Vec::new();
-    for (index, chart) in linked.charts.iter_mut().enumerate() {
-        let name = chart_file_name(index, &chart.title);
-        write_atomic(&folder.join(&name), standalone_svg(&chart.svg).as_bytes())?;
-        chart.svg = format!("{CHARTS_FOLDER}/{name}");
-        written.push(name);
+    for chart in &view.charts {
+        write_atomic(
+            &out_dir.join(&chart.file),
+            standalone_svg(&chart.svg).as_bytes(),
+        )?;
+        written.push(
+            chart
+                .file
+                .trim_start_matches(&format!("{CHARTS_FOLDER}/"))
+                .to_string(),
+        );
     }
     write_atomic(
         &out_dir.join(MARKDOWN_FILE),
-        render::markdown(&linked).as_bytes(),
+        render::markdown(view).as_bytes(),
     )?;
     remove_stale_charts(&folder, &written)
-}
-
-/// `01-speedup-over-the-baseline.svg`: the chart's place in the report
-/// (from 1, two digits at least) and its title in lower-case ASCII letters
-/// and digits, other runs of characters as one `-`.
-fn chart_file_name(index: usize, title: &str) -> String {
-    let mut slug = String::new();
-    for c in title.chars().flat_map(char::to_lowercase) {
-        if c.is_ascii_alphanumeric() {
-            slug.push(c);
-        } else if !slug.is_empty() && !slug.ends_with('-') {
-            slug.push('-');
-        }
-    }
-    slug.truncate(48);
-    let slug = slug.trim_end_matches('-');
-    let slug = if slug.is_empty() { "chart" } else { slug };
-    format!("{:02}-{slug}.svg", index + 1)
-}
-
-/// Whether `name` is one [`chart_file_name`] gives: the only files in
-/// `charts/` that gpuprof removes.
-fn is_chart_file_name(name: &str) -> bool {
-    let Some((number, rest)) = name.split_once('-') else {
-        return false;
-    };
-    let Some(slug) = rest.strip_suffix(".svg") else {
-        return false;
-    };
-    number.len() >= 2
-        && number.bytes().all(|b| b.is_ascii_digit())
-        && !slug.is_empty()
-        && slug
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 /// Removes the chart files in `folder` that gpuprof named and did not just
@@ -297,42 +265,6 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn chart_files_are_named_by_place_and_title_in_plain_ascii() {
-        assert_eq!(
-            chart_file_name(0, "Speedup over the baseline"),
-            "01-speedup-over-the-baseline.svg"
-        );
-        assert_eq!(
-            chart_file_name(2, "global store sectors / request"),
-            "03-global-store-sectors-request.svg"
-        );
-        assert_eq!(
-            chart_file_name(11, "Time at N=8192"),
-            "12-time-at-n-8192.svg"
-        );
-        assert_eq!(chart_file_name(99, "Время «ядра»"), "100-chart.svg");
-        let long = chart_file_name(4, &"bandwidth over size ".repeat(8));
-        assert!(long.len() <= "05-".len() + 48 + ".svg".len(), "{long}");
-        for name in [
-            chart_file_name(0, "Speedup over the baseline"),
-            chart_file_name(99, "Время"),
-            long,
-        ] {
-            assert!(is_chart_file_name(&name), "{name}");
-        }
-        for other in [
-            "1-speedup.svg",
-            "01-.svg",
-            "01-Speedup.svg",
-            "notes.svg",
-            "01-a.png",
-            "ab-c.svg",
-        ] {
-            assert!(!is_chart_file_name(other), "{other}");
-        }
-    }
 
     #[test]
     fn a_chart_file_names_the_svg_namespace_once() {

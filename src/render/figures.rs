@@ -65,7 +65,56 @@ fn mark(variant: &VariantAnalysis, size: Option<&str>) -> Mark {
     }
 }
 
+/// The folder beside report.md that holds its charts, one SVG file each,
+/// named by [`chart_file_name`].
+pub const CHARTS_FOLDER: &str = "charts";
+
+/// `01-speedup-over-the-baseline.svg`: the chart's place in the report
+/// (from 1, two digits at least) and its title in lower-case ASCII letters
+/// and digits, other runs of characters as one `-`.
+pub fn chart_file_name(index: usize, title: &str) -> String {
+    let mut slug = String::new();
+    for c in title.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c);
+        } else if !slug.is_empty() && !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    slug.truncate(48);
+    let slug = slug.trim_end_matches('-');
+    let slug = if slug.is_empty() { "chart" } else { slug };
+    format!("{:02}-{slug}.svg", index + 1)
+}
+
+/// Whether `name` is one [`chart_file_name`] gives: the only files in
+/// `charts/` that gpuprof removes.
+pub fn is_chart_file_name(name: &str) -> bool {
+    let Some((number, rest)) = name.split_once('-') else {
+        return false;
+    };
+    let Some(slug) = rest.strip_suffix(".svg") else {
+        return false;
+    };
+    number.len() >= 2
+        && number.bytes().all(|b| b.is_ascii_digit())
+        && !slug.is_empty()
+        && slug
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+/// Every chart of the report, each with the path of its SVG file beside
+/// report.md.
 pub fn figures(results: &Results, analysis: &Analysis) -> Vec<ChartView> {
+    let mut charts = drawn(results, analysis);
+    for (index, chart) in charts.iter_mut().enumerate() {
+        chart.file = format!("{CHARTS_FOLDER}/{}", chart_file_name(index, &chart.title));
+    }
+    charts
+}
+
+fn drawn(results: &Results, analysis: &Analysis) -> Vec<ChartView> {
     let sizes: Vec<String> = results
         .suite
         .sizes
@@ -110,6 +159,7 @@ fn speedup(
             "Higher is better: the median time of `{}` over each variant's median, per size; whiskers span the slowest to the fastest launch. Bars marked \"wrong\" failed verification and are not speedups.",
             results.suite.baseline
         ),
+        file: String::new(),
         svg: charts::bar_chart(&BarChart {
             title: "Speedup over the baseline",
             y_label: "speedup (×)",
@@ -187,6 +237,7 @@ fn time_at(analysis: &Analysis, focus: &str, names: &[String]) -> ChartView {
     ChartView {
         caption: "Lower is better: the median of the timed launches; whiskers span the fastest to the slowest launch."
             .into(),
+        file: String::new(),
         svg: charts::bar_chart(&BarChart {
             title: &title,
             y_label: "time",
@@ -249,6 +300,7 @@ fn key_metric(
             "{} per variant and size (ncu): {note}.",
             format::capitalize(label)
         ),
+        file: String::new(),
         svg: charts::bar_chart(&BarChart {
             title: label,
             y_label: label,
@@ -328,6 +380,7 @@ fn scaling(results: &Results, analysis: &Analysis, sizes: &[String]) -> ChartVie
     ChartView {
         title: title.into(),
         caption: caption.into(),
+        file: String::new(),
         svg: charts::line_chart(&LineChart {
             title,
             x_label: &symbol,
@@ -402,6 +455,7 @@ fn roofline(results: &Results, analysis: &Analysis) -> Option<ChartView> {
     Some(ChartView {
         title,
         caption: "Up is better, to the roof: FP32 operations counted by ncu over DRAM bytes (x) and over kernel time (y); roofs from the clocks' peaks and, dashed, the copy ceiling's measured bandwidth. Arrows follow the chain of steps.".into(),
+        file: String::new(),
         svg: drawn.svg,
     })
 }
@@ -417,4 +471,45 @@ fn spans_decades(series: &[BarSeries]) -> bool {
         .iter()
         .fold((f64::INFINITY, 0.0f64), |(l, h), v| (l.min(*v), h.max(*v)));
     !values.is_empty() && high / low > 20.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chart_files_are_named_by_place_and_title_in_plain_ascii() {
+        assert_eq!(
+            chart_file_name(0, "Speedup over the baseline"),
+            "01-speedup-over-the-baseline.svg"
+        );
+        assert_eq!(
+            chart_file_name(2, "global store sectors / request"),
+            "03-global-store-sectors-request.svg"
+        );
+        assert_eq!(
+            chart_file_name(11, "Time at N=8192"),
+            "12-time-at-n-8192.svg"
+        );
+        assert_eq!(chart_file_name(99, "Время «ядра»"), "100-chart.svg");
+        let long = chart_file_name(4, &"bandwidth over size ".repeat(8));
+        assert!(long.len() <= "05-".len() + 48 + ".svg".len(), "{long}");
+        for name in [
+            chart_file_name(0, "Speedup over the baseline"),
+            chart_file_name(99, "Время"),
+            long,
+        ] {
+            assert!(is_chart_file_name(&name), "{name}");
+        }
+        for other in [
+            "1-speedup.svg",
+            "01-.svg",
+            "01-Speedup.svg",
+            "notes.svg",
+            "01-a.png",
+            "ab-c.svg",
+        ] {
+            assert!(!is_chart_file_name(other), "{other}");
+        }
+    }
 }

@@ -114,6 +114,8 @@ pub struct ChartView {
     pub title: String,
     pub caption: String,
     pub svg: String,
+    /// Where report.md finds the chart as a file, relative to it.
+    pub file: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
