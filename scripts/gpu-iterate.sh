@@ -25,6 +25,11 @@ echo "== compare the first run's report, as CSV"
 "$bin" compare "$first/profile.ncu-rep" -o "$runs/compare" --format csv > "$runs/compare.csv"
 echo "exit $?"
 cat "$runs/compare.csv"
+echo "== the source page of every launch in one export (for the export-once work)"
+start=$(date +%s.%N)
+ncu --import "$first/profile.ncu-rep" --csv --page source --print-source sass,cuda > "$out/source-all.csv" 2> "$out/source-all.err"
+echo "exit $? after $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s, $(wc -c < "$out/source-all.csv") bytes"
+grep -n '^"File Path"\|^"Function Name"\|^"Kernel Name"\|^==' "$out/source-all.csv" | head -20
 echo "== audit"
 "$bin" audit "$first/results.json"
 "$bin" audit "$runs/compare/results.json"
