@@ -6,6 +6,7 @@
 
 pub mod charts;
 mod figures;
+pub mod pdf;
 pub use figures::{CHARTS_FOLDER, is_chart_file_name};
 pub mod terminal;
 pub mod view;
