@@ -36,6 +36,15 @@ pub enum Format {
     Csv,
 }
 
+/// The paper `--pdf` prints on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PaperSize {
+    /// ISO A4, 210 × 297 mm
+    A4,
+    /// US Letter, 8.5 × 11 in
+    Letter,
+}
+
 /// What to do with a report once it is written (report, render, compare).
 #[derive(Debug, Clone, Args)]
 pub struct Written {
@@ -45,6 +54,12 @@ pub struct Written {
     /// What stdout shows: the summary table, the conclusions as JSON, or the summary as CSV (the report's path then goes to stderr)
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Also print the report to report.pdf through headless Chromium: the summary, chain, key charts and verdicts first, the details after a page break (docs/printing.md)
+    #[arg(long)]
+    pub pdf: bool,
+    /// The paper report.pdf is printed on
+    #[arg(long, value_enum, default_value_t = PaperSize::A4, requires = "pdf")]
+    pub paper: PaperSize,
 }
 
 #[derive(Debug, Parser)]

@@ -12,9 +12,10 @@ use clap::Parser;
 
 use gpuprof::analysis::conclusions::Conclusions;
 use gpuprof::analysis::since::Movement;
-use gpuprof::cli::{Cli, Command, Format, Written};
+use gpuprof::cli::{Cli, Command, Format, PaperSize, Written};
 use gpuprof::error::{Error, exit_code};
 use gpuprof::pipeline::{self, CompareRequest, Outcome, RenderRequest, ReportRequest};
+use gpuprof::render::pdf::Paper;
 use gpuprof::{analysis, harness, render};
 
 fn main() -> ExitCode {
@@ -234,6 +235,18 @@ fn finish(outcome: Result<Outcome, Error>, written: &Written) -> ExitCode {
         Ok(outcome) => outcome,
         Err(error) => return fail(&error),
     };
+    if written.pdf {
+        let paper = match written.paper {
+            PaperSize::A4 => Paper::A4,
+            PaperSize::Letter => Paper::Letter,
+        };
+        let pdf = outcome.out_dir.join("report.pdf");
+        if let Err(error) = render::pdf::write_pdf(&outcome.report, &pdf, paper) {
+            // report.html, report.md and results.json are written already.
+            return fail(&error.into());
+        }
+        anstream::eprintln!("pdf: {}", pdf.display());
+    }
     if written.open {
         open_in_browser(&outcome.report);
     }

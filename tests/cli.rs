@@ -443,6 +443,45 @@ fn a_rerun_says_what_changed_and_diff_compares_two_runs() {
 }
 
 #[test]
+fn pdf_is_printed_last_and_a_missing_browser_keeps_the_report() {
+    let out = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        root().join("examples/transpose/results.json"),
+        out.path().join("results.json"),
+    )
+    .unwrap();
+    gpuprof()
+        .env("GPUPROF_CHROMIUM", "/nonexistent/chromium")
+        .env("PATH", "/nonexistent")
+        .arg("render")
+        .arg(out.path().join("results.json"))
+        .args(["--pdf", "--paper", "letter"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("apt install chromium"));
+    assert!(
+        out.path().join("report.html").is_file(),
+        "written before the PDF"
+    );
+    assert!(!out.path().join("report.pdf").exists());
+    if std::env::var_os("GPUPROF_REQUIRE_BROWSER").is_none()
+        && !Path::new("/usr/bin/chromium").is_file()
+    {
+        eprintln!("chromium not found: skipping the printed PDF");
+        return;
+    }
+    gpuprof()
+        .arg("render")
+        .arg(out.path().join("results.json"))
+        .args(["--pdf", "--paper", "letter"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("pdf: "));
+    let pdf = std::fs::read(out.path().join("report.pdf")).unwrap();
+    assert!(pdf.starts_with(b"%PDF-"));
+}
+
+#[test]
 fn every_subcommand_has_help_with_an_example() {
     for command in [
         "report", "render", "audit", "diff", "compare", "doctor", "init",

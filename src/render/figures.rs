@@ -160,6 +160,7 @@ fn speedup(
             results.suite.baseline
         ),
         file: String::new(),
+        detail: false,
         svg: charts::bar_chart(&BarChart {
             title: "Speedup over the baseline",
             y_label: "speedup (×)",
@@ -238,6 +239,7 @@ fn time_at(analysis: &Analysis, focus: &str, names: &[String]) -> ChartView {
         caption: "Lower is better: the median of the timed launches; whiskers span the fastest to the slowest launch."
             .into(),
         file: String::new(),
+        detail: false,
         svg: charts::bar_chart(&BarChart {
             title: &title,
             y_label: "time",
@@ -301,6 +303,7 @@ fn key_metric(
             format::capitalize(label)
         ),
         file: String::new(),
+        detail: true,
         svg: charts::bar_chart(&BarChart {
             title: label,
             y_label: label,
@@ -381,6 +384,7 @@ fn scaling(results: &Results, analysis: &Analysis, sizes: &[String]) -> ChartVie
         title: title.into(),
         caption: caption.into(),
         file: String::new(),
+        detail: false,
         svg: charts::line_chart(&LineChart {
             title,
             x_label: &symbol,
@@ -456,6 +460,7 @@ fn roofline(results: &Results, analysis: &Analysis) -> Option<ChartView> {
         title,
         caption: "Up is better, to the roof: FP32 operations counted by ncu over DRAM bytes (x) and over kernel time (y); roofs from the clocks' peaks and, dashed, the copy ceiling's measured bandwidth. Arrows follow the chain of steps.".into(),
         file: String::new(),
+        detail: false,
         svg: drawn.svg,
     })
 }

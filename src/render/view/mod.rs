@@ -116,6 +116,9 @@ pub struct ChartView {
     pub svg: String,
     /// Where report.md finds the chart as a file, relative to it.
     pub file: String,
+    /// A chart of one counter per variant: a detail, printed after the
+    /// first pages (the overview charts are over all variants).
+    pub detail: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
