@@ -102,7 +102,7 @@ impl fmt::Display for Notice {
                 "{runs} of the runs were reused from the previous results.json: nothing they depend on changed (source, options, geometry, reference, device, ncu version, timing settings). `--force` runs everything again. The ncu report holds only the launches profiled this time."
             ),
             Notice::Imported => f.write_str(
-                "These results come from existing ncu data: times are ncu's gpu__time_duration of one profiled launch each (no timing samples, so speedups carry no noise estimate), outputs were not verified, and no change was declared.",
+                "These results come from existing ncu data: times are ncu's gpu__time_duration of the profiled launches, the median where a kernel ran several times at one grid and block (a speedup between single launches carries no noise estimate); outputs were not verified, and no change was declared.",
             ),
             Notice::MetricsMissing {
                 variant,
