@@ -65,13 +65,24 @@ fn render_reproduces_the_committed_example_report() {
         .assert()
         .success()
         .stdout(predicate::str::contains("transpose at N=8192"));
-    let rendered = std::fs::read_to_string(out.path().join("report.html")).unwrap();
-    let committed = std::fs::read_to_string(root().join("examples/transpose/report.html")).unwrap();
-    assert!(
-        rendered == committed,
-        "gpuprof render gives a different report.html than the committed one"
-    );
-    assert!(out.path().join("report.md").is_file());
+    // Every file the render writes is the committed one, byte for byte.
+    let committed = root().join("examples/transpose");
+    let charts = std::fs::read_dir(committed.join("charts"))
+        .unwrap()
+        .map(|entry| format!("charts/{}", entry.unwrap().file_name().to_string_lossy()));
+    let files: Vec<String> = ["report.html", "report.md", "analysis.json"]
+        .map(String::from)
+        .into_iter()
+        .chain(charts)
+        .collect();
+    assert!(files.len() > 5, "{files:?}");
+    for file in files {
+        let rendered = std::fs::read(out.path().join(&file)).unwrap();
+        assert!(
+            rendered == std::fs::read(committed.join(&file)).unwrap(),
+            "gpuprof render gives a different {file} than the committed one"
+        );
+    }
 }
 
 #[test]
