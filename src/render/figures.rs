@@ -456,9 +456,17 @@ fn roofline(results: &Results, analysis: &Analysis) -> Option<ChartView> {
         measured_bandwidth,
         arrows: &arrows,
     });
+    let roofs = match measured_bandwidth {
+        Some(_) => {
+            "roofs from the clocks' peaks and, dashed, the copy ceiling's measured bandwidth"
+        }
+        None => "roofs from the clocks' peaks",
+    };
     Some(ChartView {
         title,
-        caption: "Up is better, to the roof: FP32 operations counted by ncu over DRAM bytes (x) and over kernel time (y); roofs from the clocks' peaks and, dashed, the copy ceiling's measured bandwidth. Arrows follow the chain of steps.".into(),
+        caption: format!(
+            "Up is better, to the roof: FP32 operations counted by ncu over DRAM bytes (x) and over kernel time (y); {roofs}. Arrows follow the chain of steps."
+        ),
         file: String::new(),
         detail: false,
         svg: drawn.svg,
