@@ -133,6 +133,26 @@ pub fn access(e: &Evidence, finding: &Finding) -> Advice {
     }
     let factor = line.and_then(|l| ratio(l.global_sectors, l.global_sectors_ideal));
     if factor.is_some_and(|f| f <= 1.3) {
+        // A small excess on data loaded several times (a stencil's taps at
+        // shifted offsets) is the misalignment of the reloads, which the
+        // caches serve: loading each byte once into shared memory removes
+        // both, where aligning one start could not.
+        let reloads = ratio(
+            e.metric(m::GLOBAL_LOAD_SECTORS)
+                .map(|sectors| sectors * 32.0),
+            e.metric(m::DRAM_BYTES_READ),
+        );
+        if let Some(times) = reloads.filter(|r| *r >= 2.0)
+            && !e.is_applied(Change::SharedMemoryTiling)
+        {
+            return Advice::trying(
+                Change::SharedMemoryTiling,
+                &format!(
+                    "the kernel loads {} the bytes it reads from DRAM, at shifted offsets (the caches serve the reloads): load each once into shared memory and reuse it from there",
+                    format::speedup(times)
+                ),
+            );
+        }
         return first_new(
             e,
             &[(

@@ -401,3 +401,63 @@ fn without_counters_there_is_no_limit() {
     let nothing = Derived::default();
     assert_eq!(limit(&evidence(&nothing, &[], None, vec![], vec![])), None);
 }
+
+#[test]
+fn a_misaligned_stencil_that_reloads_its_data_is_told_to_tile_not_to_align() {
+    // A 7-tap stencil: every load is shifted by its tap (1.21× the ideal
+    // sectors) and the kernel loads 5× the bytes it reads from DRAM.
+    let busy = derived(&[(Key::MemoryThroughput, 45.0), (Key::SmThroughput, 40.0)]);
+    let taps = line(
+        38,
+        "temp += array[start + j] * mask[j];",
+        (17_825_786.0, 14_680_064.0),
+        80.0,
+        "long_sb",
+    );
+    let found = [finding(
+        FindingKind::Uncoalesced,
+        Severity::Warning,
+        "uncoalesced global loads: 4.86 sectors per request (1.21× the ideal on line 38)",
+        vec![38],
+    )];
+    let stencil = |dram_read: f64| {
+        profile(
+            &[
+                (m::GLOBAL_LOAD_SECTORS, 17_825_786.0),
+                (m::GLOBAL_STORE_SECTORS, 2_097_152.0),
+                (m::DRAM_BYTES_READ, dram_read),
+            ],
+            vec![taps.clone()],
+        )
+    };
+    let reloaded = stencil(115_000_000.0);
+    let e = evidence(&busy, &found, Some(&reloaded), vec![], vec![]);
+    let advice = advice::access(&e, &found[0]);
+    assert_eq!(advice.change, Some(Change::SharedMemoryTiling));
+    assert!(
+        advice
+            .text
+            .contains("loads 4.96× the bytes it reads from DRAM"),
+        "{}",
+        advice.text
+    );
+    // Read once from DRAM (no reloads): the misalignment itself is the cost.
+    let streamed = stencil(17_825_786.0 * 32.0);
+    let e = evidence(&busy, &found, Some(&streamed), vec![], vec![]);
+    assert_eq!(
+        advice::access(&e, &found[0]).change,
+        Some(Change::Alignment)
+    );
+    // Already tiled: alignment again.
+    let e = evidence(
+        &busy,
+        &found,
+        Some(&reloaded),
+        vec![],
+        vec![Change::SharedMemoryTiling],
+    );
+    assert_eq!(
+        advice::access(&e, &found[0]).change,
+        Some(Change::Alignment)
+    );
+}
