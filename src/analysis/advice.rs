@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::derived::{Key, ratio};
 use super::evidence::{Evidence, Level};
 use super::findings::{Finding, FindingKind};
+use super::limits::BusyUnit;
 use super::{format, knowledge};
 use crate::model::Change;
 use crate::model::metrics as m;
@@ -177,8 +178,8 @@ pub fn access(e: &Evidence, finding: &Finding) -> Advice {
 }
 
 /// For a busy memory unit.
-pub fn memory(e: &Evidence, unit: &str) -> Advice {
-    if unit == "L1/shared-memory" {
+pub fn memory(e: &Evidence, unit: BusyUnit) -> Advice {
+    if unit == BusyUnit::L1Shared {
         if !e.uses_shared_memory() {
             // The L1 traffic is global loads hitting in L1.
             return first_new(

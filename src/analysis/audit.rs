@@ -21,7 +21,7 @@ use super::evidence::Level;
 use super::explain::{self, Cited};
 use super::findings::FindingKind;
 use super::format;
-use super::limits::Basis;
+use super::limits::{Basis, BusyUnit};
 use super::movement::{self, Size};
 use super::stats::{self, Speedup, TimeVerdict, TimingStats};
 use super::{Analysis, RunAnalysis, VariantAnalysis, Verdict};
@@ -368,23 +368,19 @@ fn limit_fault(basis: &Basis, run: &RunAnalysis, stored: &RunResult) -> Option<S
             level,
             issue_stalls,
         } => {
-            let key = match unit.as_str() {
-                "issue" => Key::IssueActive,
-                "DRAM" => Key::DramThroughput,
-                _ => Key::L1Throughput,
-            };
-            let measured = percent(key);
+            let measured = percent(unit.key());
             let issue_side = issue_stalls.is_some_and(|s| s >= 0.5);
             let needs = match level {
-                Level::Above if unit == "issue" && issue_side => 60.0,
+                Level::Above if *unit == BusyUnit::Issue && issue_side => 60.0,
                 Level::Above => 80.0,
                 _ => 60.0,
             };
             if !same(measured, *busy) {
-                Some(format!("ncu gives {unit} at {measured:.1}%"))
+                Some(format!("ncu gives {} at {measured:.1}%", unit.name()))
             } else if *level == Level::Below || measured < needs {
                 Some(format!(
-                    "{unit} is {measured:.1}% busy, under the {needs:.0}% its verdict needs"
+                    "{} is {measured:.1}% busy, under the {needs:.0}% its verdict needs",
+                    unit.name()
                 ))
             } else {
                 None

@@ -113,7 +113,7 @@ fn a_limiter_below_its_weight_or_its_band_is_caught() {
     assert_eq!(rules(&results, &analysis), ["limiter"]);
     let limit = focus_run(&mut analysis, "padded").limit.as_mut().unwrap();
     limit.basis = Basis::Unit {
-        unit: "issue".into(),
+        unit: BusyUnit::Issue,
         busy: 95.0,
         level: Level::Above,
         issue_stalls: None,

@@ -613,7 +613,7 @@ fn basis(basis: &limits::Basis) -> LimiterBasis {
             level,
             issue_stalls,
         } => LimiterBasis::Unit {
-            unit: throughput_unit(unit),
+            unit: throughput_unit(*unit),
             busy_percent: *busy,
             level: match level {
                 evidence::Level::Below => Level::Below,
@@ -628,12 +628,11 @@ fn basis(basis: &limits::Basis) -> LimiterBasis {
     }
 }
 
-/// The unit `limits` names: `issue`, `DRAM` or `L1/shared-memory`.
-fn throughput_unit(name: &str) -> ThroughputUnit {
-    match name {
-        "issue" => ThroughputUnit::Issue,
-        "DRAM" => ThroughputUnit::Dram,
-        _ => ThroughputUnit::L1Shared,
+fn throughput_unit(unit: limits::BusyUnit) -> ThroughputUnit {
+    match unit {
+        limits::BusyUnit::Issue => ThroughputUnit::Issue,
+        limits::BusyUnit::Dram => ThroughputUnit::Dram,
+        limits::BusyUnit::L1Shared => ThroughputUnit::L1Shared,
     }
 }
 
@@ -952,8 +951,13 @@ mod tests {
                 if let Some(limits::Basis::Unit { unit, .. }) = run.limit.as_ref().map(|l| &l.basis)
                 {
                     assert!(
-                        ["issue", "DRAM", "L1/shared-memory"].contains(&unit.as_str()),
-                        "{}: a unit the format does not know: {unit}",
+                        [
+                            limits::BusyUnit::Issue,
+                            limits::BusyUnit::Dram,
+                            limits::BusyUnit::L1Shared
+                        ]
+                        .contains(unit),
+                        "{}: a unit the format does not know: {unit:?}",
                         path.display()
                     );
                 }

@@ -53,7 +53,7 @@ pub enum Basis {
     },
     /// The busiest unit, in percent of its peak, in or above its band.
     Unit {
-        unit: String,
+        unit: BusyUnit,
         busy: f64,
         level: Level,
         /// The share of stall samples that are issue-side, for issue.
@@ -107,6 +107,35 @@ pub fn limit(e: &Evidence) -> Option<Limit> {
     })
 }
 
+/// A unit the limiter compares, by the throughput it is judged on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BusyUnit {
+    Issue,
+    Dram,
+    L1Shared,
+}
+
+impl BusyUnit {
+    /// The derived metric whose percent of peak the verdict rests on.
+    pub fn key(self) -> Key {
+        match self {
+            BusyUnit::Issue => Key::IssueActive,
+            BusyUnit::Dram => Key::DramThroughput,
+            BusyUnit::L1Shared => Key::L1Throughput,
+        }
+    }
+
+    /// How the report names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            BusyUnit::Issue => "instruction issue",
+            BusyUnit::Dram => "DRAM",
+            BusyUnit::L1Shared => "L1/shared-memory",
+        }
+    }
+}
+
 /// A bottleneck, the numbers that show it, what to do and why it was named.
 struct Verdict {
     bottleneck: String,
@@ -134,12 +163,12 @@ impl Units {
     }
 
     /// The busier of DRAM and L1/shared (L2 carries the DRAM traffic of a
-    /// streaming kernel, so it names no limit of its own): name, percent.
-    fn memory(&self) -> (&'static str, f64) {
+    /// streaming kernel, so it names no limit of its own), and its percent.
+    fn memory(&self) -> (BusyUnit, f64) {
         if self.l1 > self.dram {
-            ("L1/shared-memory", self.l1)
+            (BusyUnit::L1Shared, self.l1)
         } else {
-            ("DRAM", self.dram)
+            (BusyUnit::Dram, self.dram)
         }
     }
 
@@ -181,10 +210,10 @@ impl Units {
         let (level, name, advice, basis) = if issue_first {
             (
                 issue,
-                "instruction issue".to_string(),
+                BusyUnit::Issue.name().to_string(),
                 advice::issue(e),
                 Basis::Unit {
-                    unit: "issue".into(),
+                    unit: BusyUnit::Issue,
                     busy: self.issue.unwrap_or(0.0),
                     level: issue,
                     issue_stalls: self.issue_stalls,
@@ -193,10 +222,10 @@ impl Units {
         } else {
             (
                 memory,
-                format!("{unit} throughput"),
+                format!("{} throughput", unit.name()),
                 advice::memory(e, unit),
                 Basis::Unit {
-                    unit: unit.into(),
+                    unit,
                     busy,
                     level: memory,
                     issue_stalls: None,
