@@ -7,6 +7,7 @@
 
 use super::derived::Key;
 use super::format;
+use super::lines::normalized;
 use crate::model::source::SourceLine;
 
 /// Reads one counter of a source line.
@@ -31,10 +32,6 @@ fn per_line(key: Key) -> Option<(LineCount, &'static str)> {
         | Key::SharedLoadInstructions => Some((|l| l.shared_wavefronts, "shared wavefronts")),
         _ => None,
     }
-}
-
-fn normalized(code: &str) -> String {
-    code.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// One source statement's count in each step, matched by its code.

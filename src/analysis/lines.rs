@@ -83,7 +83,9 @@ fn problem(line: &HotLine) -> Option<Problem> {
     }
 }
 
-fn normalized(code: &str) -> String {
+/// `code` with its runs of whitespace as single spaces: the same statement
+/// however it is indented.
+pub(super) fn normalized(code: &str) -> String {
     code.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

@@ -252,7 +252,7 @@ fn names_in_role(results: &Results, role: Role) -> Vec<String> {
 }
 
 /// The median and spread of a variant's timed launches at one size.
-fn timing_at(variant: &VariantResult, size: &str) -> Option<TimingStats> {
+pub(super) fn timing_at(variant: &VariantResult, size: &str) -> Option<TimingStats> {
     variant
         .run(size)
         .and_then(|run| TimingStats::from_samples(&run.samples_ms))

@@ -5,8 +5,8 @@
 
 use serde::Serialize;
 
-use super::format;
 use super::stats::{self, TimeVerdict, TimingStats};
+use super::{format, timing_at};
 use crate::model::Results;
 
 /// How a run's time moved from the older results to the newer.
@@ -69,14 +69,13 @@ impl RunChange {
 /// Every run of `after` against the same variant and size in `before`,
 /// then the runs `before` has that `after` lacks.
 pub fn since(before: &Results, after: &Results) -> Vec<RunChange> {
-    let timing = |results: &Results, variant: &str, size: &str| {
-        TimingStats::from_samples(&results.variant(variant)?.run(size)?.samples_ms)
-    };
     let mut changes = Vec::new();
     for variant in &after.variants {
         for run in &variant.runs {
             let now = TimingStats::from_samples(&run.samples_ms);
-            let then = timing(before, &variant.name, &run.size);
+            let then = before
+                .variant(&variant.name)
+                .and_then(|v| timing_at(v, &run.size));
             changes.push(change(&variant.name, &run.size, then, now));
         }
     }
