@@ -19,7 +19,7 @@ start=$(date +%s)
 "$bin" report tests/gpu/faults/variants.toml -o "$runs/faults" --timeout 10 --no-profile
 faults=$?
 faults_seconds=$(( $(date +%s) - start ))
-(cd "$runs" && tar czf "$out/hostile.tgz" hostile/results.json hostile/report.md faults/results.json oversized.err)
+(cd "$runs" && tar czf "$out/hostile.tgz" hostile/results.json hostile/report.md hostile/ncu/time-events.jsonl hostile/ncu/profile-events.jsonl faults/results.json/results.json oversized.err)
 python3 - "$runs" "$hostile" "$oversized" "$faults" "$faults_seconds" <<'PY'
 import json, sys
 runs, hostile, oversized, faults, seconds = sys.argv[1:]
@@ -33,6 +33,11 @@ for v in r["variants"]:
 f = json.load(open(f"{runs}/faults/results.json"))
 hang = f["variants"][[v["name"] for v in f["variants"]].index("hang")]["runs"][0]
 after = f["variants"][[v["name"] for v in f["variants"]].index("after")]["runs"][0]
+events = [json.loads(l) for l in open(f"{runs}/hostile/ncu/time-events.jsonl")]
+kinds = {}
+for e in events:
+    kinds[e["event"]] = kinds.get(e["event"], 0) + 1
+print("time-stage report events: " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
 print(f"hostile exit {hostile}; oversized exit {oversized} (2 expected); faults exit {faults} (3 expected) in {seconds} s")
 print(f"hang: {(hang.get('failure') or {}).get('message', '')[:90]}")
 print(f"after the hang: {len(after['samples_ms'])} samples, {(after.get('check') or {}).get('status')}")

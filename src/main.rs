@@ -404,8 +404,8 @@ fn dump(path: &std::path::Path) -> ExitCode {
     }
 }
 
-/// The hidden harness subcommand: events on stdout, one per line, flushed
-/// as they happen so the pipeline sees progress (and ncu passes it on).
+/// The hidden harness subcommand: events one per line as they happen, on
+/// the report descriptor the pipeline gave it (stdout when run by hand).
 fn run_harness(job: &std::path::Path) -> ExitCode {
     // Under ncu, the harness's parent is ncu: it goes when ncu goes.
     gpuprof::process::die_with_parent();
@@ -426,11 +426,22 @@ fn run_harness(job: &std::path::Path) -> ExitCode {
         eprintln!("error: the NVIDIA driver library (libcuda.so.1) was not found");
         return ExitCode::from(exit_code::ENVIRONMENT);
     }
-    let stdout = std::io::stdout();
-    let mut emit = |event: harness::Event| {
-        let mut out = stdout.lock();
-        let _ = writeln!(out, "{}", event.to_line());
-        let _ = out.flush();
+    // Events go on the pipeline's report descriptor, what kernels print
+    // is captured apart; run by hand, both go to stdout.
+    let mut reporter = match harness::capture::Reporter::from_env(gpuprof::process::REPORT_FD_VARIABLE) {
+        Ok(reporter) => reporter,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::from(exit_code::ENVIRONMENT);
+        }
+    };
+    let mut emit = |event: harness::Event| match reporter.as_mut() {
+        Some(reporter) => reporter.emit(&event),
+        None => {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{}", event.to_line());
+            let _ = out.flush();
+        }
     };
     match harness::run(&job, &mut emit) {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,6 +1,7 @@
 //! Spawning external tools (ncu, nvidia-smi, gpuprof's own harness):
-//! capturing their output, streaming stdout line by line, an idle timeout,
-//! and typed errors that carry the argv and the tool's stderr. Every tool
+//! capturing their output, streaming stdout line by line (or, for the
+//! harness, the lines of a report pipe of its own, apart from stdout), an
+//! idle timeout, and typed errors that carry the argv and the tool's stderr. Every tool
 //! runs in its own process group (stopped as a whole on a timeout or a
 //! signal) and dies with gpuprof even when gpuprof is killed outright.
 //! Knows no tool's flags.
@@ -8,6 +9,8 @@
 use std::ffi::OsString;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
+use std::fs::File;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -64,18 +67,28 @@ impl Invocation {
             .join(" ")
     }
 
-    fn command(&self) -> Command {
+    /// The command to spawn; with `report`, the writing end of a report
+    /// pipe becomes the child's descriptor [`REPORT_FD`], named to it by
+    /// [`REPORT_FD_VARIABLE`].
+    fn command(&self, report: Option<RawFd>) -> Command {
         let mut command = Command::new(&self.program);
         // Its own process group, so that a timeout stops the tool and
         // everything it started (ncu's target process, a shell's children).
         command.process_group(0);
-        // SAFETY: prctl(2) is async-signal-safe and touches no memory of the
-        // parent; it runs in the child between fork and exec.
+        // SAFETY: prctl(2), dup2(2) and fcntl(2) are async-signal-safe and
+        // touch no memory of the parent; they run in the child between fork
+        // and exec, on descriptors it inherited.
         unsafe {
-            command.pre_exec(|| {
+            command.pre_exec(move || {
                 die_with_parent();
+                if let Some(report) = report {
+                    give_report_descriptor(report)?;
+                }
                 Ok(())
             });
+        }
+        if report.is_some() {
+            command.env(REPORT_FD_VARIABLE, REPORT_FD.to_string());
         }
         command.args(&self.args);
         if let Some(folder) = &self.folder {
@@ -85,6 +98,30 @@ impl Invocation {
             command.env(key, value);
         }
         command
+    }
+}
+
+/// The descriptor a reporting child writes its report lines to.
+pub const REPORT_FD: RawFd = 3;
+
+/// The variable that tells a reporting child its report descriptor.
+pub const REPORT_FD_VARIABLE: &str = "GPUPROF_REPORT_FD";
+
+/// In the child: `report` (close-on-exec, as every descriptor gpuprof
+/// opens) becomes [`REPORT_FD`], kept open across exec.
+fn give_report_descriptor(report: RawFd) -> std::io::Result<()> {
+    // SAFETY: dup2 and fcntl on descriptors of this (forked) process.
+    let done = unsafe {
+        if report == REPORT_FD {
+            // dup2 onto itself would keep close-on-exec: clear it instead.
+            libc::fcntl(REPORT_FD, libc::F_SETFD, 0)
+        } else {
+            libc::dup2(report, REPORT_FD)
+        }
+    };
+    match done < 0 {
+        true => Err(std::io::Error::last_os_error()),
+        false => Ok(()),
     }
 }
 
@@ -124,10 +161,22 @@ pub enum ToolErrorKind {
     Failed {
         status: ExitStatus,
     },
-    TimedOut {
-        idle_seconds: u64,
-    },
+    /// Nothing came on `channel` for `idle_seconds`.
+    TimedOut { idle_seconds: u64, channel: Channel },
 }
+
+/// Where a tool's lines are followed (and its silence timed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    /// Its stdout.
+    Stdout,
+    /// A pipe of its own at [`REPORT_FD`]; its stdout and stderr are kept
+    /// apart (their last [`KEPT_OTHER_OUTPUT`] bytes), never parsed.
+    Report,
+}
+
+/// Bytes kept of a reporting tool's stdout and stderr (the last ones).
+pub const KEPT_OTHER_OUTPUT: usize = 64 << 10;
 
 /// A tool that could not be run or did not succeed.
 #[derive(Debug)]
@@ -168,10 +217,17 @@ impl fmt::Display for ToolError {
             ToolErrorKind::Failed { status } => {
                 write!(f, "`{}` failed ({status})", self.command_line)?
             }
-            ToolErrorKind::TimedOut { idle_seconds } => write!(
+            ToolErrorKind::TimedOut {
+                idle_seconds,
+                channel,
+            } => write!(
                 f,
-                "`{}` printed nothing for {idle_seconds} s and was stopped",
-                self.command_line
+                "`{}` {} nothing for {idle_seconds} s and was stopped",
+                self.command_line,
+                match channel {
+                    Channel::Stdout => "printed",
+                    Channel::Report => "reported",
+                }
             )?,
             ToolErrorKind::Interrupted => write!(
                 f,
@@ -203,6 +259,28 @@ pub fn run_streaming(
     idle_timeout: Option<Duration>,
     on_line: impl FnMut(&str),
 ) -> Result<ToolOutput, ToolError> {
+    run_following(invocation, Channel::Stdout, idle_timeout, on_line)
+}
+
+/// Runs a tool that reports on a pipe of its own ([`REPORT_FD`]), calling
+/// `on_report` for each line of it as it arrives, whatever else the tool
+/// (a kernel's printf) writes on stdout or stderr. With `idle_timeout`, a
+/// tool that reports nothing for that long is killed and reported as timed
+/// out, for as long as it lives.
+pub fn run_reporting(
+    invocation: &Invocation,
+    idle_timeout: Option<Duration>,
+    on_report: impl FnMut(&str),
+) -> Result<ToolOutput, ToolError> {
+    run_following(invocation, Channel::Report, idle_timeout, on_report)
+}
+
+fn run_following(
+    invocation: &Invocation,
+    channel: Channel,
+    idle_timeout: Option<Duration>,
+    on_line: impl FnMut(&str),
+) -> Result<ToolOutput, ToolError> {
     let command_line = invocation.display();
     let spawn_error = |kind| ToolError {
         command_line: command_line.clone(),
@@ -213,16 +291,25 @@ pub fn run_streaming(
     if interrupted() {
         return Err(spawn_error(ToolErrorKind::Interrupted));
     }
-    let mut child = invocation
-        .command()
+    let report_pipe = match channel {
+        Channel::Report => {
+            Some(report_pipe().map_err(|error| spawn_error(ToolErrorKind::Spawn(error)))?)
+        }
+        Channel::Stdout => None,
+    };
+    let spawned = invocation
+        .command(report_pipe.as_ref().map(|(_, writer)| writer.as_raw_fd()))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|error| match error.kind() {
-            std::io::ErrorKind::NotFound => spawn_error(ToolErrorKind::NotFound),
-            _ => spawn_error(ToolErrorKind::Spawn(error)),
-        })?;
+        .spawn();
+    // The pipe ends when the child (and all it started) has closed its
+    // copy: the parent's goes now.
+    let report_reader = report_pipe.map(|(reader, _writer)| reader);
+    let mut child = spawned.map_err(|error| match error.kind() {
+        std::io::ErrorKind::NotFound => spawn_error(ToolErrorKind::NotFound),
+        _ => spawn_error(ToolErrorKind::Spawn(error)),
+    })?;
     let group = libc::pid_t::try_from(child.id()).ok();
     if let Some(group) = group {
         running_groups().push(group);
@@ -231,19 +318,36 @@ pub fn run_streaming(
             stop_all();
         }
     }
-    let stderr_reader = read_all_in_background(child.stderr.take());
-    let (stdout_reader, lines) = read_lines_in_background(child.stdout.take());
-    let (stdout_text, timed_out) = follow_stdout(&mut child, &lines, idle_timeout, on_line);
+    let stderr_reader = read_all_in_background(child.stderr.take(), report_reader.is_some());
+    let (followed_reader, lines, stdout_reader) = match report_reader {
+        Some(reader) => {
+            let (followed, lines) = read_lines_in_background(Some(reader));
+            let stdout = read_all_in_background(child.stdout.take(), true);
+            (followed, lines, Some(stdout))
+        }
+        None => {
+            let (followed, lines) = read_lines_in_background(child.stdout.take());
+            (followed, lines, None)
+        }
+    };
+    let (followed_text, timed_out) = follow_lines(&mut child, &lines, idle_timeout, on_line);
     let waited = child.wait();
     if let Some(group) = group {
         running_groups().retain(|g| *g != group);
     }
     let status = waited.map_err(|e| spawn_error(ToolErrorKind::Spawn(e)))?;
-    let _ = stdout_reader.join();
+    let _ = followed_reader.join();
+    let stdout = match stdout_reader {
+        Some(reader) => reader.join().unwrap_or_default(),
+        None => followed_text,
+    };
     let stderr = stderr_reader.join().unwrap_or_default();
     let kind = match timed_out {
         _ if !status.success() && interrupted() => Some(ToolErrorKind::Interrupted),
-        Some(idle_seconds) => Some(ToolErrorKind::TimedOut { idle_seconds }),
+        Some(idle_seconds) => Some(ToolErrorKind::TimedOut {
+            idle_seconds,
+            channel,
+        }),
         None if !status.success() => Some(ToolErrorKind::Failed { status }),
         None => None,
     };
@@ -251,21 +355,39 @@ pub fn run_streaming(
         Some(kind) => Err(ToolError {
             command_line,
             kind,
-            stdout: stdout_text,
+            stdout,
             stderr,
         }),
         None => Ok(ToolOutput {
             status,
-            stdout: stdout_text,
+            stdout,
             stderr,
         }),
     }
 }
 
-/// Passes each stdout line to `on_line` as it arrives, until stdout
-/// closes or, with `idle_timeout`, the tool prints nothing for that long
-/// and is killed: the text read, and the idle seconds when it timed out.
-fn follow_stdout(
+/// A pipe for a child's reports: the end gpuprof reads and the end the
+/// child gets, both close-on-exec (so no other child inherits them).
+fn report_pipe() -> std::io::Result<(File, OwnedFd)> {
+    let mut ends = [0; 2];
+    // SAFETY: `ends` has room for the two descriptors pipe2 writes.
+    if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just opened and are owned by nothing
+    // else.
+    unsafe {
+        Ok((
+            File::from(OwnedFd::from_raw_fd(ends[0])),
+            OwnedFd::from_raw_fd(ends[1]),
+        ))
+    }
+}
+
+/// Passes each followed line to `on_line` as it arrives, until its source
+/// closes or, with `idle_timeout`, nothing comes for that long and the tool
+/// is killed: the text read, and the idle seconds when it timed out.
+fn follow_lines(
     child: &mut Child,
     lines: &mpsc::Receiver<String>,
     idle_timeout: Option<Duration>,
@@ -326,15 +448,34 @@ fn read_lines_in_background<R: Read + Send + 'static>(
     (reader, lines_rx)
 }
 
+/// Reads `source` to its end: all of it, or with `bounded` only its last
+/// [`KEPT_OTHER_OUTPUT`] bytes (a reporting tool's other output may be a
+/// flood that must not fill the memory).
 fn read_all_in_background<R: Read + Send + 'static>(
     source: Option<R>,
+    bounded: bool,
 ) -> thread::JoinHandle<String> {
     thread::spawn(move || {
         let mut bytes = Vec::new();
-        if let Some(mut source) = source {
+        let Some(mut source) = source else {
+            return String::new();
+        };
+        if !bounded {
             let _ = source.read_to_end(&mut bytes);
+            return String::from_utf8_lossy(&bytes).into_owned();
         }
-        String::from_utf8_lossy(&bytes).into_owned()
+        let mut chunk = vec![0; 8192];
+        loop {
+            match source.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(read) => bytes.extend_from_slice(&chunk[..read]),
+            }
+            if bytes.len() > 2 * KEPT_OTHER_OUTPUT {
+                bytes.drain(..bytes.len() - KEPT_OTHER_OUTPUT);
+            }
+        }
+        let kept = &bytes[bytes.len().saturating_sub(KEPT_OTHER_OUTPUT)..];
+        String::from_utf8_lossy(kept).into_owned()
     })
 }
 
@@ -419,6 +560,52 @@ mod tests {
             started.elapsed() < Duration::from_secs(10),
             "the timeout fired"
         );
+    }
+
+    #[test]
+    fn reports_come_on_their_own_pipe_whatever_stdout_carries() {
+        // Report lines on the pipe; a flood of bytes that are not UTF-8,
+        // text without a newline and a fake report on stdout and stderr.
+        let script = r#"
+            printf 'one\n' >&"$GPUPROF_REPORT_FD"
+            head -c 300000 /dev/zero | tr '\0' '\377'
+            printf '{"event":"fake"}' ; printf 'err\n' >&2
+            printf 'two\n' >&3
+        "#;
+        let invocation = Invocation::new("sh").arg("-c").arg(script);
+        let mut reports = Vec::new();
+        let output =
+            run_reporting(&invocation, None, |line| reports.push(line.to_string())).unwrap();
+        assert_eq!(reports, ["one", "two"]);
+        assert!(output.stdout.ends_with("\u{fffd}{\"event\":\"fake\"}"));
+        assert!(
+            output.stdout.chars().count() <= KEPT_OTHER_OUTPUT + 16,
+            "only the last bytes of stdout are kept"
+        );
+        assert_eq!(output.stderr, "err\n");
+    }
+
+    #[test]
+    fn a_reporting_tool_that_only_prints_is_stopped_as_silent() {
+        // Printing on stdout is not reporting: the timeout still fires.
+        let invocation = Invocation::new("sh")
+            .arg("-c")
+            .arg("echo started >&3; while :; do echo busy; sleep 0.01; done");
+        let started = Instant::now();
+        let error =
+            run_reporting(&invocation, Some(Duration::from_millis(400)), |_| {}).unwrap_err();
+        assert!(
+            matches!(
+                error.kind,
+                ToolErrorKind::TimedOut {
+                    channel: Channel::Report,
+                    ..
+                }
+            ),
+            "{error}"
+        );
+        assert!(error.to_string().contains("reported nothing for"), "{error}");
+        assert!(started.elapsed() < Duration::from_secs(20));
     }
 
     #[test]

@@ -2,9 +2,11 @@
 //! buffers (outputs poisoned), launch once and verify the outputs against
 //! the reference variant, warm up, then time every launch with CUDA events;
 //! or, under ncu, launch each item once inside a profiler range. It runs in
-//! its own process (`gpuprof harness`), reporting [`Event`]s, so that a
+//! its own process (`gpuprof harness`), reporting [`Event`]s on a pipe of
+//! their own (see [`capture`]), so that a
 //! kernel that faults or hangs cannot take the pipeline's results with it.
 
+pub mod capture;
 pub mod data;
 mod gpu;
 pub mod protocol;

@@ -1,7 +1,7 @@
 //! What passes between the pipeline and the `gpuprof harness` subprocess:
 //! the job (written as JSON by the pipeline) and the events the harness
-//! prints on stdout, one JSON object per line behind a marker so that any
-//! other output (a kernel's printf) is ignored.
+//! reports, one JSON object per line, on a pipe of their own (see
+//! `capture`), so that nothing a kernel prints is ever read as one.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -76,6 +76,16 @@ pub enum Event {
         sequence: u32,
         kernel: String,
     },
+    /// What the item's kernel printed since the previous event: its first
+    /// bytes, and the lines beyond them, counted.
+    Printed {
+        item: Item,
+        text: String,
+        more_lines: u64,
+    },
+    /// The kernel in flight keeps printing (sent at most once a second):
+    /// alive, not hung.
+    Printing,
     /// The item could not run. `fatal` failures (a CUDA error that leaves
     /// the context unusable) end the process; the pipeline starts a new one
     /// for the remaining items.
@@ -87,28 +97,15 @@ pub enum Event {
     },
 }
 
-const MARKER: &str = "gpuprof-event ";
-
 impl Event {
+    /// The event as one report line (JSON without a newline).
     pub fn to_line(&self) -> String {
-        format!(
-            "{MARKER}{}",
-            serde_json::to_string(self).expect("events serialize")
-        )
+        serde_json::to_string(self).expect("events serialize")
     }
 
-    /// What a kernel printed on a stdout line: all of it, or what stands
-    /// before an event glued behind it.
-    pub fn printed_before(line: &str) -> &str {
-        line.find(MARKER).map_or(line, |at| &line[..at])
-    }
-
-    /// The event on a stdout line, or `None` for any other line. A
-    /// kernel's `printf` without a trailing newline may stand before the
-    /// marker on the same line: the event is read from the marker on.
-    pub fn from_line(line: &str) -> Option<Result<Event, serde_json::Error>> {
-        line.find(MARKER)
-            .map(|at| serde_json::from_str(&line[at + MARKER.len()..]))
+    /// The event on a report line.
+    pub fn from_line(line: &str) -> Result<Event, serde_json::Error> {
+        serde_json::from_str(line)
     }
 }
 
@@ -117,7 +114,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn events_round_trip_through_a_line_and_other_lines_are_ignored() {
+    fn events_round_trip_through_a_line_and_other_lines_are_errors() {
         let event = Event::Failed {
             item: Item {
                 variant: "naive".into(),
@@ -128,13 +125,11 @@ mod tests {
             fatal: true,
         };
         let line = event.to_line();
-        assert!(line.starts_with("gpuprof-event {\"event\":\"failed\""));
-        assert_eq!(Event::from_line(&line).unwrap().unwrap(), event);
-        assert!(Event::from_line("hello from printf").is_none());
-        assert!(Event::from_line("gpuprof-event {broken").unwrap().is_err());
-        // A kernel's printf without a newline, glued before the event.
-        let glued = format!("thread 7 says hi{line}");
-        assert_eq!(Event::from_line(&glued).unwrap().unwrap(), event);
+        assert!(line.starts_with("{\"event\":\"failed\""));
+        assert!(!line.contains('\n'));
+        assert_eq!(Event::from_line(&line).unwrap(), event);
+        assert!(Event::from_line("hello from printf").is_err());
+        assert!(Event::from_line("{broken").is_err());
     }
 
     #[test]
@@ -162,7 +157,7 @@ mod tests {
             line.contains("\"got\":\"NaN\"") && line.contains("\"max_abs_error\":\"inf\""),
             "{line}"
         );
-        match Event::from_line(&line).unwrap().unwrap() {
+        match Event::from_line(&line).unwrap() {
             Event::Measured {
                 check:
                     Check::Failed {

@@ -33,11 +33,11 @@ pub(super) fn probe(
     )?;
     let mut facts = None;
     let mut events_log = String::new();
-    let outcome = process::run_streaming(
+    let outcome = process::run_reporting(
         &harness_job(harness, &job_path),
         Some(Duration::from_secs(120)),
         |line| {
-            if let Some(Ok(Event::Device(device))) = Event::from_line(line) {
+            if let Ok(Event::Device(device)) = Event::from_line(line) {
                 facts = Some(device);
                 events_log.push_str(line);
                 events_log.push('\n');

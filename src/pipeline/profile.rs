@@ -189,16 +189,14 @@ fn run_ncu(
     let bar = progress(items as u64, "profile");
     let mut profiled = Vec::new();
     let mut events_log = String::new();
-    let outcome = process::run_streaming(invocation, Some(request.idle_timeout * 4), |line| {
-        if Event::from_line(line).is_some() {
-            events_log.push_str(line);
-            events_log.push('\n');
-        }
-        if let Some(Ok(Event::Profiled {
+    let outcome = process::run_reporting(invocation, Some(request.idle_timeout * 4), |line| {
+        events_log.push_str(line);
+        events_log.push('\n');
+        if let Ok(Event::Profiled {
             item,
             sequence,
             kernel,
-        })) = Event::from_line(line)
+        }) = Event::from_line(line)
         {
             bar.set_message(format!("{} {}", item.variant, item.size));
             if !profiled.iter().any(|p: &ProfiledLaunch| p.item == item) {

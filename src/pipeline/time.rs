@@ -62,7 +62,7 @@ pub(super) fn run(
             save_error: None,
             unkept: Default::default(),
         };
-        let outcome = process::run_streaming(
+        let outcome = process::run_reporting(
             &harness_job(harness, &job_path),
             Some(idle_timeout),
             |line| attempt.on_line(line),
@@ -98,17 +98,15 @@ struct Attempt<'a> {
     /// results.json could not be saved: the run stops with this error.
     save_error: Option<Error>,
     /// Lines a kernel printed beyond those kept, by item.
-    unkept: std::collections::BTreeMap<Item, usize>,
+    unkept: std::collections::BTreeMap<Item, u64>,
 }
 
 impl Attempt<'_> {
-    /// Records what one line of the harness's output reports.
+    /// Records what one line of the harness's report says.
     fn on_line(&mut self, line: &str) {
-        self.keep_output(Event::printed_before(line));
         let event = match Event::from_line(line) {
-            None => return,
-            Some(Ok(event)) => event,
-            Some(Err(error)) => {
+            Ok(event) => event,
+            Err(error) => {
                 // An event that cannot be read must not vanish: it ends the
                 // item in flight with the reason.
                 if let Some(item) = self.in_flight.take() {
@@ -128,7 +126,12 @@ impl Attempt<'_> {
         self.events_log.push_str(line);
         self.events_log.push('\n');
         match event {
-            Event::Device(_) | Event::Profiled { .. } => {}
+            Event::Device(_) | Event::Profiled { .. } | Event::Printing => {}
+            Event::Printed {
+                item,
+                text,
+                more_lines,
+            } => self.keep_printed(&item, &text, more_lines),
             Event::Loaded { variant, resources } => {
                 if let Some(v) = self.results.variants.iter_mut().find(|v| v.name == variant) {
                     v.build.resources = Some(resources);
@@ -162,36 +165,31 @@ impl Attempt<'_> {
         }
     }
 
-    /// Keeps what the kernel in flight printed, under its run: its first
-    /// lines (each cut short); the others are counted.
-    fn keep_output(&mut self, printed: &str) {
+    /// Keeps what `item`'s kernel printed under its run, shown in the
+    /// reports: its first lines (each cut short, control characters made
+    /// visible); the others are counted.
+    fn keep_printed(&mut self, item: &Item, text: &str, more_lines: u64) {
         const KEPT_LINES: usize = 20;
-        let (Some(item), false) = (&self.in_flight, printed.is_empty()) else {
-            return;
-        };
         let Some(run) = self.results.run_mut(&item.variant, &item.size) else {
             return;
         };
-        if let Some(unkept) = self.unkept.get_mut(item) {
-            // Its first lines are kept already: count, don't rescan them.
-            *unkept += 1;
-            return;
-        }
         let output = run.output.get_or_insert_with(String::new);
-        if output.lines().count() < KEPT_LINES {
-            // Shown in the reports: control characters become visible.
-            output.extend(
-                printed
-                    .chars()
-                    .take(400)
-                    .map(|c| match c.is_control() && c != '\t' {
-                        true => '\u{fffd}',
-                        false => c,
-                    }),
-            );
+        let mut kept = output.lines().count();
+        let mut unkept = more_lines;
+        for line in text.lines() {
+            if kept >= KEPT_LINES {
+                unkept += 1;
+                continue;
+            }
+            output.extend(line.chars().take(400).map(|c| match c.is_control() && c != '\t' {
+                true => '\u{fffd}',
+                false => c,
+            }));
             output.push('\n');
-        } else {
-            *self.unkept.entry(item.clone()).or_default() += 1;
+            kept += 1;
+        }
+        if unkept > 0 {
+            *self.unkept.entry(item.clone()).or_default() += unkept;
         }
     }
 
@@ -243,14 +241,21 @@ impl Attempt<'_> {
 }
 
 fn harness_failure(error: &ToolError, idle_timeout: Duration) -> String {
-    match error.kind {
+    match &error.kind {
         process::ToolErrorKind::TimedOut { .. } => format!(
-            "the kernel did not finish within {} s and was stopped (raise the limit with --timeout)",
+            "the harness stopped reporting for {} s while this ran (the kernel did not finish) and was stopped; raise the limit with --timeout",
             idle_timeout.as_secs()
         ),
-        _ => format!(
-            "the harness process ended abnormally: {}",
-            error.output_tail(8)
-        ),
+        process::ToolErrorKind::Failed { status } => {
+            let tail = error.output_tail(8);
+            format!(
+                "the harness ended ({status}) before reporting on this run{}",
+                match tail.trim().is_empty() {
+                    true => String::new(),
+                    false => format!(": {tail}"),
+                }
+            )
+        }
+        _ => format!("the harness could not run: {error}"),
     }
 }

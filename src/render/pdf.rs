@@ -285,7 +285,7 @@ fn print_with(browser: &Invocation, html: &Path, pdf: &Path, paper: Paper) -> Re
                 },
                 ToolErrorKind::Spawn(e) => failed(format!("it could not be started: {e}"), tail),
                 ToolErrorKind::Failed { status } => failed(exited(status), tail),
-                ToolErrorKind::TimedOut { idle_seconds } => failed(
+                ToolErrorKind::TimedOut { idle_seconds, .. } => failed(
                     format!("it had not finished after {idle_seconds} s and was stopped"),
                     tail,
                 ),
