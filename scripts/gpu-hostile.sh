@@ -19,7 +19,7 @@ start=$(date +%s)
 "$bin" report tests/gpu/faults/variants.toml -o "$runs/faults" --timeout 10 --no-profile
 faults=$?
 faults_seconds=$(( $(date +%s) - start ))
-(cd "$runs" && tar czf "$out/hostile.tgz" hostile/results.json hostile/report.md hostile/ncu/time-events.jsonl hostile/ncu/profile-events.jsonl faults/results.json/results.json oversized.err)
+(cd "$runs" && tar czf "$out/hostile.tgz" hostile/results.json hostile/report.md hostile/ncu/time-events.jsonl hostile/ncu/profile-events.jsonl faults/results.json oversized.err)
 python3 - "$runs" "$hostile" "$oversized" "$faults" "$faults_seconds" <<'PY'
 import json, sys
 runs, hostile, oversized, faults, seconds = sys.argv[1:]
