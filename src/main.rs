@@ -428,13 +428,14 @@ fn run_harness(job: &std::path::Path) -> ExitCode {
     }
     // Events go on the pipeline's report descriptor, what kernels print
     // is captured apart; run by hand, both go to stdout.
-    let mut reporter = match harness::capture::Reporter::from_env(gpuprof::process::REPORT_FD_VARIABLE) {
-        Ok(reporter) => reporter,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return ExitCode::from(exit_code::ENVIRONMENT);
-        }
-    };
+    let mut reporter =
+        match harness::capture::Reporter::from_env(gpuprof::process::REPORT_FD_VARIABLE) {
+            Ok(reporter) => reporter,
+            Err(error) => {
+                eprintln!("error: {error}");
+                return ExitCode::from(exit_code::ENVIRONMENT);
+            }
+        };
     let mut emit = |event: harness::Event| match reporter.as_mut() {
         Some(reporter) => reporter.emit(&event),
         None => {

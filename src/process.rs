@@ -8,8 +8,8 @@
 
 use std::ffi::OsString;
 use std::fmt;
-use std::io::{BufRead, BufReader, Read};
 use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -162,7 +162,10 @@ pub enum ToolErrorKind {
         status: ExitStatus,
     },
     /// Nothing came on `channel` for `idle_seconds`.
-    TimedOut { idle_seconds: u64, channel: Channel },
+    TimedOut {
+        idle_seconds: u64,
+        channel: Channel,
+    },
 }
 
 /// Where a tool's lines are followed (and its silence timed).
@@ -604,7 +607,10 @@ mod tests {
             ),
             "{error}"
         );
-        assert!(error.to_string().contains("reported nothing for"), "{error}");
+        assert!(
+            error.to_string().contains("reported nothing for"),
+            "{error}"
+        );
         assert!(started.elapsed() < Duration::from_secs(20));
     }
 

@@ -68,9 +68,10 @@ impl Reporter {
         let Some(value) = std::env::var_os(variable) else {
             return Ok(None);
         };
-        let fd: RawFd = value.to_str().and_then(|v| v.parse().ok()).ok_or_else(|| {
-            format!("{variable} must name a file descriptor, not {value:?}")
-        })?;
+        let fd: RawFd = value
+            .to_str()
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| format!("{variable} must name a file descriptor, not {value:?}"))?;
         // SAFETY: F_GETFD only asks whether `fd` is open.
         if fd < 3 || unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
             return Err(format!(
@@ -118,7 +119,9 @@ impl Reporter {
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// fd 1 redirected into a pipe, and what was read from it.
@@ -139,7 +142,8 @@ impl Capture {
             return Err(io::Error::last_os_error());
         }
         // SAFETY: both ends were just opened and are owned by nothing else.
-        let (reader, writer) = unsafe { (File::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
+        let (reader, writer) =
+            unsafe { (File::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
         // The kernel's side blocks when the pipe is full (the thread drains
         // it); only the reading end is non-blocking.
         // SAFETY: fcntl and dup2 on descriptors this process owns; dup2
@@ -225,7 +229,10 @@ mod tests {
     fn captured() -> (File, Capture, File) {
         let mut ends = [0; 2];
         // SAFETY: `ends` has room for the two descriptors pipe2 writes.
-        assert_eq!(unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_NONBLOCK) }, 0);
+        assert_eq!(
+            unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_NONBLOCK) },
+            0
+        );
         // SAFETY: both ends were just opened and are owned by nothing else.
         let (reader, writer) = unsafe { (File::from_raw_fd(ends[0]), File::from_raw_fd(ends[1])) };
         // SAFETY: the writer blocks like fd 1 does.

@@ -181,10 +181,14 @@ impl Attempt<'_> {
                 unkept += 1;
                 continue;
             }
-            output.extend(line.chars().take(400).map(|c| match c.is_control() && c != '\t' {
-                true => '\u{fffd}',
-                false => c,
-            }));
+            output.extend(
+                line.chars()
+                    .take(400)
+                    .map(|c| match c.is_control() && c != '\t' {
+                        true => '\u{fffd}',
+                        false => c,
+                    }),
+            );
             output.push('\n');
             kept += 1;
         }
