@@ -1374,6 +1374,118 @@ fn a_rerun_that_fails_before_measuring_keeps_the_previous_results() {
 }
 
 #[test]
+fn per_line_counters_taken_at_one_size_stand_for_the_other_sizes_and_say_so() {
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let kernels = format!("\"{}/kernels/", root().display());
+    let suite = std::fs::read_to_string(root().join("examples/transpose/variants.toml"))
+        .unwrap()
+        .replace("\"../../kernels/", &kernels)
+        + "\n[profile]\nlines_at = \"N=2048\"\n";
+    let config = out.path().join("variants.toml");
+    std::fs::write(&config, suite).unwrap();
+    let log = out.path().join("standin.log");
+    replaying(out.path())
+        .env("STANDIN_LOG", &log)
+        .args(["report", "--timeout", "5", "--ncu"])
+        .arg(root().join("tests/standin/ncu"))
+        .arg(&config)
+        .arg("-o")
+        .arg(out.path().join("report"))
+        .assert()
+        .success();
+    // Two ncu runs: N=8192 without the per-line counters, N=2048 with them.
+    let profiled = std::fs::read_to_string(&log).unwrap();
+    let runs: Vec<&str> = profiled
+        .lines()
+        .filter(|l| l.starts_with("profile "))
+        .collect();
+    assert_eq!(runs.len(), 8, "{profiled}");
+    assert!(
+        runs[..4].iter().all(|l| l.ends_with("N=8192")),
+        "{profiled}"
+    );
+    assert!(
+        runs[4..].iter().all(|l| l.ends_with("N=2048")),
+        "{profiled}"
+    );
+    let results = read_results(&out.path().join("report/results.json"));
+    let profiler = results.profiler.as_ref().unwrap();
+    assert_eq!(profiler.lines_at.as_deref(), Some("N=2048"));
+    assert_eq!(
+        results
+            .variant("naive")
+            .unwrap()
+            .run("N=8192")
+            .unwrap()
+            .profile
+            .as_ref()
+            .unwrap()
+            .lines_at
+            .as_deref(),
+        Some("N=2048")
+    );
+    assert!(
+        !profiler.command.contains("SourceCounters"),
+        "{}",
+        profiler.command
+    );
+    let lines_run = profiler.lines_run.as_ref().unwrap();
+    assert!(lines_run.command.contains("--section SourceCounters"));
+    assert_eq!(lines_run.report_file, "profile-lines.ncu-rep");
+    let tiled = results.variant("tiled").unwrap();
+    let big = tiled.run("N=8192").unwrap().profile.as_ref().unwrap();
+    assert!(big.source_lines.is_empty());
+    assert!(
+        big.source_note
+            .as_deref()
+            .unwrap()
+            .contains("taken at N=2048 only")
+    );
+    assert!(
+        !tiled
+            .run("N=2048")
+            .unwrap()
+            .profile
+            .as_ref()
+            .unwrap()
+            .source_lines
+            .is_empty()
+    );
+    // The analysis at N=8192 shows the conflict on line 22 from N=2048's
+    // lines, and says where they come from.
+    let analysis: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.path().join("report/analysis.json")).unwrap(),
+    )
+    .unwrap();
+    let tiled = analysis["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == "tiled")
+        .unwrap();
+    let big = tiled["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["size"] == "N=8192")
+        .unwrap();
+    assert_eq!(big["lines_taken_at"], "N=2048");
+    assert_eq!(big["hot_lines"][0]["line"], 22);
+    let page = std::fs::read_to_string(out.path().join("report/report.html")).unwrap();
+    assert!(
+        page.contains("per-line counters taken at N=2048"),
+        "the run says where its lines come from"
+    );
+    assert!(
+        page.contains("taken at N=2048 only, in a second ncu run of"),
+        "the header names the second run"
+    );
+}
+
+#[test]
 fn what_a_kernel_prints_is_kept_under_its_run_and_loses_no_measurement() {
     if !nvrtc_present() {
         return;

@@ -95,10 +95,16 @@ fn same(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 
-/// A run's counters and timing, derived afresh from results.json.
-fn derive(run: &RunResult) -> Derived {
+/// The run of `variant` at `run`'s size: its counters and timing, derived
+/// afresh from results.json, with its per-line counters where they were
+/// taken (its own size, or the one size they were taken at).
+fn derive(results: &Results, variant: &str, run: &RunResult) -> Derived {
     let median = TimingStats::from_samples(&run.samples_ms).map(|t| t.median_ms);
-    derived::derive(run.profile.as_ref(), median)
+    let lines = results
+        .variant(variant)
+        .and_then(|v| v.lines_of(run))
+        .map_or(&[][..], |l| l.profile.source_lines.as_slice());
+    derived::derive(run.profile.as_ref(), lines, median)
 }
 
 /// The step's time against the previous step's, from the raw samples.
@@ -139,9 +145,20 @@ impl Auditor<'_> {
         else {
             return;
         };
-        if let (Some(explanation), Some(previous)) = (&run.explanation, previous) {
+        if let (Some(explanation), Some(previous), Some(previous_name)) =
+            (&run.explanation, previous, variant.previous.as_deref())
+        {
             let why = match explanation.counter {
-                Some(cited) => explanation_fault(&cited, &explanation.text, previous, stored),
+                Some(cited) => explanation_fault(
+                    &cited,
+                    &explanation.text,
+                    (
+                        &derive(self.results, previous_name, previous),
+                        &derive(self.results, &variant.name, stored),
+                    ),
+                    previous,
+                    stored,
+                ),
                 None => explanation
                     .text
                     .contains("confirmed")
@@ -156,13 +173,20 @@ impl Auditor<'_> {
             );
         }
         if let Some(limit) = &run.limit {
-            let why = limit_fault(&limit.basis, run, stored);
+            let counters = derive(self.results, &variant.name, stored);
+            let has_lines = self
+                .results
+                .variant(&variant.name)
+                .and_then(|v| v.lines_of(stored))
+                .is_some();
+            let why = limit_fault(&limit.basis, run, has_lines, &counters);
             self.check(&variant.name, &run.size, "limiter", &limit.bottleneck, why);
         }
-        let lines: &[SourceLine] = stored
-            .profile
-            .as_ref()
-            .map_or(&[], |p| p.source_lines.as_slice());
+        let lines: &[SourceLine] = self
+            .results
+            .variant(&variant.name)
+            .and_then(|v| v.lines_of(stored))
+            .map_or(&[], |l| l.profile.source_lines.as_slice());
         for finding in &run.findings {
             let why = finding
                 .lines
@@ -202,7 +226,10 @@ impl Auditor<'_> {
             let why = (change.verdict == Verdict::Confirmed && slower)
                 .then(|| "the step is slower than the previous one beyond the noise".to_string());
             self.check(&variant.name, size, "confirmed-but-slower", &claim, why);
-            let (b, a) = (derive(before), derive(after));
+            let (b, a) = (
+                derive(self.results, previous, before),
+                derive(self.results, &variant.name, after),
+            );
             for expectation in &change.expectations {
                 let why = expectation
                     .metric
@@ -257,6 +284,7 @@ fn line_fault(kind: FindingKind, number: u32, lines: &[SourceLine]) -> Option<St
 fn explanation_fault(
     cited: &Cited,
     text: &str,
+    (derived_before, derived_after): (&Derived, &Derived),
     previous: &RunResult,
     run: &RunResult,
 ) -> Option<String> {
@@ -267,7 +295,7 @@ fn explanation_fault(
             key.info().label
         ));
     }
-    let (before, after) = (derive(previous).get(key), derive(run).get(key));
+    let (before, after) = (derived_before.get(key), derived_after.get(key));
     let (Some(before), Some(after)) = (before, after) else {
         return Some(format!("results.json has no {}", key.info().label));
     };
@@ -313,8 +341,12 @@ fn explanation_fault(
 }
 
 /// What is wrong with the limiter's basis, if anything.
-fn limit_fault(basis: &Basis, run: &RunAnalysis, stored: &RunResult) -> Option<String> {
-    let counters = derive(stored);
+fn limit_fault(
+    basis: &Basis,
+    run: &RunAnalysis,
+    has_lines: bool,
+    counters: &Derived,
+) -> Option<String> {
     let percent = |key: Key| counters.get(key).unwrap_or(0.0);
     match basis {
         Basis::Access {
@@ -327,10 +359,7 @@ fn limit_fault(basis: &Basis, run: &RunAnalysis, stored: &RunResult) -> Option<S
                 weight.traffic * 100.0
             )
         }),
-        Basis::Access { weight: None, .. } => stored
-            .profile
-            .as_ref()
-            .is_some_and(|p| !p.source_lines.is_empty())
+        Basis::Access { weight: None, .. } => has_lines
             .then(|| "the source counters were collected but the finding's weight was not".into()),
         Basis::Spills => (counters.get(Key::LocalMemorySectors).unwrap_or(0.0) <= 0.0)
             .then(|| "no local-memory sectors were counted".into()),

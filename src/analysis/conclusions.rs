@@ -122,6 +122,10 @@ pub struct RunConclusions {
     pub limiter: Option<Limiter>,
     pub findings: Vec<FindingConclusion>,
     pub hot_lines: Vec<HotLineConclusion>,
+    /// The size the per-line counters behind `hot_lines` and the line
+    /// findings were taken at, when not this run's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines_taken_at: Option<String>,
 }
 
 /// Whether the run's output can be trusted, and why.
@@ -508,6 +512,7 @@ fn run(analysis: &RunAnalysis, baseline: &str, previous: Option<&str>) -> RunCon
         limiter: analysis.limit.as_ref().map(limiter),
         findings: analysis.findings.iter().map(finding).collect(),
         hot_lines: analysis.hot_lines.iter().map(hot_line).collect(),
+        lines_taken_at: analysis.lines_taken_at.clone(),
     }
 }
 

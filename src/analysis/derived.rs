@@ -253,8 +253,10 @@ fn sum(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     }
 }
 
-/// Derives everything a profile allows; `median_ms` is the event timing.
-pub fn derive(profile: Option<&Profile>, median_ms: Option<f64>) -> Derived {
+/// Derives everything a profile allows, with the excess over ideal of
+/// `lines` (the run's per-line counters, or those taken at another size);
+/// `median_ms` is the event timing.
+pub fn derive(profile: Option<&Profile>, lines: &[SourceLine], median_ms: Option<f64>) -> Derived {
     let mut values = Values::default();
     values.put(Key::Time, median_ms);
     let Some(profile) = profile else {
@@ -268,7 +270,7 @@ pub fn derive(profile: Option<&Profile>, median_ms: Option<f64>) -> Derived {
     values.put_memory_accesses(profile);
     values.put_occupancy(profile);
     values.put_throughput_and_work(profile);
-    values.put_source_excess(&profile.source_lines);
+    values.put_source_excess(lines);
     let (limiters, blocks_per_sm) = block_limit(profile);
     Derived {
         values: values.0,
@@ -453,6 +455,15 @@ fn block_limit(profile: &Profile) -> (Vec<Limiter>, Option<f64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Derived from `profile` with its own lines.
+    fn own(profile: Option<&Profile>, median_ms: Option<f64>) -> Derived {
+        derive(
+            profile,
+            profile.map_or(&[], |p| p.source_lines.as_slice()),
+            median_ms,
+        )
+    }
     use crate::ncu::ingest::profile_from_launch;
     use crate::ncu::raw::parse_raw_page;
     use crate::ncu::source::parse_source_page;
@@ -477,7 +488,7 @@ mod tests {
 
     #[test]
     fn the_naive_transpose_stores_touch_32_sectors_per_request() {
-        let naive = derive(Some(&probe(1)), Some(0.07));
+        let naive = own(Some(&probe(1)), Some(0.07));
         assert!((naive.get(Key::GlobalStoreSectorsPerRequest).unwrap() - 31.95).abs() < 0.01);
         assert_eq!(naive.get(Key::GlobalLoadSectorsPerRequest), Some(4.0));
         assert_eq!(naive.get(Key::Time), Some(0.07));
@@ -490,7 +501,7 @@ mod tests {
 
     #[test]
     fn the_tiled_transpose_has_32_way_shared_loads_by_counters_and_by_source() {
-        let tiled = derive(Some(&probe(2)), None);
+        let tiled = own(Some(&probe(2)), None);
         assert!((tiled.get(Key::SharedLoadWavefrontsPerInstruction).unwrap() - 32.22).abs() < 0.01);
         assert!((tiled.get(Key::SharedStoreWavefrontsPerInstruction).unwrap() - 1.07).abs() < 0.01);
         // Source page: (131072 + 4194304) wavefronts over (131072 + 131072) ideal.
@@ -506,16 +517,16 @@ mod tests {
 
     #[test]
     fn occupancy_limiter_is_the_smallest_block_limit() {
-        let copy = derive(Some(&probe(0)), None);
+        let copy = own(Some(&probe(0)), None);
         assert_eq!(copy.blocks_per_sm, Some(8.0));
         assert_eq!(copy.limiters, [Limiter::Warps]);
-        let tiled = derive(Some(&probe(2)), None);
+        let tiled = own(Some(&probe(2)), None);
         assert_eq!(tiled.limiters, [Limiter::Registers, Limiter::Warps]);
     }
 
     #[test]
     fn without_a_profile_only_time_is_known() {
-        let derived = derive(None, Some(1.5));
+        let derived = own(None, Some(1.5));
         assert_eq!(derived.values.len(), 1);
         assert!(derived.limiters.is_empty());
     }

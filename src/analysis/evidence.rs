@@ -99,6 +99,9 @@ pub struct Evidence<'a> {
     pub derived: &'a Derived,
     pub findings: &'a [Finding],
     pub lines: &'a [SourceLine],
+    /// The profile `lines` come from: the run's own, or the same variant's
+    /// at the size the per-line counters were taken at.
+    pub lines_profile: Option<&'a Profile>,
     pub profile: Option<&'a Profile>,
     pub ceilings: Vec<Ceiling>,
     /// The changes of this step and every step before it in the chain.
@@ -107,8 +110,8 @@ pub struct Evidence<'a> {
 
 impl<'a> Evidence<'a> {
     pub fn gather(
-        results: &Results,
-        variant: &VariantResult,
+        results: &'a Results,
+        variant: &'a VariantResult,
         run: &'a RunResult,
         derived: &'a Derived,
         findings: &'a [Finding],
@@ -119,14 +122,14 @@ impl<'a> Evidence<'a> {
             .device
             .as_ref()
             .map(|d| d.peak_dram_bytes_per_second);
+        let lines_profile = variant.lines_of(run).map(|l| l.profile);
         Evidence {
             derived,
             findings,
-            lines: run
-                .profile
-                .as_ref()
+            lines: lines_profile
                 .map(|p| p.source_lines.as_slice())
                 .unwrap_or_default(),
+            lines_profile,
             profile: run.profile.as_ref(),
             ceilings: ceilings
                 .iter()
@@ -190,7 +193,7 @@ impl<'a> Evidence<'a> {
             .iter()
             .filter(|l| finding.lines.contains(&l.line))
             .collect();
-        let samples = match self.profile {
+        let samples = match self.lines_profile {
             Some(profile) => profile.stall_samples(),
             None => self.lines.iter().filter_map(|l| l.warp_stall_samples).sum(),
         };
@@ -221,10 +224,12 @@ impl<'a> Evidence<'a> {
         })
     }
 
-    /// The kernel's total of two counters, or of the source lines when the
+    /// The kernel's total of two counters in the profile the lines come
+    /// from (the same size as the lines), or of the source lines when the
     /// counters were not collected (the lines can miss code in headers).
     fn total(&self, metrics: [&str; 2], per_line: fn(&SourceLine) -> Option<f64>) -> f64 {
-        match (self.metric(metrics[0]), self.metric(metrics[1])) {
+        let metric = |name| self.lines_profile.and_then(|p| p.metric(name));
+        match (metric(metrics[0]), metric(metrics[1])) {
             (None, None) => self.lines.iter().filter_map(per_line).sum(),
             (a, b) => a.unwrap_or(0.0) + b.unwrap_or(0.0),
         }

@@ -314,6 +314,7 @@ pub fn hot_lines(profile: &Profile, source_text: &str) -> Vec<HotLine> {
 pub fn findings(
     derived: &Derived,
     profile: Option<&Profile>,
+    lines: Option<&Profile>,
     hot: &[HotLine],
     device: Option<&Device>,
     declared_bytes: Option<f64>,
@@ -335,8 +336,10 @@ pub fn findings(
             lines: Vec::new(),
         });
     }
+    if let Some(lines) = lines {
+        other_files(lines, &mut found);
+    }
     let Some(profile) = profile else { return found };
-    other_files(profile, &mut found);
     uncoalesced(derived, hot, &mut found);
     bank_conflicts(derived, hot, &mut found);
     occupancy(derived, profile, &mut found);
@@ -1004,6 +1007,7 @@ mod tests {
             source_lines: Vec::new(),
             source_note: None,
             other_files: Vec::new(),
+            lines_at: None,
         }
     }
 

@@ -44,6 +44,7 @@ fn profile(metrics: &[(&str, f64)], lines: Vec<SourceLine>) -> Profile {
         source_lines: lines,
         source_note: None,
         other_files: Vec::new(),
+        lines_at: None,
     }
 }
 
@@ -70,6 +71,7 @@ fn evidence<'a>(
         lines: profile
             .map(|p| p.source_lines.as_slice())
             .unwrap_or_default(),
+        lines_profile: profile,
         profile,
         ceilings,
         applied,

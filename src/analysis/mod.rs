@@ -136,6 +136,9 @@ pub struct RunAnalysis {
     pub derived: Derived,
     pub findings: Vec<Finding>,
     pub hot_lines: Vec<HotLine>,
+    /// The size the per-line counters behind the hot lines and line
+    /// findings were taken at, when not this run's own.
+    pub lines_taken_at: Option<String>,
     /// What limits this run now, and what to try next.
     pub limit: Option<limits::Limit>,
     /// Problem lines followed from the previous step's run at this size.
@@ -433,15 +436,20 @@ fn analyze_run(
         bytes_per_second,
         flops_per_second,
     );
-    let derived = derived::derive(run.profile.as_ref(), timing.map(|t| t.median_ms));
-    let hot_lines = run
-        .profile
-        .as_ref()
+    let lines_of = variant.lines_of(run);
+    let lines_profile = lines_of.map(|l| l.profile);
+    let derived = derived::derive(
+        run.profile.as_ref(),
+        lines_profile.map_or(&[], |p| p.source_lines.as_slice()),
+        timing.map(|t| t.median_ms),
+    );
+    let hot_lines = lines_profile
         .map(|p| findings::hot_lines(p, &variant.source_text))
         .unwrap_or_default();
     let findings = findings::findings(
         &derived,
         run.profile.as_ref(),
+        lines_profile,
         &hot_lines,
         device,
         run.bytes,
@@ -474,6 +482,7 @@ fn analyze_run(
         derived,
         findings,
         hot_lines,
+        lines_taken_at: lines_of.and_then(|l| l.taken_at).map(str::to_string),
         limit,
         line_diffs: Vec::new(),
         explanation: None,
@@ -608,8 +617,9 @@ fn judge_changes(
                 previous.map(|p| p.name.as_str()),
             );
             let source_lines = |name: &str| {
-                let run = results.variant(name)?.run(focus_size?)?;
-                Some(run.profile.as_ref()?.source_lines.as_slice())
+                let variant = results.variant(name)?;
+                let run = variant.run(focus_size?)?;
+                Some(variant.lines_of(run)?.profile.source_lines.as_slice())
             };
             let carried = previous.and_then(|p| {
                 let (before, after) = (source_lines(&p.name)?, source_lines(&variant.name)?);

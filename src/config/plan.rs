@@ -43,6 +43,24 @@ pub struct ProfileSettings {
     /// Passed to `ncu --clock-control`: `none` (default; never touches the
     /// card's clocks) or `base`.
     pub clock_control: ClockControl,
+    /// At which size the per-line source counters are taken.
+    #[serde(default)]
+    pub lines_at: LinesAt,
+}
+
+/// At which size the per-line source counters (ncu's SourceCounters
+/// section, which runs an instrumented copy of the kernel at tens of times
+/// its duration) are taken: access patterns do not depend on the size.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LinesAt {
+    /// Chosen from the timed durations (`pipeline::profile::lines_size`).
+    #[default]
+    Auto,
+    /// At every size.
+    Every,
+    /// At the size of this label.
+    Size(String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -41,6 +41,7 @@ pub(crate) struct RawSuite {
 #[serde(expecting = "a [profile] table")]
 pub(crate) struct RawProfile {
     pub(crate) clock_control: Option<Spanned<String>>,
+    pub(crate) lines_at: Option<Spanned<String>>,
 }
 
 /// A `[[variant]]` or the `[defaults]` (where `name` is refused later, so

@@ -9,7 +9,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::plan::{
-    Arg, Buffer, ClockControl, Compare, ElementType, Fill, Instance, Scalar, Tolerance, Verify,
+    Arg, Buffer, ClockControl, Compare, ElementType, Fill, Instance, LinesAt, Scalar, Tolerance,
+    Verify,
 };
 use super::{Plan, load, parse};
 use crate::model::Change;
@@ -272,6 +273,27 @@ fn parse_resolves_sources_against_the_folder_of_the_given_path() {
     assert_eq!(
         error.message(),
         "cannot read kernel source elsewhere/kernels/naive.cu: No such file or directory (os error 2)"
+    );
+}
+
+#[test]
+fn lines_at_names_a_size_by_label_or_value_or_leaves_the_choice() {
+    let path = "tests/configs/valid/variants.toml";
+    let text = fs::read_to_string(path).unwrap();
+    assert_eq!(plan(path).profile.lines_at, LinesAt::Auto);
+    let with = |value: &str| {
+        let text = text.replace("[profile]\n", &format!("[profile]\nlines_at = {value}\n"));
+        parse(&text, Path::new(path)).map(|plan| plan.profile.lines_at)
+    };
+    assert_eq!(with("\"every\""), Ok(LinesAt::Every));
+    assert_eq!(with("\"auto\""), Ok(LinesAt::Auto));
+    assert_eq!(with("\"N=2048\""), Ok(LinesAt::Size("N=2048".into())));
+    assert_eq!(with("\"N = 1000\""), Ok(LinesAt::Size("N=1000".into())));
+    assert_eq!(with("\"2048\""), Ok(LinesAt::Size("N=2048".into())));
+    let error = with("\"N=4096\"").unwrap_err();
+    assert_eq!(
+        error.message(),
+        "lines_at \"N=4096\" is not one of the suite's sizes"
     );
 }
 

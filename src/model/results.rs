@@ -61,6 +61,24 @@ pub struct ProfilerRun {
     /// Replay passes per profiled launch (the cost of the metric set).
     pub passes_per_launch: Option<f64>,
     pub seconds: f64,
+    /// The size whose launches carry the per-line source counters, when
+    /// they were taken at one size only (absent: at every size).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines_at: Option<String>,
+    /// The second ncu run, over the launches at `lines_at` with the
+    /// per-line counters, when the other sizes ran without them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines_run: Option<LinesRun>,
+}
+
+/// The ncu run that took the per-line source counters at one size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinesRun {
+    /// The ncu command line exactly as run.
+    pub command: String,
+    /// Its report file, relative to the output folder.
+    pub report_file: String,
+    pub seconds: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -209,6 +227,10 @@ pub struct Profile {
     /// Counters ncu attributed to lines of other files, per file.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub other_files: Vec<OtherFile>,
+    /// The size at which this variant's per-line counters were taken,
+    /// when it is another (this launch was profiled without them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines_at: Option<String>,
 }
 
 impl Results {
@@ -217,9 +239,38 @@ impl Results {
     }
 }
 
+/// A run's per-line counters: the profile they are in, and the size they
+/// were taken at when it is not the run's own.
+#[derive(Debug, Clone, Copy)]
+pub struct LinesOf<'a> {
+    pub profile: &'a Profile,
+    pub taken_at: Option<&'a str>,
+}
+
 impl VariantResult {
     pub fn run(&self, size: &str) -> Option<&RunResult> {
         self.runs.iter().find(|r| r.size == size)
+    }
+
+    /// The profile whose per-line counters stand for `run`'s lines: its
+    /// own, or, when they were taken at one size only (the profile's
+    /// `lines_at`), the same variant's profile at that size, with that
+    /// size. Shares of the lines are of that profile's own
+    /// totals, so a size's kernel totals never mix with another's lines.
+    pub fn lines_of<'a>(&'a self, run: &'a RunResult) -> Option<LinesOf<'a>> {
+        let own = run.profile.as_ref()?;
+        if !own.source_lines.is_empty() {
+            return Some(LinesOf {
+                profile: own,
+                taken_at: None,
+            });
+        }
+        let size = own.lines_at.as_deref()?;
+        let profile = self.run(size)?.profile.as_ref()?;
+        (size != run.size && !profile.source_lines.is_empty()).then_some(LinesOf {
+            profile,
+            taken_at: Some(size),
+        })
     }
 }
 

@@ -81,6 +81,7 @@ pub fn profile_with(
         source_lines,
         source_note,
         other_files: Vec::new(),
+        lines_at: None,
     }
 }
 

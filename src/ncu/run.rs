@@ -76,12 +76,15 @@ pub struct ProfileRequest {
     pub report_base: PathBuf,
     /// Where ncu writes its own messages (kept out of the target's stdout).
     pub log_file: PathBuf,
+    /// Whether to take the per-line source counters (the SourceCounters
+    /// section, with the source embedded in the report).
+    pub source_counters: bool,
 }
 
 /// `ncu … target`: profiles the selected launches (profiler ranges with
 /// `--profile-from-start off`, or a kernel-name filter and a launch count),
-/// collecting the fixed metric set and the SourceCounters section, with the
-/// source embedded in the report.
+/// collecting the fixed metric set and, when asked, the SourceCounters
+/// section with the source embedded in the report.
 pub fn profile_invocation(ncu: &Path, request: &ProfileRequest, target: &Invocation) -> Invocation {
     let selection: Vec<String> = match &request.selection {
         Selection::ProfilerRanges => vec!["--profile-from-start".into(), "off".into()],
@@ -96,9 +99,13 @@ pub fn profile_invocation(ncu: &Path, request: &ProfileRequest, target: &Invocat
         .args(["--clock-control", request.clock_control.as_str()])
         .args(selection)
         .arg("--metrics")
-        .arg(metrics::metrics_argument())
-        .args(["--section", metrics::SOURCE_SECTION])
-        .args(["--import-source", "yes"])
+        .arg(metrics::metrics_argument());
+    if request.source_counters {
+        invocation = invocation
+            .args(["--section", metrics::SOURCE_SECTION])
+            .args(["--import-source", "yes"]);
+    }
+    invocation = invocation
         .arg("--log-file")
         .arg(request.log_file.as_os_str())
         .arg("-f")
@@ -182,6 +189,7 @@ mod tests {
             clock_control: "none".into(),
             report_base: "/out/profile".into(),
             log_file: "/out/ncu.log".into(),
+            source_counters: true,
         };
         let target = Invocation::new("/bin/gpuprof").args(["harness", "--job", "/out/job.json"]);
         let line = profile_invocation(Path::new("ncu"), &request, &target).display();

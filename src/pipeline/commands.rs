@@ -164,6 +164,7 @@ fn profile_one(
         clock_control: clock_control.to_string(),
         report_base: out_dir.join(&run.slug),
         log_file: work_dir.join(format!("{}.log", run.slug)),
+        source_counters: true,
     };
     let target = Invocation::new(program).args(args);
     let invocation =
@@ -181,6 +182,8 @@ fn profile_one(
         report_file: format!("{}.ncu-rep", run.slug),
         passes_per_launch: None,
         seconds,
+        lines_at: None,
+        lines_run: None,
     });
     if !report.is_file() {
         return Err(match &outcome {

@@ -1,23 +1,31 @@
-//! The profile stage: one ncu process runs the harness again over every
-//! item that ran cleanly and was not reused, profiling exactly one launch
-//! of each (the harness wraps it in cuProfilerStart/Stop); the report is
-//! exported and each launch's counters and source lines become its run's
-//! profile. A failing or missing ncu costs the profiles, never the timings.
+//! The profile stage: ncu runs the harness again over every item that ran
+//! cleanly and was not reused, profiling exactly one launch of each (the
+//! harness wraps it in cuProfilerStart/Stop); the report is exported and
+//! each launch's counters and source lines become its run's profile. The
+//! per-line source counters, which cost an instrumented run of the kernel,
+//! are taken at one size when that saves time (chosen from the timed
+//! durations, or by `[profile] lines_at`): the other sizes then run in an
+//! ncu process without them. A failing or missing ncu costs the profiles,
+//! never the timings.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Instant;
+
+use indicatif::ProgressBar;
 
 use super::output::{write_atomic, write_json};
 use super::plan::ordered_items;
 use super::progress::progress;
 use super::time::harness_job;
 use super::{Folders, ReportRequest};
+use crate::analysis::stats::TimingStats;
 use crate::config::Plan;
+use crate::config::plan::LinesAt;
 use crate::error::Error;
 use crate::harness::{Event, Item, Job, Mode};
 use crate::model::notice::Notice;
-use crate::model::results::{Profile, ProfilerRun, Results, RunResult};
+use crate::model::results::{LinesRun, Profile, ProfilerRun, Results, RunResult};
 use crate::ncu::export::{ExportError, SourcePages, export};
 use crate::ncu::{ingest, run as ncu_run};
 use crate::process::{self, Invocation};
@@ -54,7 +62,10 @@ struct ProfiledLaunch {
 }
 
 /// Profiles every item of the timing job that ran cleanly and was not
-/// reused, once each, in one ncu process.
+/// reused, once each: with the per-line source counters at every size in
+/// one ncu process, or, when they are taken at one size only, the other
+/// sizes without them in one ncu process and that size with them in a
+/// second.
 pub(super) fn run(
     harness: &Invocation,
     time_job: &Job,
@@ -64,7 +75,7 @@ pub(super) fn run(
     folders: &Folders,
     results: &mut Results,
 ) -> Result<(), Error> {
-    let Ncu { path: ncu, version } = match ncu {
+    let ncu = match ncu {
         Ok(found) => found,
         Err(reason) => {
             results.notices.push(Notice::ProfilingSkipped {
@@ -81,57 +92,235 @@ pub(super) fn run(
         return Ok(());
     }
     let plan = &time_job.plan;
-    let items_count = items.len();
-    let job_path = folders.work.join("profile-job.json");
+    let lines_at = lines_size(plan, &items, results);
+    let (line_items, plain_items): (Vec<Item>, Vec<Item>) = items
+        .into_iter()
+        .partition(|item| lines_at.as_ref().is_none_or(|size| item.size == *size));
+    let bar = progress((line_items.len() + plain_items.len()) as u64, "profile");
+    let mut passes = Vec::new();
+    if !plain_items.is_empty() {
+        passes.push(Pass {
+            base: PROFILE_BASE,
+            lines: false,
+            items: plain_items,
+        });
+    }
+    if !line_items.is_empty() {
+        passes.push(Pass {
+            base: match lines_at {
+                Some(_) => LINES_BASE,
+                None => PROFILE_BASE,
+            },
+            lines: true,
+            items: line_items,
+        });
+    }
+    for pass in &passes {
+        let outcome = profile_pass(harness, time_job, ncu, request, folders, pass, &bar)?;
+        record_pass(
+            ncu,
+            folders,
+            plan,
+            pass,
+            lines_at.as_deref(),
+            outcome,
+            results,
+        )?;
+    }
+    bar.finish_and_clear();
+    Ok(())
+}
+
+/// The ncu report of the launches that carry the per-line counters, when
+/// they were taken at one size in a run of their own.
+const LINES_BASE: &str = "profile-lines";
+
+/// Per-line counters run an instrumented copy of the kernel: about this
+/// many times its duration (a 142 ms matmul launch took 7.6 s more with
+/// the SourceCounters section on the H200).
+const LINES_SLOWDOWN: f64 = 50.0;
+
+/// What the per-line counters of one size may cost, per variant: the
+/// largest size within it is chosen.
+const LINES_SECONDS_PER_VARIANT: f64 = 0.25;
+
+/// What starting a second ncu process costs (start-up and the harness's
+/// set-up, about 1 s on the H200): below it, every size gets its lines.
+const NCU_START_SECONDS: f64 = 1.0;
+
+/// The size at which the per-line counters are taken, or `None` for every
+/// size: as `[profile] lines_at` says, or (auto) every size when all of
+/// them cost less than a second ncu process would, else the largest size
+/// whose lines cost at most [`LINES_SECONDS_PER_VARIANT`] a variant by the
+/// timed durations, else the smallest.
+fn lines_size(plan: &Plan, items: &[Item], results: &Results) -> Option<String> {
+    let sizes: Vec<&str> = plan.suite.sizes.iter().map(|s| s.label.as_str()).collect();
+    let profiled_sizes: BTreeSet<&str> = items.iter().map(|i| i.size.as_str()).collect();
+    if profiled_sizes.len() < 2 {
+        return None;
+    }
+    match &plan.profile.lines_at {
+        LinesAt::Every => return None,
+        LinesAt::Size(label) => return Some(label.clone()),
+        LinesAt::Auto => {}
+    }
+    // Seconds of instrumented runs at each size, from the timed medians.
+    let cost = |size: &str| -> (f64, usize) {
+        let at_size: Vec<&Item> = items.iter().filter(|i| i.size == size).collect();
+        let seconds = at_size
+            .iter()
+            .filter_map(|item| results.variant(&item.variant)?.run(size))
+            .filter_map(|run| TimingStats::from_samples(&run.samples_ms))
+            .map(|timing| timing.median_ms / 1e3 * LINES_SLOWDOWN)
+            .sum();
+        (seconds, at_size.len())
+    };
+    let total: f64 = sizes.iter().map(|size| cost(size).0).sum();
+    if total <= NCU_START_SECONDS {
+        return None;
+    }
+    let within = sizes.iter().rev().find(|size| {
+        let (seconds, variants) = cost(size);
+        variants > 0 && seconds <= LINES_SECONDS_PER_VARIANT * variants as f64
+    });
+    within
+        .or_else(|| sizes.iter().find(|size| profiled_sizes.contains(*size)))
+        .map(|size| size.to_string())
+}
+
+/// One ncu process over some of the items: its report's base name and
+/// whether it takes the per-line counters.
+struct Pass {
+    base: &'static str,
+    lines: bool,
+    items: Vec<Item>,
+}
+
+/// What one ncu process left: its outcome, command, time and log, and the
+/// launches the harness profiled in it.
+struct PassOutcome {
+    outcome: Result<process::ToolOutput, process::ToolError>,
+    command: String,
+    seconds: f64,
+    log: String,
+    report_file: PathBuf,
+    profiled: Vec<ProfiledLaunch>,
+}
+
+/// Runs ncu over the harness for `pass`'s items.
+fn profile_pass(
+    harness: &Invocation,
+    time_job: &Job,
+    ncu: &Ncu,
+    request: &ReportRequest,
+    folders: &Folders,
+    pass: &Pass,
+    bar: &ProgressBar,
+) -> Result<PassOutcome, Error> {
+    let job_path = folders.work.join(format!("{}-job.json", pass.base));
     write_json(
         &job_path,
         &Job {
             mode: Mode::Profile,
-            plan: plan.clone(),
+            plan: time_job.plan.clone(),
             modules: time_job.modules.clone(),
-            items,
+            items: pass.items.clone(),
         },
     )?;
     let ncu_request = ncu_run::ProfileRequest {
         selection: ncu_run::Selection::ProfilerRanges,
-        clock_control: plan.profile.clock_control.as_ncu_value().to_string(),
-        report_base: folders.out.join(PROFILE_BASE),
-        log_file: folders.work.join("ncu.log"),
+        clock_control: time_job
+            .plan
+            .profile
+            .clock_control
+            .as_ncu_value()
+            .to_string(),
+        report_base: folders.out.join(pass.base),
+        log_file: folders.work.join(format!("{}-ncu.log", pass.base)),
+        source_counters: pass.lines,
     };
     let invocation =
-        ncu_run::profile_invocation(ncu, &ncu_request, &harness_job(harness, &job_path));
+        ncu_run::profile_invocation(&ncu.path, &ncu_request, &harness_job(harness, &job_path));
     let started = Instant::now();
-    let (outcome, mut profiled, events_log) = run_ncu(&invocation, request, items_count);
+    let (outcome, mut profiled, events_log) = run_ncu(&invocation, request, bar);
     let seconds = started.elapsed().as_secs_f64();
     write_atomic(
-        &folders.work.join("profile-events.jsonl"),
+        &folders.work.join(format!("{}-events.jsonl", pass.base)),
         events_log.as_bytes(),
     )?;
-    let log = std::fs::read_to_string(&ncu_request.log_file).unwrap_or_default();
-    if let Err(error) = &outcome {
+    profiled.sort_by_key(|launch| launch.sequence);
+    Ok(PassOutcome {
+        outcome,
+        command: invocation.display(),
+        seconds,
+        log: std::fs::read_to_string(&ncu_request.log_file).unwrap_or_default(),
+        report_file: ncu_run::report_path(&ncu_request),
+        profiled,
+    })
+}
+
+/// Records what a pass gave: the profiler run in results.json (the second
+/// pass of a one-size lines run as its `lines_run`), its notices, and each
+/// launch's profile.
+fn record_pass(
+    ncu: &Ncu,
+    folders: &Folders,
+    plan: &Plan,
+    pass: &Pass,
+    lines_at: Option<&str>,
+    done: PassOutcome,
+    results: &mut Results,
+) -> Result<(), Error> {
+    if let Err(error) = &done.outcome {
         results.notices.push(Notice::ProfilingFailed {
-            reason: ncu_run::explain_failure(&log, error),
+            reason: ncu_run::explain_failure(&done.log, error),
         });
     }
-    results.profiler = Some(ProfilerRun {
-        ncu_version: version.clone(),
-        command: invocation.display(),
-        clock_control: ncu_request.clock_control.clone(),
-        report_file: format!("{PROFILE_BASE}.ncu-rep"),
-        passes_per_launch: None,
-        seconds,
-    });
-    let report_file = ncu_run::report_path(&ncu_request);
-    if !report_file.is_file() || profiled.is_empty() {
-        if outcome.is_ok() {
+    let report_file = format!("{}.ncu-rep", pass.base);
+    match &mut results.profiler {
+        Some(profiler) if pass.lines && lines_at.is_some() => {
+            profiler.lines_run = Some(LinesRun {
+                command: done.command.clone(),
+                report_file,
+                seconds: done.seconds,
+            });
+            profiler.seconds += done.seconds;
+        }
+        profiler => {
+            *profiler = Some(ProfilerRun {
+                ncu_version: ncu.version.clone(),
+                command: done.command.clone(),
+                clock_control: plan.profile.clock_control.as_ncu_value().to_string(),
+                report_file,
+                passes_per_launch: None,
+                seconds: done.seconds,
+                lines_at: lines_at.map(str::to_string),
+                lines_run: None,
+            })
+        }
+    }
+    if !done.report_file.is_file() || done.profiled.is_empty() {
+        if done.outcome.is_ok() {
             results.notices.push(Notice::NoReport {
-                advice: ncu_run::diagnose(&log),
+                advice: ncu_run::diagnose(&done.log),
             });
         }
         return Ok(());
     }
-    profiled.sort_by_key(|launch| launch.sequence);
-    ingest_report(ncu, &report_file, folders, plan, &profiled, results)
+    let lines = match (pass.lines, lines_at) {
+        (true, _) => Lines::Exported,
+        (false, Some(size)) => Lines::TakenAt(size),
+        (false, None) => Lines::Exported,
+    };
+    ingest_report(&ncu.path, folders, plan, pass, lines, &done, results)
+}
+
+/// Whether a report's launches carry their per-line counters, or they were
+/// taken at another size.
+#[derive(Clone, Copy)]
+enum Lines<'a> {
+    Exported,
+    TakenAt(&'a str),
 }
 
 /// Records one profiled launch: a single launch is the run's profile; a
@@ -174,19 +363,18 @@ fn profiled_items(time_job: &Job, reused: &BTreeSet<Item>, results: &Results) ->
         .collect()
 }
 
-/// Runs ncu over the harness, with a bar over the `items` to profile that
-/// moves as each one's first launch is profiled: its outcome, the launches
-/// the harness profiled and the log of the harness's events.
+/// Runs ncu over the harness, moving `bar` (over the items to profile) as
+/// each one's first launch is profiled: its outcome, the launches the
+/// harness profiled and the log of the harness's events.
 fn run_ncu(
     invocation: &Invocation,
     request: &ReportRequest,
-    items: usize,
+    bar: &ProgressBar,
 ) -> (
     Result<process::ToolOutput, process::ToolError>,
     Vec<ProfiledLaunch>,
     String,
 ) {
-    let bar = progress(items as u64, "profile");
     let mut profiled = Vec::new();
     let mut events_log = String::new();
     let outcome = process::run_reporting(invocation, Some(request.idle_timeout * 4), |line| {
@@ -209,25 +397,31 @@ fn run_ncu(
             });
         }
     });
-    bar.finish_and_clear();
     (outcome, profiled, events_log)
 }
 
 /// Exports the report and gives each profiled item its launch's profile;
-/// the exports are kept in the work folder.
+/// the exports are kept in the work folder, named after the report.
 fn ingest_report(
     ncu: &std::path::Path,
-    report_file: &std::path::Path,
     folders: &Folders,
     plan: &Plan,
-    profiled: &[ProfiledLaunch],
+    pass: &Pass,
+    lines: Lines,
+    done: &PassOutcome,
     results: &mut Results,
 ) -> Result<(), Error> {
-    let exported = match export(ncu, report_file, SourcePages::All) {
+    let (base, profiled) = (pass.base, &done.profiled);
+    let pages = match lines {
+        Lines::Exported => SourcePages::All,
+        Lines::TakenAt(_) => SourcePages::Where(&|_| false),
+    };
+    let raw_csv = folders.work.join(format!("{base}-raw.csv"));
+    let exported = match export(ncu, &done.report_file, pages) {
         Ok(exported) => exported,
         Err(error) => {
             if let ExportError::Unreadable { csv, .. } = &error {
-                write_atomic(&folders.work.join("raw.csv"), csv.as_bytes())?;
+                write_atomic(&raw_csv, csv.as_bytes())?;
             }
             results.notices.push(Notice::ExportFailed {
                 reason: error.to_string(),
@@ -235,11 +429,11 @@ fn ingest_report(
             return Ok(());
         }
     };
-    write_atomic(&folders.work.join("raw.csv"), exported.raw_csv.as_bytes())?;
+    write_atomic(&raw_csv, exported.raw_csv.as_bytes())?;
     for (index, page) in &exported.sources {
         if let Some(csv) = &page.csv {
             write_atomic(
-                &folders.work.join(format!("source-{index}.csv")),
+                &folders.work.join(format!("{base}-source-{index}.csv")),
                 csv.as_bytes(),
             )?;
         }
@@ -249,25 +443,91 @@ fn ingest_report(
         results.notices.push(Notice::LaunchMismatch { reason });
         return Ok(());
     }
-    if let Some(profiler) = &mut results.profiler {
+    if let Some(profiler) = &mut results.profiler
+        && profiler.passes_per_launch.is_none()
+    {
         profiler.passes_per_launch = exported
             .launches
             .first()
             .and_then(|l| l.number(crate::model::metrics::REPLAY_PASSES));
     }
-    for ((launch, profiled), (_, page)) in
-        exported.launches.iter().zip(profiled).zip(exported.sources)
-    {
+    let mut pages = exported.sources.into_iter();
+    for (index, (launch, profiled)) in exported.launches.iter().zip(profiled).enumerate() {
         let Some(kernel) = plan
             .variant(&profiled.item.variant)
             .and_then(|v| v.kernel())
         else {
             continue;
         };
-        let profile = ingest::profile_from_launch(launch, page.files, &kernel.path);
+        let source = match lines {
+            Lines::TakenAt(size) => Err(format!(
+                "the per-line counters were taken at {size} only (access patterns do not depend on the size, and they cost an instrumented run of the kernel)"
+            )),
+            Lines::Exported => match pages.next() {
+                Some((page_index, page)) if page_index == index => page.files,
+                _ => Err("ncu's source page of this launch is missing".into()),
+            },
+        };
+        let profile = Profile {
+            lines_at: match lines {
+                Lines::TakenAt(size) => Some(size.to_string()),
+                Lines::Exported => None,
+            },
+            ..ingest::profile_from_launch(launch, source, &kernel.path)
+        };
         if let Some(run) = results.run_mut(&profiled.item.variant, &profiled.item.size) {
             record_launch(run, profile, !kernel.sequence.is_empty());
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plan, recorded results and every timed item of a bundled example.
+    fn example(name: &str) -> (Plan, Results, Vec<Item>) {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(name);
+        let plan = crate::config::load(&root.join("variants.toml")).unwrap();
+        let text = std::fs::read_to_string(root.join("results.json")).unwrap();
+        let results = crate::model::read_results(&text).unwrap();
+        let items = results
+            .variants
+            .iter()
+            .flat_map(|v| {
+                v.runs.iter().map(|r| Item {
+                    variant: v.name.clone(),
+                    size: r.size.clone(),
+                })
+            })
+            .collect();
+        (plan, results, items)
+    }
+
+    #[test]
+    fn lines_are_taken_at_every_size_when_cheap_and_at_one_size_when_not() {
+        // Transpose's instrumented runs cost about 0.1 s in all: every size.
+        let (plan, results, items) = example("transpose");
+        assert_eq!(lines_size(&plan, &items, &results), None);
+        // Matmul's 4096 kernels run for up to 280 ms, about 18 s of
+        // instrumented runs: the largest size within 0.25 s a variant.
+        let (mut plan, results, items) = example("matmul");
+        assert_eq!(
+            lines_size(&plan, &items, &results).as_deref(),
+            Some("N=2048")
+        );
+        plan.profile.lines_at = LinesAt::Every;
+        assert_eq!(lines_size(&plan, &items, &results), None);
+        plan.profile.lines_at = LinesAt::Size("N=1024".into());
+        assert_eq!(
+            lines_size(&plan, &items, &results).as_deref(),
+            Some("N=1024")
+        );
+        // One size left to profile (the others reused): nothing to choose.
+        let one: Vec<Item> = items.into_iter().filter(|i| i.size == "N=4096").collect();
+        assert_eq!(lines_size(&plan, &one, &results), None);
+    }
 }

@@ -34,8 +34,8 @@ mod variant;
 
 use checks::check_verify_cycles;
 use suite::{
-    check_baseline, check_suite_name, check_version, clock_control, defaults, repetitions, sizes,
-    variant_names,
+    check_baseline, check_suite_name, check_version, clock_control, defaults, lines_at,
+    repetitions, sizes, variant_names,
 };
 
 use super::error::ConfigError;
@@ -98,6 +98,7 @@ pub(crate) fn resolve(raw: &RawFile, text: &str, path: &Path) -> Result<Plan, Co
     let sizes = sizes(&doc, suite)?;
     let repetitions = repetitions(&doc, suite)?;
     let clock_control = clock_control(&doc, raw)?;
+    let lines_at = lines_at(&doc, raw, &sizes)?;
     let defaults = defaults(&doc, raw)?;
     let names = variant_names(&doc, raw)?;
     check_baseline(&doc, &suite.baseline, &names)?;
@@ -143,7 +144,10 @@ pub(crate) fn resolve(raw: &RawFile, text: &str, path: &Path) -> Result<Plan, Co
             warmup: suite.warmup.unwrap_or(DEFAULT_WARMUP),
             repetitions,
         },
-        profile: ProfileSettings { clock_control },
+        profile: ProfileSettings {
+            clock_control,
+            lines_at,
+        },
         variants: resolved.into_iter().map(|r| r.variant).collect(),
     })
 }

@@ -11,7 +11,7 @@ use toml::Spanned;
 
 use super::Doc;
 use crate::config::error::ConfigError;
-use crate::config::plan::ClockControl;
+use crate::config::plan::{ClockControl, LinesAt};
 use crate::config::raw::{RawFile, RawSize, RawSuite, RawVariant};
 use crate::config::suggest;
 use crate::model::suite::Size;
@@ -212,6 +212,46 @@ pub(super) fn clock_control(doc: &Doc, raw: &RawFile) -> Result<ClockControl, Co
                 "write \"none\" (the default: ncu leaves the GPU clocks alone) or \"base\" \
                  (ncu locks the base clocks)",
             )),
+    }
+}
+
+/// `[profile] lines_at`: "auto" (default), "every", or one of the sizes,
+/// by its label (`N=1024`) or, for a label of one symbol, its value.
+pub(super) fn lines_at(doc: &Doc, raw: &RawFile, sizes: &[Size]) -> Result<LinesAt, ConfigError> {
+    let Some(value) = raw.profile.as_ref().and_then(|p| p.lines_at.as_ref()) else {
+        return Ok(LinesAt::Auto);
+    };
+    let written = value.get_ref().trim();
+    match written {
+        "auto" => return Ok(LinesAt::Auto),
+        "every" => return Ok(LinesAt::Every),
+        _ => {}
+    }
+    // A label of one symbol (`N=2048`; constants are left out of it) may
+    // be named by its value.
+    let by_value = |size: &Size| {
+        !size.label.contains(',')
+            && size
+                .label
+                .split_once('=')
+                .is_some_and(|(_, value)| value.trim() == written)
+    };
+    let unspaced = |label: &str| label.replace(' ', "");
+    match sizes
+        .iter()
+        .find(|size| unspaced(&size.label) == unspaced(written) || by_value(size))
+    {
+        Some(size) => Ok(LinesAt::Size(size.label.clone())),
+        None => Err(doc
+            .error(value.span(), format!("lines_at {written:?} is not one of the suite's sizes"))
+            .help(format!(
+                "write \"auto\" (the default: gpuprof picks the largest size whose per-line counters are cheap), \"every\", or one of: {}",
+                sizes
+                    .iter()
+                    .map(|s| format!("\"{}\"", s.label))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
     }
 }
 

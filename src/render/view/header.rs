@@ -105,7 +105,19 @@ fn profiler_facts(profiler: &ProfilerRun) -> Vec<Fact> {
     let passes = profiler
         .passes_per_launch
         .map(|p| format!(", {} replay passes per launch", format::count(p)));
-    vec![
+    let lines = profiler.lines_at.as_ref().map(|size| {
+        Fact::new(
+            "per-line counters",
+            match &profiler.lines_run {
+                Some(run) => format!(
+                    "taken at {size} only, in a second ncu run of {} (they cost an instrumented run of each kernel)",
+                    format::nanoseconds(run.seconds * 1e9)
+                ),
+                None => format!("taken at {size} only"),
+            },
+        )
+    });
+    let mut facts = vec![
         Fact::new("Nsight Compute", profiler.ncu_version.clone()),
         Fact::new(
             "clock control",
@@ -119,5 +131,7 @@ fn profiler_facts(profiler: &ProfilerRun) -> Vec<Fact> {
                 passes.unwrap_or_default()
             ),
         ),
-    ]
+    ];
+    facts.extend(lines);
+    facts
 }

@@ -99,10 +99,15 @@ pub(super) fn run_view(
             })
             .collect(),
         hot_lines: hot_line_views(run, source_text),
-        source_note: recorded
-            .profile
-            .as_ref()
-            .and_then(|p| p.source_note.clone()),
+        source_note: match &run.lines_taken_at {
+            Some(size) => Some(format!(
+                "The source lines are from the per-line counters taken at {size}: they cost an instrumented run of the kernel, and access patterns do not depend on the size, so gpuprof takes them at one size."
+            )),
+            None => recorded
+                .profile
+                .as_ref()
+                .and_then(|p| p.source_note.clone()),
+        },
         profiled: recorded.profile.is_some(),
         limit: run.limit.as_ref().map(|l| LimitView {
             bottleneck: l.bottleneck.clone(),
