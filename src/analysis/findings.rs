@@ -1008,6 +1008,7 @@ mod tests {
             source_note: None,
             other_files: Vec::new(),
             lines_at: None,
+            breakdown: Default::default(),
         }
     }
 

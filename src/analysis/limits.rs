@@ -17,6 +17,7 @@ use super::evidence::{Evidence, Level, Weight};
 use super::findings::{FindingKind, Severity, dominant_stall, stall_reason};
 use super::format;
 use crate::model::Change;
+use crate::model::metrics;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Limit {
@@ -150,6 +151,9 @@ struct Units {
     l1: f64,
     issue: Option<f64>,
     issue_stalls: Option<f64>,
+    /// The busiest unit in ncu's throughput breakdown, in words, and its
+    /// percent of peak (when the breakdowns were collected).
+    busiest_part: Option<(String, f64)>,
 }
 
 impl Units {
@@ -159,6 +163,10 @@ impl Units {
             l1: e.get(Key::L1Throughput).unwrap_or(0.0),
             issue: e.get(Key::IssueActive),
             issue_stalls: e.stall_share(&ISSUE_STALLS),
+            busiest_part: e
+                .profile
+                .and_then(|p| p.busiest_part())
+                .map(|(metric, percent)| (metrics::breakdown_part_label(metric), percent)),
         }
     }
 
@@ -194,8 +202,15 @@ impl Units {
             (Some(i), None) => format!("issue slots {} busy", format::percent(i)),
             _ => "issue slots not collected".into(),
         };
+        let part = match &self.busiest_part {
+            Some((label, percent)) => format!(
+                "; the busiest unit in ncu's throughput breakdown is {label} at {} of its peak",
+                format::percent(*percent)
+            ),
+            None => String::new(),
+        };
         format!(
-            "DRAM {}, L1/shared {} of peak; {issue}",
+            "DRAM {}, L1/shared {} of peak; {issue}{part}",
             format::percent(self.dram),
             format::percent(self.l1)
         )

@@ -45,6 +45,7 @@ fn profile(metrics: &[(&str, f64)], lines: Vec<SourceLine>) -> Profile {
         source_note: None,
         other_files: Vec::new(),
         lines_at: None,
+        breakdown: Default::default(),
     }
 }
 

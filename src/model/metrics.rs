@@ -89,9 +89,62 @@ pub const SOURCE_SECTION: &str = "SourceCounters";
 /// Reported by ncu for every launch: how many times it replayed the kernel.
 pub const REPLAY_PASSES: &str = "profiler__replayer_passes";
 
-/// The comma-separated list for `ncu --metrics`.
+/// The throughputs whose breakdowns ncu collects with them: their
+/// constituents, one per hardware unit and activity, say which unit is
+/// the busiest (the limiter names it).
+pub const BREAKDOWNS: [&str; 2] = [SM_THROUGHPUT, MEMORY_THROUGHPUT];
+
+/// The comma-separated list for `ncu --metrics`: the fixed set and the
+/// breakdowns.
 pub fn metrics_argument() -> String {
-    METRICS.iter().map(|m| m.name).collect::<Vec<_>>().join(",")
+    METRICS
+        .iter()
+        .map(|m| m.name.to_string())
+        .chain(BREAKDOWNS.iter().map(|b| format!("breakdown:{b}")))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Whether a raw-page column is a breakdown constituent: a unit's average
+/// percent of its sustained peak, not one of the fixed metrics.
+pub fn is_breakdown_part(column: &str) -> bool {
+    column.ends_with(".avg.pct_of_peak_sustained_elapsed")
+        && !METRICS.iter().any(|m| m.name == column)
+}
+
+/// A breakdown constituent in words: its unit, then its activity
+/// (`lts__xbar2lts_cycles_active.avg.pct_of_peak_sustained_elapsed` →
+/// "L2: crossbar-to-L2 cycles active").
+pub fn breakdown_part_label(metric: &str) -> String {
+    let base = metric.split('.').next().unwrap_or(metric);
+    let (unit, activity) = base.split_once("__").unwrap_or(("", base));
+    let unit = match unit {
+        "dram" => "DRAM",
+        "fbpa" => "DRAM interface",
+        "lts" => "L2",
+        "l1tex" => "L1/shared",
+        "sm" | "smsp" => "SM",
+        "idc" => "constant cache",
+        "gpu" => "memory system",
+        other => other,
+    };
+    let words: Vec<String> = activity
+        .split('_')
+        .map(|word| match word {
+            "xbar2lts" => "crossbar-to-L2".into(),
+            "xbar2l1tex" => "crossbar-to-L1".into(),
+            "l1tex2xbar" => "L1-to-crossbar".into(),
+            "sm2tex" => "SM-to-texture".into(),
+            "lsu" | "lsuin" | "adu" | "alu" | "fma" | "fp16" | "fp64" | "xu" | "cbu" | "mio"
+            | "tex" => word.to_uppercase(),
+            "d" => "data".into(),
+            "t" => "tag".into(),
+            "m" => "miss path".into(),
+            "inst" => "instructions".into(),
+            other => other.to_string(),
+        })
+        .collect();
+    format!("{unit}: {}", words.join(" "))
 }
 
 #[cfg(test)]

@@ -231,6 +231,10 @@ pub struct Profile {
     /// when it is another (this launch was profiled without them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lines_at: Option<String>,
+    /// The throughputs' breakdowns (`metrics::BREAKDOWNS`): every unit's
+    /// percent of its sustained peak, by ncu metric name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub breakdown: BTreeMap<String, f64>,
 }
 
 impl Results {
@@ -289,6 +293,15 @@ impl Results {
 impl Profile {
     pub fn metric(&self, name: &str) -> Option<f64> {
         self.metrics.get(name).copied()
+    }
+
+    /// The busiest unit in the throughputs' breakdown: its metric and
+    /// percent of peak.
+    pub fn busiest_part(&self) -> Option<(&str, f64)> {
+        self.breakdown
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map(|(name, percent)| (name.as_str(), *percent))
     }
 
     /// Every warp-stall sample ncu attributed to a line, in the kernel's

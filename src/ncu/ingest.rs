@@ -82,6 +82,12 @@ pub fn profile_with(
         source_note,
         other_files: Vec::new(),
         lines_at: None,
+        breakdown: launch
+            .values
+            .keys()
+            .filter(|column| metrics::is_breakdown_part(column))
+            .filter_map(|column| Some((column.to_string(), launch.number(column)?)))
+            .collect(),
     }
 }
 
@@ -297,6 +303,33 @@ mod tests {
             check_order(&launches, &expected[..3])
                 .unwrap_err()
                 .contains("4 launches")
+        );
+    }
+
+    #[test]
+    fn the_breakdown_names_the_busiest_unit_of_each_launch() {
+        let raw = include_str!("../../tests/fixtures/h200-breakdown/raw.csv");
+        let launches = crate::ncu::raw::parse_raw_page(raw).unwrap();
+        let tiled = profile_with(&launches[2], Vec::new(), None);
+        assert_eq!(launches[2].kernel_name, "transpose_tiled");
+        assert_eq!(tiled.breakdown.len(), 51);
+        let (metric, percent) = tiled.busiest_part().unwrap();
+        assert_eq!(
+            metric,
+            "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed"
+        );
+        assert!((percent - 79.4).abs() < 0.05, "{percent}");
+        assert_eq!(
+            metrics::breakdown_part_label(metric),
+            "L1/shared: data pipe LSU wavefronts"
+        );
+        // The naive transpose's busiest unit is L2's input from the
+        // crossbar, which neither DRAM nor L1 throughput shows.
+        let naive = profile_with(&launches[1], Vec::new(), None);
+        let (metric, _) = naive.busiest_part().unwrap();
+        assert_eq!(
+            metrics::breakdown_part_label(metric),
+            "L2: crossbar-to-L2 cycles active"
         );
     }
 }
