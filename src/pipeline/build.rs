@@ -1,6 +1,7 @@
-//! The build stage: every kernel variant compiled by NVRTC for the device's
-//! architecture (cached by content hash), every command variant's build
-//! line run once in its folder. A variant that fails to build fails its
+//! The build stage: every kernel variant compiled by NVRTC (or nvcc) for
+//! the device's architecture, side by side on the machine's cores (cached
+//! by content hash), every command variant's build line run once in its
+//! folder. A variant that fails to build fails its
 //! runs and the others go on; a missing NVRTC stops the run.
 
 use std::collections::BTreeMap;
@@ -36,14 +37,16 @@ pub(super) fn build_all(
     }
     let cache = Cache::default_location();
     let bar = progress(plan.variants.len() as u64, "compile");
-    let mut modules = BTreeMap::new();
     // The same build line (in the same folder) runs once.
     let mut built: BTreeMap<(Vec<String>, PathBuf), Result<String, String>> = BTreeMap::new();
+    // Kernels compile side by side (NVRTC programs and nvcc processes are
+    // independent); each job owns its variant's build record meanwhile.
+    let mut kernel_jobs = Vec::new();
     for (variant, record) in plan.variants.iter().zip(results.variants.iter_mut()) {
-        bar.set_message(variant.name.clone());
         match &variant.kind {
-            VariantKind::Library { .. } => {}
+            VariantKind::Library { .. } => bar.inc(1),
             VariantKind::Command(command) if run_commands => {
+                bar.set_message(variant.name.clone());
                 if let Some(argv) = &command.build {
                     let started = Instant::now();
                     let outcome = built
@@ -57,32 +60,66 @@ pub(super) fn build_all(
                     record.build.seconds = started.elapsed().as_secs_f64();
                     record_build(&mut record.build, &mut record.runs, Stage::Build, outcome);
                 }
+                bar.inc(1);
             }
-            VariantKind::Command(_) => {}
-            VariantKind::Kernel(kernel) => {
-                match compile_kernel(
-                    kernel,
-                    &variant.instances,
-                    compute_capability,
-                    &cache,
-                    &mut record.build,
-                )? {
-                    Ok(kernel_modules) => {
-                        modules.insert(variant.name.clone(), kernel_modules);
-                    }
-                    Err(message) => record_build(
-                        &mut record.build,
-                        &mut record.runs,
-                        Stage::Compile,
-                        Err(message),
-                    ),
-                }
-            }
+            VariantKind::Command(_) => bar.inc(1),
+            VariantKind::Kernel(kernel) => kernel_jobs.push(KernelJob {
+                variant: &variant.name,
+                kernel,
+                instances: &variant.instances,
+                record: std::mem::take(&mut record.build),
+                outcome: None,
+            }),
         }
-        bar.inc(1);
+    }
+    let parallel = std::thread::available_parallelism().map_or(4, |n| n.get().clamp(1, 16));
+    for chunk in kernel_jobs.chunks_mut(parallel) {
+        std::thread::scope(|scope| {
+            for job in chunk.iter_mut() {
+                let (cache, bar) = (&cache, &bar);
+                scope.spawn(move || {
+                    job.outcome = Some(compile_kernel(
+                        job.kernel,
+                        job.instances,
+                        compute_capability,
+                        cache,
+                        &mut job.record,
+                    ));
+                    bar.set_message(job.variant.to_string());
+                    bar.inc(1);
+                });
+            }
+        });
     }
     bar.finish_and_clear();
+    let mut modules = BTreeMap::new();
+    for job in kernel_jobs {
+        let Some(record) = results.variants.iter_mut().find(|v| v.name == job.variant) else {
+            continue;
+        };
+        record.build = job.record;
+        match job.outcome.expect("every kernel job ran")? {
+            Ok(kernel_modules) => {
+                modules.insert(job.variant.to_string(), kernel_modules);
+            }
+            Err(message) => record_build(
+                &mut record.build,
+                &mut record.runs,
+                Stage::Compile,
+                Err(message),
+            ),
+        }
+    }
     Ok(modules)
+}
+
+/// One kernel variant to compile, and what compiling it gave.
+struct KernelJob<'a> {
+    variant: &'a str,
+    kernel: &'a KernelSource,
+    instances: &'a [Instance],
+    record: BuildRecord,
+    outcome: Option<Result<Result<Vec<Module>, String>, Error>>,
 }
 
 /// Compiles a kernel at every size (once per distinct set of `defines`,
