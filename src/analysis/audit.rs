@@ -23,10 +23,11 @@ use super::findings::FindingKind;
 use super::format;
 use super::limits::{Basis, BusyUnit};
 use super::movement::{self, Size};
-use super::stats::{self, Speedup, TimeVerdict, TimingStats};
+use super::stats::{Speedup, TimeVerdict};
+use super::timing;
 use super::{Analysis, RunAnalysis, VariantAnalysis, Verdict};
 use crate::model::Results;
-use crate::model::results::RunResult;
+use crate::model::results::{RunResult, VariantResult};
 use crate::model::source::SourceLine;
 
 /// A claim the counters do not support.
@@ -73,7 +74,7 @@ pub fn audit(results: &Results, analysis: &Analysis) -> Audit {
                 .previous
                 .as_deref()
                 .and_then(|p| results.variant(p))
-                .and_then(|p| p.run(&run.size));
+                .and_then(|p| Some((p, p.run(&run.size)?)));
             auditor.run(variant, run, previous);
         }
         auditor.changes(variant);
@@ -96,17 +97,18 @@ fn same(a: f64, b: f64) -> bool {
 }
 
 /// A run's counters and timing, derived afresh from results.json.
-fn derive(run: &RunResult) -> Derived {
-    let median = TimingStats::from_samples(&run.samples_ms).map(|t| t.median_ms);
+fn derive(results: &Results, variant: &VariantResult, run: &RunResult) -> Derived {
+    let median = timing::median_at(results, variant, &run.size);
     derived::derive(run.profile.as_ref(), median)
 }
 
 /// The step's time against the previous step's, from the raw samples.
-fn timed(previous: &RunResult, run: &RunResult) -> Option<Speedup> {
-    Some(stats::compare(
-        &TimingStats::from_samples(&previous.samples_ms)?,
-        &TimingStats::from_samples(&run.samples_ms)?,
-    ))
+fn timed(
+    results: &Results,
+    previous: (&VariantResult, &RunResult),
+    run: (&VariantResult, &RunResult),
+) -> Option<Speedup> {
+    timing::compare(results, previous, run).map(|(_, speedup)| speedup)
 }
 
 impl Auditor<'_> {
@@ -131,17 +133,28 @@ impl Auditor<'_> {
         }
     }
 
-    fn run(&mut self, variant: &VariantAnalysis, run: &RunAnalysis, previous: Option<&RunResult>) {
-        let Some(stored) = self
+    fn run(
+        &mut self,
+        variant: &VariantAnalysis,
+        run: &RunAnalysis,
+        previous: Option<(&VariantResult, &RunResult)>,
+    ) {
+        let Some((recorded, stored)) = self
             .results
             .variant(&variant.name)
-            .and_then(|v| v.run(&run.size))
+            .and_then(|v| Some((v, v.run(&run.size)?)))
         else {
             return;
         };
         if let (Some(explanation), Some(previous)) = (&run.explanation, previous) {
             let why = match explanation.counter {
-                Some(cited) => explanation_fault(&cited, &explanation.text, previous, stored),
+                Some(cited) => explanation_fault(
+                    self.results,
+                    &cited,
+                    &explanation.text,
+                    previous,
+                    (recorded, stored),
+                ),
                 None => explanation
                     .text
                     .contains("confirmed")
@@ -156,7 +169,8 @@ impl Auditor<'_> {
             );
         }
         if let Some(limit) = &run.limit {
-            let why = limit_fault(&limit.basis, run, stored);
+            let counters = derive(self.results, recorded, stored);
+            let why = limit_fault(&limit.basis, run, counters, stored);
             self.check(&variant.name, &run.size, "limiter", &limit.bottleneck, why);
         }
         let lines: &[SourceLine] = stored
@@ -188,21 +202,23 @@ impl Auditor<'_> {
             let Some(size) = change.size.as_deref() else {
                 continue;
             };
-            let runs = (
-                self.results.variant(previous).and_then(|v| v.run(size)),
-                self.results
-                    .variant(&variant.name)
-                    .and_then(|v| v.run(size)),
-            );
-            let (Some(before), Some(after)) = runs else {
+            let at = |name: &str| {
+                let v = self.results.variant(name)?;
+                Some((v, v.run(size)?))
+            };
+            let (Some(before), Some(after)) = (at(previous), at(&variant.name)) else {
                 continue;
             };
-            let slower = timed(before, after).is_some_and(|s| s.verdict == TimeVerdict::Slower);
+            let slower = timed(self.results, before, after)
+                .is_some_and(|s| s.verdict == TimeVerdict::Slower);
             let claim = format!("{}: {:?}", change.title, change.verdict);
             let why = (change.verdict == Verdict::Confirmed && slower)
                 .then(|| "the step is slower than the previous one beyond the noise".to_string());
             self.check(&variant.name, size, "confirmed-but-slower", &claim, why);
-            let (b, a) = (derive(before), derive(after));
+            let (b, a) = (
+                derive(self.results, before.0, before.1),
+                derive(self.results, after.0, after.1),
+            );
             for expectation in &change.expectations {
                 let why = expectation
                     .metric
@@ -255,10 +271,11 @@ fn line_fault(kind: FindingKind, number: u32, lines: &[SourceLine]) -> Option<St
 
 /// What is wrong with an explanation that cites a counter, if anything.
 fn explanation_fault(
+    results: &Results,
     cited: &Cited,
     text: &str,
-    previous: &RunResult,
-    run: &RunResult,
+    previous: (&VariantResult, &RunResult),
+    run: (&VariantResult, &RunResult),
 ) -> Option<String> {
     let key = cited.key;
     if !explain::explanatory(key) {
@@ -267,7 +284,10 @@ fn explanation_fault(
             key.info().label
         ));
     }
-    let (before, after) = (derive(previous).get(key), derive(run).get(key));
+    let (before, after) = (
+        derive(results, previous.0, previous.1).get(key),
+        derive(results, run.0, run.1).get(key),
+    );
     let (Some(before), Some(after)) = (before, after) else {
         return Some(format!("results.json has no {}", key.info().label));
     };
@@ -289,7 +309,7 @@ fn explanation_fault(
             moved.relative.abs() * 100.0
         ));
     }
-    let time = timed(previous, run).map(|s| s.verdict);
+    let time = timed(results, previous, run).map(|s| s.verdict);
     let faster = match time {
         Some(TimeVerdict::Faster) => true,
         Some(TimeVerdict::Slower) => false,
@@ -313,8 +333,12 @@ fn explanation_fault(
 }
 
 /// What is wrong with the limiter's basis, if anything.
-fn limit_fault(basis: &Basis, run: &RunAnalysis, stored: &RunResult) -> Option<String> {
-    let counters = derive(stored);
+fn limit_fault(
+    basis: &Basis,
+    run: &RunAnalysis,
+    counters: Derived,
+    stored: &RunResult,
+) -> Option<String> {
     let percent = |key: Key| counters.get(key).unwrap_or(0.0);
     match basis {
         Basis::Access {
