@@ -1543,3 +1543,75 @@ fn an_export_too_large_to_read_whole_is_refused_with_how_to_filter_it() {
     );
     assert!(stderr.contains("--kernel-name regex:NAME"), "{stderr}");
 }
+
+/// A report whose harness reports cold and hot samples: the stand-in
+/// replays the recorded run with `STANDIN_TIMING=mode`.
+fn sampled_report(out: &Path, mode: &str) -> String {
+    replaying(out)
+        .env("STANDIN_TIMING", mode)
+        .args([
+            "report",
+            "examples/transpose/variants.toml",
+            "--no-profile",
+            "-o",
+        ])
+        .arg(out.join("report"))
+        .assert()
+        .success();
+    std::fs::read_to_string(out.join("report/report.md")).unwrap()
+}
+
+#[test]
+fn cold_samples_are_the_headline_where_the_data_fits_in_l2_and_both_are_recorded() {
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let md = sampled_report(out.path(), "sampled");
+    let results = read_results(&out.path().join("report/results.json"));
+    let naive = results.variant("naive").unwrap();
+    assert_eq!(naive.runs[0].cold_samples_ms.len(), 30);
+    let record = naive.runs[0].timing.as_ref().expect("a timing record");
+    assert_eq!(record.throttled_samples, 2);
+    // N=2048 fits in L2: cold is the headline, hot shown beside it as it
+    // differs (by 25%); N=8192 does not: hot, the same as cold.
+    assert!(
+        md.contains("| naive | 90.2 µs cold (hot 72.1 µs) |"),
+        "{md}"
+    );
+    assert!(md.contains("| naive | 1.05 ms hot |"), "{md}");
+    assert!(
+        md.contains("cold samples (the L2 flushed before each) and hot ones"),
+        "{md}"
+    );
+    assert!(
+        md.contains("2 samples left out while it was below 90.0% of the maximum"),
+        "{md}"
+    );
+    assert!(
+        md.contains("interleaved round-robin with the other 3 variants"),
+        "{md}"
+    );
+    let analysis = std::fs::read_to_string(out.path().join("report/analysis.json")).unwrap();
+    assert!(analysis.contains("\"temperature\": \"cold\""), "{analysis}");
+}
+
+#[test]
+fn a_throttled_run_and_a_missing_nvml_are_said() {
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let md = sampled_report(out.path(), "throttled");
+    assert!(
+        md.contains("below 90.0% of the maximum throughout, so no sample was left out"),
+        "{md}"
+    );
+    assert!(md.contains("SM clock is throttled"), "{md}");
+    let out = tempfile::tempdir().unwrap();
+    let md = sampled_report(out.path(), "no-nvml");
+    assert!(
+        md.contains("SM clock not read (libnvidia-ml.so.1 could not be loaded: not found)"),
+        "{md}"
+    );
+}

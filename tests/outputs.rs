@@ -76,7 +76,7 @@ fn analysis_json_says_what_report_md_says() {
         .expect("analysis.json is JSON");
     let page = read(&folder.path().join("report.md"));
     assert_eq!(analysis["schema"], "gpuprof-analysis");
-    assert_eq!(analysis["version"], 1);
+    assert_eq!(analysis["version"], 2);
     let focus = analysis["focus_size"].as_str().unwrap();
     assert_eq!(focus, "N=8192");
     let variants = analysis["variants"].as_array().unwrap();

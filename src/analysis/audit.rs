@@ -23,10 +23,11 @@ use super::findings::FindingKind;
 use super::format;
 use super::limits::{Basis, BusyUnit};
 use super::movement::{self, Size};
-use super::stats::{self, Speedup, TimeVerdict, TimingStats};
+use super::stats::{Speedup, TimeVerdict};
+use super::timing;
 use super::{Analysis, RunAnalysis, VariantAnalysis, Verdict};
 use crate::model::Results;
-use crate::model::results::RunResult;
+use crate::model::results::{RunResult, VariantResult};
 use crate::model::source::SourceLine;
 
 /// A claim the counters do not support.
@@ -73,7 +74,7 @@ pub fn audit(results: &Results, analysis: &Analysis) -> Audit {
                 .previous
                 .as_deref()
                 .and_then(|p| results.variant(p))
-                .and_then(|p| p.run(&run.size));
+                .and_then(|p| Some((p, p.run(&run.size)?)));
             auditor.run(variant, run, previous);
         }
         auditor.changes(variant);
@@ -95,24 +96,22 @@ fn same(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 
-/// The run of `variant` at `run`'s size: its counters and timing, derived
-/// afresh from results.json, with its per-line counters where they were
-/// taken (its own size, or the one size they were taken at).
-fn derive(results: &Results, variant: &str, run: &RunResult) -> Derived {
-    let median = TimingStats::from_samples(&run.samples_ms).map(|t| t.median_ms);
-    let lines = results
-        .variant(variant)
-        .and_then(|v| v.lines_of(run))
+/// A run's counters and timing, derived afresh from results.json.
+fn derive(results: &Results, variant: &VariantResult, run: &RunResult) -> Derived {
+    let median = timing::median_at(results, variant, &run.size);
+    let lines = variant
+        .lines_of(run)
         .map_or(&[][..], |l| l.profile.source_lines.as_slice());
     derived::derive(run.profile.as_ref(), lines, median)
 }
 
 /// The step's time against the previous step's, from the raw samples.
-fn timed(previous: &RunResult, run: &RunResult) -> Option<Speedup> {
-    Some(stats::compare(
-        &TimingStats::from_samples(&previous.samples_ms)?,
-        &TimingStats::from_samples(&run.samples_ms)?,
-    ))
+fn timed(
+    results: &Results,
+    previous: (&VariantResult, &RunResult),
+    run: (&VariantResult, &RunResult),
+) -> Option<Speedup> {
+    timing::compare(results, previous, run).map(|(_, speedup)| speedup)
 }
 
 impl Auditor<'_> {
@@ -137,27 +136,27 @@ impl Auditor<'_> {
         }
     }
 
-    fn run(&mut self, variant: &VariantAnalysis, run: &RunAnalysis, previous: Option<&RunResult>) {
-        let Some(stored) = self
+    fn run(
+        &mut self,
+        variant: &VariantAnalysis,
+        run: &RunAnalysis,
+        previous: Option<(&VariantResult, &RunResult)>,
+    ) {
+        let Some((recorded, stored)) = self
             .results
             .variant(&variant.name)
-            .and_then(|v| v.run(&run.size))
+            .and_then(|v| Some((v, v.run(&run.size)?)))
         else {
             return;
         };
-        if let (Some(explanation), Some(previous), Some(previous_name)) =
-            (&run.explanation, previous, variant.previous.as_deref())
-        {
+        if let (Some(explanation), Some(previous)) = (&run.explanation, previous) {
             let why = match explanation.counter {
                 Some(cited) => explanation_fault(
+                    self.results,
                     &cited,
                     &explanation.text,
-                    (
-                        &derive(self.results, previous_name, previous),
-                        &derive(self.results, &variant.name, stored),
-                    ),
                     previous,
-                    stored,
+                    (recorded, stored),
                 ),
                 None => explanation
                     .text
@@ -173,19 +172,13 @@ impl Auditor<'_> {
             );
         }
         if let Some(limit) = &run.limit {
-            let counters = derive(self.results, &variant.name, stored);
-            let has_lines = self
-                .results
-                .variant(&variant.name)
-                .and_then(|v| v.lines_of(stored))
-                .is_some();
-            let why = limit_fault(&limit.basis, run, has_lines, &counters);
+            let counters = derive(self.results, recorded, stored);
+            let has_lines = recorded.lines_of(stored).is_some();
+            let why = limit_fault(&limit.basis, run, counters, has_lines);
             self.check(&variant.name, &run.size, "limiter", &limit.bottleneck, why);
         }
-        let lines: &[SourceLine] = self
-            .results
-            .variant(&variant.name)
-            .and_then(|v| v.lines_of(stored))
+        let lines: &[SourceLine] = recorded
+            .lines_of(stored)
             .map_or(&[], |l| l.profile.source_lines.as_slice());
         for finding in &run.findings {
             let why = finding
@@ -212,23 +205,22 @@ impl Auditor<'_> {
             let Some(size) = change.size.as_deref() else {
                 continue;
             };
-            let runs = (
-                self.results.variant(previous).and_then(|v| v.run(size)),
-                self.results
-                    .variant(&variant.name)
-                    .and_then(|v| v.run(size)),
-            );
-            let (Some(before), Some(after)) = runs else {
+            let at = |name: &str| {
+                let v = self.results.variant(name)?;
+                Some((v, v.run(size)?))
+            };
+            let (Some(before), Some(after)) = (at(previous), at(&variant.name)) else {
                 continue;
             };
-            let slower = timed(before, after).is_some_and(|s| s.verdict == TimeVerdict::Slower);
+            let slower = timed(self.results, before, after)
+                .is_some_and(|s| s.verdict == TimeVerdict::Slower);
             let claim = format!("{}: {:?}", change.title, change.verdict);
             let why = (change.verdict == Verdict::Confirmed && slower)
                 .then(|| "the step is slower than the previous one beyond the noise".to_string());
             self.check(&variant.name, size, "confirmed-but-slower", &claim, why);
             let (b, a) = (
-                derive(self.results, previous, before),
-                derive(self.results, &variant.name, after),
+                derive(self.results, before.0, before.1),
+                derive(self.results, after.0, after.1),
             );
             for expectation in &change.expectations {
                 let why = expectation
@@ -282,11 +274,11 @@ fn line_fault(kind: FindingKind, number: u32, lines: &[SourceLine]) -> Option<St
 
 /// What is wrong with an explanation that cites a counter, if anything.
 fn explanation_fault(
+    results: &Results,
     cited: &Cited,
     text: &str,
-    (derived_before, derived_after): (&Derived, &Derived),
-    previous: &RunResult,
-    run: &RunResult,
+    previous: (&VariantResult, &RunResult),
+    run: (&VariantResult, &RunResult),
 ) -> Option<String> {
     let key = cited.key;
     if !explain::explanatory(key) {
@@ -295,7 +287,10 @@ fn explanation_fault(
             key.info().label
         ));
     }
-    let (before, after) = (derived_before.get(key), derived_after.get(key));
+    let (before, after) = (
+        derive(results, previous.0, previous.1).get(key),
+        derive(results, run.0, run.1).get(key),
+    );
     let (Some(before), Some(after)) = (before, after) else {
         return Some(format!("results.json has no {}", key.info().label));
     };
@@ -317,7 +312,7 @@ fn explanation_fault(
             moved.relative.abs() * 100.0
         ));
     }
-    let time = timed(previous, run).map(|s| s.verdict);
+    let time = timed(results, previous, run).map(|s| s.verdict);
     let faster = match time {
         Some(TimeVerdict::Faster) => true,
         Some(TimeVerdict::Slower) => false,
@@ -344,8 +339,8 @@ fn explanation_fault(
 fn limit_fault(
     basis: &Basis,
     run: &RunAnalysis,
+    counters: Derived,
     has_lines: bool,
-    counters: &Derived,
 ) -> Option<String> {
     let percent = |key: Key| counters.get(key).unwrap_or(0.0);
     match basis {

@@ -15,12 +15,13 @@ use serde::Serialize;
 
 use super::derived::Key;
 use super::findings::{Finding, HotLine};
-use super::stats::{Speedup, TimingStats};
+use super::stats::Speedup;
 use super::{
     Analysis, ChangeAnalysis, ExpectationOutcome, RunAnalysis, Status, VariantAnalysis, evidence,
     explain, findings, knowledge, limits, stats,
 };
 use crate::model::results::Stage;
+use crate::model::timing::Temperature;
 use crate::model::variant::Role;
 use crate::model::{Change, Results};
 
@@ -28,7 +29,7 @@ use crate::model::{Change, Results};
 pub const SCHEMA: &str = "gpuprof-analysis";
 /// Bumped whenever a field is renamed or removed or changes its meaning;
 /// added fields keep the version.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// Everything the report concludes, for analysis.json.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -169,14 +170,34 @@ impl Correctness {
     }
 }
 
-/// The median of the timed launches and their spread.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// The median of the samples of one kind and their spread.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Timing {
+    /// `cold` (the L2 flushed before each sample) or `hot` (the kernel ran
+    /// right before).
+    pub temperature: Temperature,
     pub median_ms: f64,
+    /// The 95% bootstrap interval of the median.
+    pub median_interval_ms: [f64; 2],
     /// Median absolute deviation × 1.4826 over the median.
     pub relative_noise: f64,
     pub min_ms: f64,
     pub max_ms: f64,
+    pub samples: usize,
+    /// How the samples were taken, in words.
+    pub method: String,
+    /// The other kind's median, when it differs beyond the noise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub other: Option<OtherTiming>,
+}
+
+/// The kind of samples not shown as the headline, where it differs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OtherTiming {
+    pub temperature: Temperature,
+    pub median_ms: f64,
+    pub median_interval_ms: [f64; 2],
+    pub relative_noise: f64,
     pub samples: usize,
 }
 
@@ -186,8 +207,9 @@ pub struct Comparison {
     pub against: String,
     pub speedup: f64,
     pub verdict: SpeedupVerdict,
-    /// The relative difference of medians a verdict needed.
-    pub threshold: f64,
+    /// The 95% bootstrap interval of `speedup`: faster or slower needs it
+    /// to exclude 1 (and the medians to differ by more than 1%).
+    pub interval: [f64; 2],
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -325,12 +347,13 @@ pub struct HotLineConclusion {
 }
 
 /// The columns of [`Conclusions::summary_csv`].
-const CSV_HEADER: [&str; 13] = [
+const CSV_HEADER: [&str; 14] = [
     "suite",
     "size",
     "variant",
     "role",
     "median_ms",
+    "temperature",
     "relative_noise",
     "speedup_vs_baseline",
     "verdict_vs_baseline",
@@ -414,8 +437,12 @@ impl Conclusions {
                 Role::Ceiling => "ceiling",
             }
             .to_string(),
-            number(run.timing.map(|t| t.median_ms)),
-            number(run.timing.map(|t| t.relative_noise)),
+            number(run.timing.as_ref().map(|t| t.median_ms)),
+            run.timing
+                .as_ref()
+                .map(|t| t.temperature.word().to_string())
+                .unwrap_or_default(),
+            number(run.timing.as_ref().map(|t| t.relative_noise)),
             speedup(&run.vs_baseline),
             verdict(&run.vs_baseline),
             speedup(&run.vs_previous),
@@ -504,7 +531,7 @@ fn run(analysis: &RunAnalysis, baseline: &str, previous: Option<&str>) -> RunCon
     RunConclusions {
         size: analysis.size.clone(),
         correctness: correctness(&analysis.status),
-        timing: analysis.timing.map(timing),
+        timing: timing(analysis),
         vs_baseline: comparison(analysis.vs_baseline, Some(baseline)),
         vs_previous: comparison(analysis.vs_previous, previous),
         not_a_speedup: analysis.not_a_speedup.clone(),
@@ -545,14 +572,27 @@ fn correctness(status: &Status) -> Correctness {
     }
 }
 
-fn timing(stats: TimingStats) -> Timing {
-    Timing {
+fn timing(analysis: &RunAnalysis) -> Option<Timing> {
+    let (stats, temperature) = (analysis.timing?, analysis.temperature?);
+    Some(Timing {
+        temperature,
         median_ms: stats.median_ms,
+        median_interval_ms: stats.median_interval_ms,
         relative_noise: stats.relative_noise,
         min_ms: stats.min_ms,
         max_ms: stats.max_ms,
         samples: stats.samples,
-    }
+        method: analysis.timing_method.clone().unwrap_or_default(),
+        other: analysis
+            .other_timing
+            .map(|(temperature, other)| OtherTiming {
+                temperature,
+                median_ms: other.median_ms,
+                median_interval_ms: other.median_interval_ms,
+                relative_noise: other.relative_noise,
+                samples: other.samples,
+            }),
+    })
 }
 
 /// The ratio with its noise verdict, which is `not-a-speedup` when the
@@ -567,7 +607,7 @@ fn comparison(speedup: Speedup, against: &str, valid: bool) -> Comparison {
             (true, stats::TimeVerdict::Slower) => SpeedupVerdict::Slower,
             (true, stats::TimeVerdict::Same) => SpeedupVerdict::Same,
         },
-        threshold: speedup.threshold,
+        interval: speedup.interval,
     }
 }
 
@@ -723,7 +763,7 @@ mod tests {
     #[test]
     fn the_probe_conclusions_carry_the_change_verdicts_findings_and_limiters() {
         let conclusions = conclusions_of(&probe_results());
-        assert_eq!((conclusions.schema, conclusions.version), (SCHEMA, 1));
+        assert_eq!((conclusions.schema, conclusions.version), (SCHEMA, 2));
         assert_eq!(conclusions.chain, ["naive", "tiled", "padded"]);
         assert_eq!(conclusions.ceilings, ["copy"]);
         let padded = variant(&conclusions, "padded");
@@ -761,7 +801,7 @@ mod tests {
             }
         ));
         // The probe has no timed launches: no timing, no speedups.
-        assert_eq!((tiled.timing, &tiled.vs_baseline), (None, &None));
+        assert_eq!((&tiled.timing, &tiled.vs_baseline), (&None, &None));
         assert_eq!(
             tiled.correctness,
             Correctness::Unverified {
@@ -775,14 +815,14 @@ mod tests {
         let mut results = timed_probe();
         let conclusions = conclusions_of(&results);
         let padded = &variant(&conclusions, "padded").runs[0];
-        let timing = padded.timing.unwrap();
+        let timing = padded.timing.clone().unwrap();
         assert_eq!((timing.median_ms, timing.samples), (0.5, 3));
         assert_eq!((timing.min_ms, timing.max_ms), (0.5, 0.51));
         let vs_baseline = padded.vs_baseline.as_ref().unwrap();
         assert_eq!(vs_baseline.against, "naive");
         assert_eq!(vs_baseline.speedup, 2.0);
         assert_eq!(vs_baseline.verdict, SpeedupVerdict::Faster);
-        assert_eq!(vs_baseline.threshold, 0.01);
+        assert!(vs_baseline.interval[0] > 1.0, "{vs_baseline:?}");
         assert!(matches!(
             padded.correctness,
             Correctness::Verified { ref against, .. } if against == "naive"
@@ -828,7 +868,7 @@ mod tests {
         let json: serde_json::Value =
             serde_json::from_str(&conclusions_of(&results).to_json()).unwrap();
         assert_eq!(json["schema"], "gpuprof-analysis");
-        assert_eq!(json["version"], 1);
+        assert_eq!(json["version"], 2);
         let mut undocumented = std::collections::BTreeSet::new();
         let mut stack = vec![&json];
         while let Some(value) = stack.pop() {
@@ -915,7 +955,7 @@ mod tests {
         let csv = conclusions.summary_csv();
         assert!(
             csv.starts_with(
-                "suite,size,variant,role,median_ms,relative_noise,speedup_vs_baseline,verdict_vs_baseline,speedup_vs_previous,verdict_vs_previous,correct,limiter,top_finding\n"
+                "suite,size,variant,role,median_ms,temperature,relative_noise,speedup_vs_baseline,verdict_vs_baseline,speedup_vs_previous,verdict_vs_previous,correct,limiter,top_finding\n"
             ),
             "{csv}"
         );
@@ -931,15 +971,15 @@ mod tests {
         let padded = rows.iter().find(|r| &r[2] == "padded").unwrap();
         assert_eq!(&padded[0], "transpose, \"probe\"");
         assert_eq!(&padded[3], "step");
-        assert_eq!(&padded[4], "0.5");
-        assert_eq!((&padded[6], &padded[7]), ("2", "faster"));
-        assert_eq!((&padded[8], &padded[9]), ("1.6", "faster"));
-        assert_eq!(&padded[10], "verified");
+        assert_eq!((&padded[4], &padded[5]), ("0.5", "hot"));
+        assert_eq!((&padded[7], &padded[8]), ("2", "faster"));
+        assert_eq!((&padded[9], &padded[10]), ("1.6", "faster"));
+        assert_eq!(&padded[11], "verified");
         let tiled = rows.iter().find(|r| &r[2] == "tiled").unwrap();
-        assert_eq!(&tiled[11], "shared-memory bank conflicts");
-        assert_eq!(&tiled[12], "32-way shared-memory bank conflicts on loads");
+        assert_eq!(&tiled[12], "shared-memory bank conflicts");
+        assert_eq!(&tiled[13], "32-way shared-memory bank conflicts on loads");
         let naive = rows.iter().find(|r| &r[2] == "naive").unwrap();
-        assert_eq!((&naive[6], &naive[7], &naive[10]), ("", "", "unverified"));
+        assert_eq!((&naive[7], &naive[8], &naive[11]), ("", "", "unverified"));
     }
 
     #[test]

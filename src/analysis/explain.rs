@@ -169,13 +169,13 @@ pub fn explain(
     after: &Derived,
 ) -> Explanation {
     let Some(speedup) = vs_previous else {
-        return Explanation::plain("not timed against the previous step at this size".into());
+        return Explanation::plain("no time to compare with the previous step's at this size (one was not timed, or they have no kind of samples in common: cold or hot)".into());
     };
     let faster = match speedup.verdict {
         TimeVerdict::Same => {
             return Explanation::plain(format!(
-                "no change of time beyond the noise (a verdict needs {})",
-                format::share(speedup.threshold)
+                "no change of time beyond the noise ({} holds 1, or the medians differ by 1% or less)",
+                speedup.interval_text()
             ));
         }
         TimeVerdict::Faster => true,
@@ -213,7 +213,7 @@ mod tests {
                 TimeVerdict::Same => 1.0,
             },
             verdict,
-            threshold: 0.02,
+            interval: [0.9, 1.1],
         })
     }
 
@@ -302,7 +302,7 @@ mod tests {
         let changes = [Change::LoopUnrolling];
         assert_eq!(
             explain(&changes, speedup(TimeVerdict::Same), &before, &after).text,
-            "no change of time beyond the noise (a verdict needs 2.00%)"
+            "no change of time beyond the noise (95% interval 0.900×–1.10× holds 1, or the medians differ by 1% or less)"
         );
         assert_eq!(
             explain(&changes, speedup(TimeVerdict::Faster), &before, &after).text,
@@ -315,7 +315,7 @@ mod tests {
         );
         assert_eq!(
             explain(&changes, None, &before, &after).text,
-            "not timed against the previous step at this size"
+            "no time to compare with the previous step's at this size (one was not timed, or they have no kind of samples in common: cold or hot)"
         );
     }
 

@@ -12,9 +12,11 @@ use serde::Serialize;
 
 use super::derived::{Derived, Key, Limiter, ratio};
 use super::format;
+use super::timing::fits_in_l2;
 use crate::model::Device;
 use crate::model::results::Profile;
 use crate::model::source::{Count, SourceLine, Split};
+use crate::model::timing::Temperature;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -318,18 +320,26 @@ pub fn findings(
     hot: &[HotLine],
     device: Option<&Device>,
     declared_bytes: Option<f64>,
+    timed: Option<Temperature>,
 ) -> Vec<Finding> {
     let mut found = Vec::new();
     if let Some(device) = device
-        && let Some(bytes) =
-            declared_bytes.filter(|b| *b > 0.0 && *b < device.l2_cache_bytes as f64)
+        && let Some(bytes) = declared_bytes.filter(|_| fits_in_l2(Some(device), declared_bytes))
     {
+        let consequence = match timed {
+            Some(Temperature::Cold) => {
+                "so the time shown is the cold one, with the L2 flushed before each sample; hot launches right after the kernel ran find much of the data in L2 and describe the cache as much as DRAM"
+            }
+            _ => {
+                "so back-to-back timed launches find much of the data in L2: the event timing and its GB/s describe the cache as much as DRAM (this run has no cold samples, taken with the L2 flushed). ncu flushes the caches before it profiles, so its duration can be longer"
+            }
+        };
         found.push(Finding {
             kind: FindingKind::CacheResident,
             severity: Severity::Info,
             title: "the working set fits in L2".into(),
             detail: format!(
-                "The problem moves {} and the L2 cache holds {}, so back-to-back timed launches find much of the data in L2: the event timing and its GB/s describe the cache as much as DRAM. ncu flushes the caches before it profiles, so its duration can be longer. Use a larger size to measure DRAM.",
+                "The problem moves {} and the L2 cache holds {}, {consequence}. Use a larger size to measure DRAM.",
                 format::bytes(bytes),
                 format::bytes(device.l2_cache_bytes as f64)
             ),

@@ -22,6 +22,7 @@ pub mod movement;
 pub mod program;
 pub mod since;
 pub mod stats;
+pub mod timing;
 
 use serde::Serialize;
 
@@ -30,6 +31,7 @@ use crate::model::Results;
 use crate::model::measurement::Check;
 use crate::model::results::Stage;
 use crate::model::results::{RunResult, VariantResult};
+use crate::model::timing::Temperature;
 use crate::model::variant::Role;
 use derived::{Derived, Key};
 use findings::{Finding, HotLine};
@@ -122,7 +124,16 @@ pub struct CeilingShare {
 pub struct RunAnalysis {
     pub size: String,
     pub status: Status,
+    /// The run's time: its headline kind's statistics (see [`timing`]).
     pub timing: Option<TimingStats>,
+    /// Which kind of samples `timing` is read from.
+    pub temperature: Option<Temperature>,
+    /// The other kind, when it differs from `timing` beyond the noise.
+    pub other_timing: Option<(Temperature, TimingStats)>,
+    /// How the samples were taken, in words.
+    pub timing_method: Option<String>,
+    /// Speedups, compared on a kind both runs have (the headline one
+    /// where they can).
     pub vs_baseline: Option<Speedup>,
     pub vs_previous: Option<Speedup>,
     /// Why the ratios above must not be called speedups (a wrong output).
@@ -252,13 +263,6 @@ fn names_in_role(results: &Results, role: Role) -> Vec<String> {
         .filter(|v| v.role == role)
         .map(|v| v.name.clone())
         .collect()
-}
-
-/// The median and spread of a variant's timed launches at one size.
-pub(super) fn timing_at(variant: &VariantResult, size: &str) -> Option<TimingStats> {
-    variant
-        .run(size)
-        .and_then(|run| TimingStats::from_samples(&run.samples_ms))
 }
 
 /// A variant with each run analysed on its own; what it owes the previous
@@ -406,16 +410,16 @@ fn analyze_run(
     ceilings: &[String],
 ) -> RunAnalysis {
     let status = run_status(results, variant, run);
-    let timing = TimingStats::from_samples(&run.samples_ms);
+    let shown = timing::time(results, variant, run);
+    let timing = shown.map(|(_, stats)| stats);
+    let temperature = shown.map(|(kind, _)| kind);
     let against = |other: Option<&str>| -> Option<Speedup> {
         let other = results.variant(other?)?;
         if other.name == variant.name {
             return None;
         }
-        Some(stats::compare(
-            &timing_at(other, &run.size)?,
-            timing.as_ref()?,
-        ))
+        let other_run = other.run(&run.size)?;
+        timing::compare(results, (other, other_run), (variant, run)).map(|(_, s)| s)
     };
     let vs_baseline = against(Some(results.suite.baseline.as_str()));
     let vs_previous = against(previous);
@@ -453,6 +457,7 @@ fn analyze_run(
         &hot_lines,
         device,
         run.bytes,
+        temperature,
     );
     let limit = limits::limit(&evidence::Evidence::gather(
         results,
@@ -467,6 +472,9 @@ fn analyze_run(
         size: run.size.clone(),
         status,
         timing,
+        temperature,
+        other_timing: temperature.and_then(|kind| timing::differing_other(variant, run, kind)),
+        timing_method: temperature.map(|kind| timing::method(variant, run, kind)),
         vs_baseline,
         vs_previous,
         not_a_speedup,
@@ -516,8 +524,7 @@ fn ceiling_shares(
         .filter_map(|name| {
             let ceiling = results.variant(name)?;
             let ceiling_run = ceiling.run(&run.size)?;
-            let ceiling_seconds =
-                TimingStats::from_samples(&ceiling_run.samples_ms)?.median_ms / 1e3;
+            let ceiling_seconds = timing::median_at(results, ceiling, &run.size)? / 1e3;
             let (measure, mine, theirs) =
                 match (flops_per_second, ceiling_run.flops.filter(|f| *f > 0.0)) {
                     (Some(mine), Some(flops)) => ("FLOP/s", mine, flops / ceiling_seconds),
@@ -674,21 +681,24 @@ fn movement_verdict(
     }
 }
 
+/// The change's verdict on time: the step's speedup over the previous
+/// step (`after.vs_previous`, which compared the two on the same kind of
+/// samples).
 fn time_verdict(
     before: Option<&RunAnalysis>,
     after: Option<&RunAnalysis>,
     direction: Direction,
 ) -> Verdict {
-    let (Some(before), Some(after)) = (before, after) else {
+    let (Some(_), Some(after)) = (before, after) else {
         return Verdict::NotMeasured;
     };
-    let (Some(b), Some(a)) = (before.timing, after.timing) else {
+    let Some(speedup) = after.vs_previous else {
         return Verdict::NotMeasured;
     };
     if !after.status.is_trusted() {
         return Verdict::NotMeasured;
     }
-    match (stats::compare(&b, &a).verdict, direction) {
+    match (speedup.verdict, direction) {
         (TimeVerdict::Same, _) => Verdict::NotSeen,
         (TimeVerdict::Faster, Direction::Down) | (TimeVerdict::Slower, Direction::Up) => {
             Verdict::Confirmed

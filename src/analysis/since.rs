@@ -5,9 +5,11 @@
 
 use serde::Serialize;
 
-use super::stats::{self, TimeVerdict, TimingStats};
-use super::{format, timing_at};
+use super::format;
+use super::stats::{Speedup, TimeVerdict, TimingStats};
+use super::timing;
 use crate::model::Results;
+use crate::model::timing::Temperature;
 
 /// How a run's time moved from the older results to the newer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -30,24 +32,27 @@ pub struct RunChange {
     pub size: String,
     pub before_ms: Option<f64>,
     pub after_ms: Option<f64>,
+    /// Which kind of samples the medians are (cold or hot).
+    pub temperature: Option<Temperature>,
     /// Older median over newer: above 1 is faster now.
     pub speedup: Option<f64>,
-    /// The relative difference a verdict needed.
-    pub threshold: Option<f64>,
+    /// The 95% bootstrap interval of `speedup`.
+    pub interval: Option<[f64; 2]>,
     pub movement: Movement,
 }
 
 impl RunChange {
-    /// "1.05 ms → 1.02 ms: 2.94% faster (beyond the 1.00% noise)".
+    /// "1.05 ms → 1.02 ms (cold): 2.94% faster".
     pub fn describe(&self) -> String {
         let time = |ms: Option<f64>| ms.map(format::milliseconds).unwrap_or_else(|| "–".into());
-        let change = match (self.speedup, self.threshold) {
-            (Some(speedup), Some(threshold)) => {
+        let change = match (self.speedup, self.interval) {
+            (Some(speedup), Some([low, high])) => {
                 let relative = (1.0 - 1.0 / speedup).abs();
                 match self.movement {
                     Movement::Same => format!(
-                        "the same within the noise ({} needed)",
-                        format::share(threshold)
+                        "the same within the noise (95% interval of the speedup {}–{})",
+                        format::speedup(low),
+                        format::speedup(high)
                     ),
                     Movement::Faster => format!("{} faster", format::share(relative)),
                     _ => format!("{} slower", format::share(relative)),
@@ -58,25 +63,34 @@ impl RunChange {
                 _ => "not in this run".into(),
             },
         };
+        let kind = self
+            .temperature
+            .map(|k| format!(" ({})", k.word()))
+            .unwrap_or_default();
         format!(
-            "{} → {}: {change}",
+            "{} → {}{kind}: {change}",
             time(self.before_ms),
             time(self.after_ms)
         )
     }
 }
 
-/// Every run of `after` against the same variant and size in `before`,
+/// Every run of `after` against the same variant and size in `before`
+/// (compared on the newer results' headline kind where both have it),
 /// then the runs `before` has that `after` lacks.
 pub fn since(before: &Results, after: &Results) -> Vec<RunChange> {
     let mut changes = Vec::new();
     for variant in &after.variants {
         for run in &variant.runs {
-            let now = TimingStats::from_samples(&run.samples_ms);
+            let now = timing::time(after, variant, run);
             let then = before
                 .variant(&variant.name)
-                .and_then(|v| timing_at(v, &run.size));
-            changes.push(change(&variant.name, &run.size, then, now));
+                .and_then(|v| Some((v, v.run(&run.size)?)));
+            let compared = then.and_then(|then| {
+                timing::compare_in_order(timing::preference(after, &run.size), then, (variant, run))
+            });
+            let then = then.and_then(|(v, r)| timing::time(before, v, r));
+            changes.push(change(&variant.name, &run.size, then, now, compared));
         }
     }
     for variant in &before.variants {
@@ -86,35 +100,44 @@ pub fn since(before: &Results, after: &Results) -> Vec<RunChange> {
                 .and_then(|v| v.run(&run.size))
                 .is_none()
             {
-                let then = TimingStats::from_samples(&run.samples_ms);
-                changes.push(change(&variant.name, &run.size, then, None));
+                let then = timing::time(before, variant, run);
+                changes.push(change(&variant.name, &run.size, then, None, None));
             }
         }
     }
     changes
 }
 
+type Timed = Option<(Temperature, TimingStats)>;
+
 fn change(
     variant: &str,
     size: &str,
-    then: Option<TimingStats>,
-    now: Option<TimingStats>,
+    then: Timed,
+    now: Timed,
+    compared: Option<(Temperature, Speedup)>,
 ) -> RunChange {
-    let compared = then.zip(now).map(|(b, a)| stats::compare(&b, &a));
-    let movement = match (then, now, compared.map(|c| c.verdict)) {
+    let movement = match (then, now, compared.map(|(_, c)| c.verdict)) {
         (_, _, Some(TimeVerdict::Faster)) => Movement::Faster,
         (_, _, Some(TimeVerdict::Slower)) => Movement::Slower,
         (_, _, Some(TimeVerdict::Same)) => Movement::Same,
         (None, Some(_), None) => Movement::New,
         _ => Movement::Gone,
     };
+    // The medians shown are those compared, where the two were compared.
+    let median = |side: Timed, kind: Option<Temperature>| {
+        side.filter(|(k, _)| kind.is_none_or(|kind| *k == kind))
+            .map(|(_, stats)| stats.median_ms)
+    };
+    let kind = compared.map(|(kind, _)| kind);
     RunChange {
         variant: variant.to_string(),
         size: size.to_string(),
-        before_ms: then.map(|t| t.median_ms),
-        after_ms: now.map(|t| t.median_ms),
-        speedup: compared.map(|c| c.ratio),
-        threshold: compared.map(|c| c.threshold),
+        before_ms: median(then, kind),
+        after_ms: median(now, kind),
+        temperature: kind.or(now.or(then).map(|(k, _)| k)),
+        speedup: compared.map(|(_, c)| c.ratio),
+        interval: compared.map(|(_, c)| c.interval),
         movement,
     }
 }
@@ -163,8 +186,11 @@ mod tests {
                 Movement::Gone
             ]
         );
-        assert_eq!(changes[1].describe(), "1.00 ms → 800 µs: 20.0% faster");
-        assert_eq!(changes[3].describe(), "1.00 ms → –: not in this run");
+        assert_eq!(
+            changes[1].describe(),
+            "1.00 ms → 800 µs (hot): 20.0% faster"
+        );
+        assert_eq!(changes[3].describe(), "1.00 ms → – (hot): not in this run");
         assert_eq!(tally(&changes), "1 faster, 2 the same, 1 gone");
     }
 }

@@ -33,6 +33,8 @@ pub(crate) struct RawSuite {
     pub(crate) baseline: Spanned<String>,
     pub(crate) warmup: Option<u32>,
     pub(crate) repetitions: Option<Spanned<u32>>,
+    pub(crate) target_spread: Option<Spanned<f64>>,
+    pub(crate) time_limit: Option<Spanned<f64>>,
     pub(crate) seed: Option<u64>,
 }
 

@@ -107,7 +107,9 @@ impl Reporter {
             }
         }
         match event {
-            Event::Started { item } => self.in_flight = Some(item.clone()),
+            Event::Started { item } | Event::Sampling { item } => {
+                self.in_flight = Some(item.clone())
+            }
             Event::Measured { .. } | Event::Failed { .. } => self.in_flight = None,
             _ => {}
         }

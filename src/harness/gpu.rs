@@ -1,8 +1,12 @@
 //! The CUDA side of the harness, through cudarc: a context on device 0,
 //! device facts, loading CUBINs, allocating and filling an item's buffers,
-//! launching, event timing, and profiler ranges for ncu. Every CUDA failure
+//! launching, timing turns of cold and hot samples with CUDA events (the L2
+//! flushed through one persistent buffer its size; kernels under 10 µs
+//! inside a CUDA graph), and profiler ranges for ncu. Every CUDA failure
 //! becomes a [`GpuError`] carrying the driver's error name.
 
+use std::cell::OnceCell;
+use std::ffi::CString;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -10,8 +14,8 @@ use cudarc::cublas::CudaBlas;
 use cudarc::driver::result::DriverError;
 use cudarc::driver::sys::{self, CUdevice_attribute as Attribute};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, LaunchConfig,
-    PushKernelArg,
+    CudaContext, CudaEvent, CudaFunction, CudaGraph, CudaModule, CudaSlice, CudaStream, DevicePtr,
+    LaunchConfig, PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 
@@ -59,6 +63,9 @@ impl<T> During<T> for Result<T, DriverError> {
 pub struct Gpu {
     context: Arc<CudaContext>,
     stream: Arc<CudaStream>,
+    /// A buffer the size of the L2, written over before each cold sample:
+    /// allocated on the first one, kept for the life of the process.
+    flush: OnceCell<CudaSlice<u32>>,
 }
 
 /// What an item launches: the kernels of a loaded module (one per entry of
@@ -99,8 +106,50 @@ impl Gpu {
         // would add event records to every timed launch.
         // SAFETY: nothing has been allocated on the context yet.
         unsafe { context.disable_event_tracking() };
-        let stream = context.default_stream();
-        Ok(Gpu { context, stream })
+        // A stream of its own, not the legacy default one: only such a
+        // stream can be captured into a CUDA graph.
+        let stream = context
+            .new_stream()
+            .during("creating the harness's stream")?;
+        Ok(Gpu {
+            context,
+            stream,
+            flush: OnceCell::new(),
+        })
+    }
+
+    /// The device's PCI bus id ("0000:4E:00.0"), by which NVML finds it.
+    pub fn pci_bus_id(&self) -> Result<CString, GpuError> {
+        let mut text = [0 as std::ffi::c_char; 32];
+        // SAFETY: the buffer is valid for its length.
+        unsafe {
+            sys::cuDeviceGetPCIBusId(
+                text.as_mut_ptr(),
+                text.len() as i32,
+                self.context.cu_device(),
+            )
+        }
+        .result()
+        .during("reading the device's PCI bus id")?;
+        // SAFETY: the driver wrote a NUL-terminated string into the buffer.
+        Ok(unsafe { std::ffi::CStr::from_ptr(text.as_ptr()) }.to_owned())
+    }
+
+    /// Bytes of device memory free now.
+    pub fn free_memory(&self) -> Result<u64, GpuError> {
+        let (free, _) = self
+            .context
+            .mem_get_info()
+            .during("reading the free device memory")?;
+        Ok(free as u64)
+    }
+
+    /// The bytes of the L2 flush buffer (the L2's size).
+    pub fn l2_bytes(&self) -> Result<u64, GpuError> {
+        Ok(self
+            .context
+            .attribute(Attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
+            .during("reading the L2 size")? as u64)
     }
 
     pub fn facts(&self) -> Result<DriverFacts, GpuError> {
@@ -453,46 +502,189 @@ impl Gpu {
         self.stream.synchronize().during(what.to_string())
     }
 
-    /// Launches `warmup` times untimed, then `repetitions` times each
-    /// between its own pair of events; returns every launch's milliseconds.
-    pub fn time(
+    /// Launches `count` times untimed (after verification, before
+    /// sampling).
+    pub fn warm_up(
         &self,
         kernel: &Kernel,
         instance: &Instance,
         buffers: &Buffers,
-        warmup: u32,
-        repetitions: u32,
-    ) -> Result<Vec<f64>, GpuError> {
-        for _ in 0..warmup {
+        count: u32,
+    ) -> Result<(), GpuError> {
+        for _ in 0..count {
             self.launch(kernel, instance, buffers)?;
         }
-        let event = || {
-            self.context
-                .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
-                .during("creating timing events")
+        self.synchronize("running the warm-up launches")
+    }
+
+    fn event(&self) -> Result<CudaEvent, GpuError> {
+        self.context
+            .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
+            .during("creating timing events")
+    }
+
+    /// Records `event` on the stream; while the stream is captured, as an
+    /// event node of the graph.
+    fn record(&self, event: &CudaEvent, captured: bool) -> Result<(), GpuError> {
+        let flags = match captured {
+            true => sys::CUevent_record_flags::CU_EVENT_RECORD_EXTERNAL as u32,
+            false => sys::CUevent_record_flags::CU_EVENT_RECORD_DEFAULT as u32,
         };
-        let mut pairs = Vec::with_capacity(repetitions as usize);
-        for _ in 0..repetitions {
-            pairs.push((event()?, event()?));
+        // SAFETY: a live event and stream of this context.
+        unsafe { sys::cuEventRecordWithFlags(event.cu_event(), self.stream.cu_stream(), flags) }
+            .result()
+            .during("recording a timing event")
+    }
+
+    /// Writes over the L2 flush buffer (allocated on first use), so that
+    /// the next launch finds none of its data in L2.
+    fn flush_l2(&self) -> Result<(), GpuError> {
+        let buffer = match self.flush.get() {
+            Some(buffer) => buffer,
+            None => {
+                let words = (self.l2_bytes()? as usize).div_ceil(4).max(1);
+                let buffer = self
+                    .stream
+                    .alloc_zeros::<u32>(words)
+                    .during("allocating the L2 flush buffer")?;
+                self.flush.get_or_init(|| buffer)
+            }
+        };
+        let (pointer, _sync) = buffer.device_ptr(&self.stream);
+        // SAFETY: the buffer holds `len` words on this stream's context.
+        unsafe { sys::cuMemsetD32Async(pointer, 0, buffer.len(), self.stream.cu_stream()) }
+            .result()
+            .during("flushing the L2")
+    }
+
+    /// Enqueues one turn: `events.cold` samples, each a flush then one
+    /// launch between its events; then one untimed launch (so that the L2
+    /// holds this kernel's data) and `events.hot` samples, each
+    /// `launches_per_hot_sample` launches between its events.
+    fn enqueue_turn(
+        &self,
+        launch: &dyn Fn() -> Result<(), GpuError>,
+        events: &TurnEvents,
+        launches_per_hot_sample: u32,
+        captured: bool,
+    ) -> Result<(), GpuError> {
+        for (start, stop) in &events.cold {
+            self.flush_l2()?;
+            self.record(start, captured)?;
+            launch()?;
+            self.record(stop, captured)?;
         }
-        for (start, stop) in &pairs {
-            start
-                .record(&self.stream)
-                .during("recording a timing event")?;
-            self.launch(kernel, instance, buffers)?;
-            stop.record(&self.stream)
-                .during("recording a timing event")?;
+        launch()?;
+        for (start, stop) in &events.hot {
+            self.record(start, captured)?;
+            for _ in 0..launches_per_hot_sample {
+                launch()?;
+            }
+            self.record(stop, captured)?;
         }
+        Ok(())
+    }
+
+    /// Prepares the turns of an item: times a few hot launches, and for a
+    /// kernel under [`GRAPH_BELOW_MS`] captures a turn in a CUDA graph
+    /// (falling back to events around each launch, with the reason, when
+    /// the capture fails).
+    pub fn sampler(
+        &self,
+        kernel: &Kernel,
+        instance: &Instance,
+        buffers: &Buffers,
+        samples_per_turn: usize,
+    ) -> Result<Sampler, GpuError> {
+        let events = TurnEvents::new(self, samples_per_turn, samples_per_turn)?;
+        let launch = || self.launch(kernel, instance, buffers);
+        let probe = TurnEvents::new(self, 0, PROBE_LAUNCHES)?;
+        self.enqueue_turn(&launch, &probe, 1, false)?;
+        self.synchronize("timing the first launches")?;
+        let mut probed = probe.read(&probe.hot, 1)?;
+        probed.sort_by(f64::total_cmp);
+        let typical_ms = probed[probed.len() / 2];
+        if typical_ms >= GRAPH_BELOW_MS {
+            return Ok(Sampler {
+                events,
+                graph: None,
+                launches_per_hot_sample: 1,
+                graph_refused: None,
+            });
+        }
+        // Enough back-to-back launches per hot sample to fill ~50 µs.
+        let launches = ((GRAPH_SAMPLE_MS / typical_ms.max(1e-4)).ceil() as u32).clamp(2, 1000);
+        match self.capture(&launch, &events, launches) {
+            Ok(graph) => Ok(Sampler {
+                events,
+                graph: Some(graph),
+                launches_per_hot_sample: launches,
+                graph_refused: None,
+            }),
+            Err(error) => Ok(Sampler {
+                events,
+                graph: None,
+                launches_per_hot_sample: 1,
+                graph_refused: Some(error.to_string()),
+            }),
+        }
+    }
+
+    /// A CUDA graph of one turn; the stream leaves capture mode either way.
+    fn capture(
+        &self,
+        launch: &dyn Fn() -> Result<(), GpuError>,
+        events: &TurnEvents,
+        launches_per_hot_sample: u32,
+    ) -> Result<CudaGraph, GpuError> {
+        self.flush_l2()?;
+        self.synchronize("allocating the L2 flush buffer")?;
+        self.stream
+            .begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .during("capturing a CUDA graph")?;
+        let enqueued = self.enqueue_turn(launch, events, launches_per_hot_sample, true);
+        let graph = self
+            .stream
+            .end_capture(sys::CUgraphInstantiate_flags(0))
+            .during("capturing a CUDA graph");
+        enqueued?;
+        let graph = graph?.ok_or_else(|| GpuError {
+            during: "capturing a CUDA graph".into(),
+            message: "the capture recorded nothing".into(),
+        })?;
+        graph.upload().during("uploading a CUDA graph")?;
+        Ok(graph)
+    }
+
+    /// Enqueues one turn of `sampler`'s samples; [`Gpu::finish_turn`]
+    /// waits for it and reads them.
+    pub fn start_turn(
+        &self,
+        sampler: &Sampler,
+        kernel: &Kernel,
+        instance: &Instance,
+        buffers: &Buffers,
+    ) -> Result<(), GpuError> {
+        match &sampler.graph {
+            Some(graph) => graph.launch().during("launching a CUDA graph"),
+            None => self.enqueue_turn(
+                &|| self.launch(kernel, instance, buffers),
+                &sampler.events,
+                sampler.launches_per_hot_sample,
+                false,
+            ),
+        }
+    }
+
+    /// Waits for the turn and returns its cold and hot samples in
+    /// milliseconds (a hot sample per launch).
+    pub fn finish_turn(&self, sampler: &Sampler) -> Result<(Vec<f64>, Vec<f64>), GpuError> {
         self.synchronize("running the timed launches")?;
-        pairs
-            .iter()
-            .map(|(start, stop)| {
-                start
-                    .elapsed_ms(stop)
-                    .map(f64::from)
-                    .during("reading a timing event")
-            })
-            .collect()
+        let events = &sampler.events;
+        Ok((
+            events.read(&events.cold, 1)?,
+            events.read(&events.hot, sampler.launches_per_hot_sample)?,
+        ))
     }
 
     /// Runs `launch` inside cuProfilerStart/Stop: with
@@ -516,6 +708,65 @@ impl Gpu {
             .result()
             .during("stopping the profiler range");
         launched.and(stopped)
+    }
+}
+
+/// Kernels whose launch takes less than this are timed in a CUDA graph.
+const GRAPH_BELOW_MS: f64 = 0.010;
+
+/// Hot launches timed one by one to tell whether a kernel is that short.
+const PROBE_LAUNCHES: usize = 5;
+
+/// The time a hot sample of the graph method spans, in back-to-back
+/// launches.
+const GRAPH_SAMPLE_MS: f64 = 0.050;
+
+/// The event pairs of one turn, cold samples then hot ones.
+pub struct TurnEvents {
+    cold: Vec<(CudaEvent, CudaEvent)>,
+    hot: Vec<(CudaEvent, CudaEvent)>,
+}
+
+impl TurnEvents {
+    fn new(gpu: &Gpu, cold: usize, hot: usize) -> Result<TurnEvents, GpuError> {
+        let pairs = |count: usize| -> Result<Vec<_>, GpuError> {
+            (0..count)
+                .map(|_| Ok((gpu.event()?, gpu.event()?)))
+                .collect()
+        };
+        Ok(TurnEvents {
+            cold: pairs(cold)?,
+            hot: pairs(hot)?,
+        })
+    }
+
+    /// Each pair's milliseconds over `launches`.
+    fn read(&self, pairs: &[(CudaEvent, CudaEvent)], launches: u32) -> Result<Vec<f64>, GpuError> {
+        pairs
+            .iter()
+            .map(|(start, stop)| {
+                start
+                    .elapsed_ms(stop)
+                    .map(|ms| f64::from(ms) / f64::from(launches))
+                    .during("reading a timing event")
+            })
+            .collect()
+    }
+}
+
+/// How an item's turns are taken: its events, and its CUDA graph when it
+/// is timed by one.
+pub struct Sampler {
+    events: TurnEvents,
+    graph: Option<CudaGraph>,
+    pub launches_per_hot_sample: u32,
+    /// Why the graph method was wanted but refused.
+    pub graph_refused: Option<String>,
+}
+
+impl Sampler {
+    pub fn uses_graph(&self) -> bool {
+        self.graph.is_some()
     }
 }
 

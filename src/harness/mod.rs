@@ -1,27 +1,38 @@
-//! The harness: runs a [`Job`] on the GPU — for every item, fill the
-//! buffers (outputs poisoned), launch once and verify the outputs against
-//! the reference variant, warm up, then time every launch with CUDA events;
-//! or, under ncu, launch each item once inside a profiler range. It runs in
-//! its own process (`gpuprof harness`), reporting [`Event`]s on a pipe of
-//! their own (see [`capture`]), so that a
-//! kernel that faults or hangs cannot take the pipeline's results with it.
+//! The harness: runs a [`Job`] on the GPU — for every item of a size,
+//! fill the buffers (outputs poisoned), launch once and verify the outputs
+//! against the reference variant and warm up; then the items of the size
+//! take turns of cold and hot samples, round-robin, until each has enough
+//! (see [`sampling`]), with the SM clock read through NVML (see [`clock`]);
+//! their buffers stay on the device meanwhile, or, when they do not all
+//! fit, each item is timed on its own. Under ncu, it launches each item
+//! once inside a profiler range. It runs in its own process (`gpuprof
+//! harness`), reporting [`Event`]s on a pipe of their own (see
+//! [`capture`]), so that a kernel that faults or hangs cannot take the
+//! pipeline's results with it.
 
 pub mod capture;
+mod clock;
 pub mod data;
 mod gpu;
 pub mod protocol;
+mod sampling;
 
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use crate::config::plan::{
     Arg, Buffer, Compare, Fill, Instance, Plan, Variant, VariantKind, Verify,
 };
 use crate::model::measurement::Check;
 use crate::model::results::Stage;
-use gpu::{Gpu, Kernel};
+use crate::model::timing::{Schedule, Stop, TimingMethod, TimingRecord};
+use clock::Nvml;
+use gpu::{Buffers, Gpu, Kernel, Sampler};
 pub use gpu::{GpuError, driver_available};
 pub use protocol::{Event, Item, Job, Mode, Module};
+use sampling::{Collected, Goal, Turn};
 
 /// Opens device 0 and reads its facts (for `gpuprof doctor`; a report asks
 /// a harness process instead, so that its own process holds no context).
@@ -44,34 +55,61 @@ pub fn run(job: &Job, emit: &mut dyn FnMut(Event)) -> Result<(), GpuError> {
         kernels: BTreeMap::new(),
         outputs: BTreeMap::new(),
         sequence: 0,
+        nvml: OnceCell::new(),
     };
     for (size_index, size) in job.plan.suite.sizes.iter().enumerate() {
         runner.outputs.clear();
         runner.contents.clear();
         let items: Vec<&Item> = job.items.iter().filter(|i| i.size == size.label).collect();
-        for item in items {
-            emit(Event::Started { item: item.clone() });
-            match runner.run_item(item, size_index, emit) {
-                Ok(event) => emit(event),
-                Err(Failure {
-                    stage,
-                    error,
-                    fatal,
-                }) => {
-                    emit(Event::Failed {
-                        item: item.clone(),
-                        stage,
-                        message: error.to_string(),
-                        fatal,
-                    });
-                    if fatal {
-                        return Err(error);
+        match job.mode {
+            Mode::Device => unreachable!("the device mode runs no items"),
+            Mode::Profile => {
+                for item in items {
+                    emit(Event::Started { item: item.clone() });
+                    match runner.profile_item(item, size_index, emit) {
+                        Ok(event) => emit(event),
+                        Err(failure) => failed(item, failure, emit)?,
                     }
                 }
             }
+            Mode::Time => runner.time_size(&items, size_index, emit)?,
         }
     }
     Ok(())
+}
+
+/// Reports `failure` of `item`; `Err` when it was fatal.
+fn failed(item: &Item, failure: Failure, emit: &mut dyn FnMut(Event)) -> Result<(), GpuError> {
+    emit(Event::Failed {
+        item: item.clone(),
+        stage: failure.stage,
+        message: failure.error.to_string(),
+        fatal: failure.fatal,
+    });
+    match failure.fatal {
+        true => Err(failure.error),
+        false => Ok(()),
+    }
+}
+
+/// Cold and hot samples per turn of an item.
+const SAMPLES_PER_TURN: usize = 5;
+
+/// Device memory left free beyond the buffers when the variants of a size
+/// keep theirs resident (the driver, the kernels' local memory).
+const MEMORY_MARGIN_BYTES: u64 = 512 << 20;
+
+/// An item verified and ready to take its turns: its buffers stay on the
+/// device until it has all its samples.
+struct Prepared {
+    item: Item,
+    variant: Variant,
+    key: KernelKey,
+    buffers: Buffers,
+    check: Check,
+    sampler: Sampler,
+    collected: Collected,
+    stopped: Option<Stop>,
 }
 
 struct Failure {
@@ -107,6 +145,8 @@ struct Runner<'a> {
     /// decides them, so that each is generated once per size.
     contents: BTreeMap<String, Rc<Vec<u8>>>,
     sequence: u32,
+    /// NVML for the SM clock, opened when timing first needs it.
+    nvml: OnceCell<Result<Nvml, String>>,
 }
 
 impl Runner<'_> {
@@ -194,7 +234,8 @@ impl Runner<'_> {
         Ok(key)
     }
 
-    fn run_item(
+    /// Launches `item` once inside a profiler range, for ncu.
+    fn profile_item(
         &mut self,
         item: &Item,
         size_index: usize,
@@ -202,84 +243,46 @@ impl Runner<'_> {
     ) -> Result<Event, Failure> {
         let variant = self.variant(&item.variant)?.clone();
         let instance = &variant.instances[size_index];
-        match self.job.mode {
-            Mode::Device => unreachable!("the device mode runs no items"),
-            Mode::Profile => {
-                let key = self.load(&item.variant, size_index, emit)?;
-                let contents = self.initial_contents(instance);
-                let (gpu, kernel) = (&self.gpu, &self.kernels[&key]);
-                let buffers = gpu
-                    .upload(kernel, instance, &borrowed(&contents))
-                    .map_err(Failure::fatal(Stage::Upload))?;
-                gpu.profiled(kernel, instance, &buffers)
-                    .map_err(Failure::fatal(Stage::Profile))?;
-                // One profiled launch per kernel launched: a sequence's
-                // steps in order.
-                let entries = variant.kernel().map(|k| k.entries()).unwrap_or_default();
-                let launched: Vec<String> = match instance.sequence.is_empty() {
-                    true => entries.first().cloned().into_iter().collect(),
-                    false => instance
-                        .sequence
-                        .iter()
-                        .map(|step| entries.get(step.kernel).cloned().unwrap_or_default())
-                        .collect(),
-                };
-                let mut events: Vec<Event> = launched
-                    .into_iter()
-                    .map(|kernel| {
-                        self.sequence += 1;
-                        Event::Profiled {
-                            item: item.clone(),
-                            sequence: self.sequence - 1,
-                            kernel,
-                        }
-                    })
-                    .collect();
-                let last = events.pop().ok_or_else(|| Failure {
-                    stage: Stage::Profile,
-                    error: GpuError {
-                        during: "profiling".into(),
-                        message: "the variant launches no kernel".into(),
-                    },
-                    fatal: false,
-                })?;
-                events.into_iter().for_each(&mut *emit);
-                Ok(last)
-            }
-            Mode::Time => {
-                let reference = match &variant.verify {
-                    Verify::Skip => None,
-                    Verify::Against(name) => {
-                        Some((name, self.ensure_reference(name, size_index, emit)))
-                    }
-                };
-                let (outputs, samples_ms) = self.execute(&variant, size_index, true, emit)?;
-                let check = match (read_before_written(instance, &outputs, None), reference) {
-                    (Some(reason), _) | (None, Some((_, Err(reason)))) => {
-                        Check::NotChecked { reason }
-                    }
-                    (None, None) => Check::NotChecked {
-                        reason: "verification is off for this variant (verify = \"none\")".into(),
-                    },
-                    (None, Some((against, Ok(())))) => verify(
-                        &variant,
-                        instance,
-                        &outputs,
-                        &self.outputs[against],
-                        against,
-                    ),
-                };
-                // Keep the outputs only of variants others are compared with.
-                if self.is_reference(&variant.name) {
-                    self.outputs.insert(variant.name.clone(), outputs);
-                }
-                Ok(Event::Measured {
+        let key = self.load(&item.variant, size_index, emit)?;
+        let contents = self.initial_contents(instance);
+        let (gpu, kernel) = (&self.gpu, &self.kernels[&key]);
+        let buffers = gpu
+            .upload(kernel, instance, &borrowed(&contents))
+            .map_err(Failure::fatal(Stage::Upload))?;
+        gpu.profiled(kernel, instance, &buffers)
+            .map_err(Failure::fatal(Stage::Profile))?;
+        // One profiled launch per kernel launched: a sequence's
+        // steps in order.
+        let entries = variant.kernel().map(|k| k.entries()).unwrap_or_default();
+        let launched: Vec<String> = match instance.sequence.is_empty() {
+            true => entries.first().cloned().into_iter().collect(),
+            false => instance
+                .sequence
+                .iter()
+                .map(|step| entries.get(step.kernel).cloned().unwrap_or_default())
+                .collect(),
+        };
+        let mut events: Vec<Event> = launched
+            .into_iter()
+            .map(|kernel| {
+                self.sequence += 1;
+                Event::Profiled {
                     item: item.clone(),
-                    samples_ms,
-                    check,
-                })
-            }
-        }
+                    sequence: self.sequence - 1,
+                    kernel,
+                }
+            })
+            .collect();
+        let last = events.pop().ok_or_else(|| Failure {
+            stage: Stage::Profile,
+            error: GpuError {
+                during: "profiling".into(),
+                message: "the variant launches no kernel".into(),
+            },
+            fatal: false,
+        })?;
+        events.into_iter().for_each(&mut *emit);
+        Ok(last)
     }
 
     /// The initial bytes of every buffer argument (None for scalars),
@@ -329,8 +332,8 @@ impl Runner<'_> {
             .variant(reference)
             .map_err(|f| f.error.to_string())?
             .clone();
-        match self.execute(&variant, size_index, false, emit) {
-            Ok((outputs, _)) => {
+        match self.execute(&variant, size_index, emit) {
+            Ok((outputs, ..)) => {
                 self.outputs.insert(reference.to_string(), outputs);
                 Ok(())
             }
@@ -341,17 +344,15 @@ impl Runner<'_> {
         }
     }
 
-    /// One verification launch (outputs poisoned first), then the timed
-    /// launches when `timed`.
+    /// One verification launch (outputs poisoned first): the outputs, the
+    /// key of the loaded kernel and the buffers, still on the device.
     fn execute(
         &mut self,
         variant: &Variant,
         size_index: usize,
-        timed: bool,
         emit: &mut dyn FnMut(Event),
-    ) -> Result<(Outputs, Vec<f64>), Failure> {
+    ) -> Result<(Outputs, KernelKey, Buffers), Failure> {
         let instance = &variant.instances[size_index];
-        let timing = self.job.plan.timing;
         let key = self.load(&variant.name, size_index, emit)?;
         let contents = self.initial_contents(instance);
         let (gpu, kernel) = (&self.gpu, &self.kernels[&key]);
@@ -373,20 +374,247 @@ impl Runner<'_> {
                 outputs.insert(buffer.name.clone(), bytes);
             }
         }
-        let samples = if timed {
-            gpu.time(
-                kernel,
-                instance,
-                &buffers,
-                timing.warmup,
-                timing.repetitions,
-            )
-            .map_err(Failure::fatal(Stage::Timing))?
-        } else {
-            Vec::new()
-        };
-        Ok((outputs, samples))
+        Ok((outputs, key, buffers))
     }
+
+    /// Verifies `item` against its reference, warms it up and prepares its
+    /// turns; its buffers stay on the device.
+    fn prepare(
+        &mut self,
+        item: &Item,
+        size_index: usize,
+        emit: &mut dyn FnMut(Event),
+    ) -> Result<Prepared, Failure> {
+        let variant = self.variant(&item.variant)?.clone();
+        let instance = &variant.instances[size_index];
+        let reference = match &variant.verify {
+            Verify::Skip => None,
+            Verify::Against(name) => Some((name, self.ensure_reference(name, size_index, emit))),
+        };
+        let (outputs, key, buffers) = self.execute(&variant, size_index, emit)?;
+        let check = match (read_before_written(instance, &outputs, None), reference) {
+            (Some(reason), _) | (None, Some((_, Err(reason)))) => Check::NotChecked { reason },
+            (None, None) => Check::NotChecked {
+                reason: "verification is off for this variant (verify = \"none\")".into(),
+            },
+            (None, Some((against, Ok(())))) => verify(
+                &variant,
+                instance,
+                &outputs,
+                &self.outputs[against],
+                against,
+            ),
+        };
+        // Keep the outputs only of variants others are compared with.
+        if self.is_reference(&variant.name) {
+            self.outputs.insert(variant.name.clone(), outputs);
+        }
+        let (gpu, kernel) = (&self.gpu, &self.kernels[&key]);
+        gpu.warm_up(kernel, instance, &buffers, self.job.plan.timing.warmup)
+            .map_err(Failure::fatal(Stage::Timing))?;
+        let sampler = gpu
+            .sampler(kernel, instance, &buffers, SAMPLES_PER_TURN)
+            .map_err(Failure::fatal(Stage::Timing))?;
+        Ok(Prepared {
+            item: item.clone(),
+            variant,
+            key,
+            buffers,
+            check,
+            sampler,
+            collected: Collected::default(),
+            stopped: None,
+        })
+    }
+
+    /// Whether the items of a size can keep their buffers on the device
+    /// together (and so take turns), or must be timed one at a time.
+    fn schedule(&self, items: &[&Item], size_index: usize) -> Result<Schedule, GpuError> {
+        let needed: u64 = items
+            .iter()
+            .filter_map(|item| self.plan().variant(&item.variant))
+            .map(|variant| buffer_bytes(&variant.instances[size_index]))
+            .sum();
+        let free = self.gpu.free_memory()?;
+        let flush = self.gpu.l2_bytes()?;
+        if items.len() <= 1 || needed + flush + MEMORY_MARGIN_BYTES <= free {
+            return Ok(Schedule::Interleaved {
+                variants: items.len() as u32,
+            });
+        }
+        let mib = |bytes: u64| bytes as f64 / f64::from(1 << 20);
+        Ok(Schedule::OneAtATime {
+            reason: format!(
+                "the buffers of the {} variants of this size need {:.0} MiB together and the device had {:.0} MiB free",
+                items.len(),
+                mib(needed),
+                mib(free)
+            ),
+        })
+    }
+
+    /// Verifies and times the items of one size: all together, taking
+    /// turns, or one at a time when their buffers do not fit together.
+    fn time_size(
+        &mut self,
+        items: &[&Item],
+        size_index: usize,
+        emit: &mut dyn FnMut(Event),
+    ) -> Result<(), GpuError> {
+        let schedule = self.schedule(items, size_index)?;
+        let groups: Vec<Vec<&Item>> = match schedule {
+            Schedule::Interleaved { .. } => vec![items.to_vec()],
+            Schedule::OneAtATime { .. } => items.iter().map(|item| vec![*item]).collect(),
+        };
+        for group in groups {
+            let mut prepared = Vec::new();
+            for item in group {
+                emit(Event::Started { item: item.clone() });
+                match self.prepare(item, size_index, emit) {
+                    Ok(ready) => prepared.push(ready),
+                    Err(failure) => failed(item, failure, emit)?,
+                }
+            }
+            self.take_turns(&mut prepared, size_index, emit)?;
+            for ready in prepared {
+                let event = self.measured(ready, &schedule);
+                emit(event);
+            }
+        }
+        Ok(())
+    }
+
+    /// NVML, opened on first use (once per process), or why it cannot be.
+    fn nvml(&self) -> Result<&Nvml, &str> {
+        self.nvml
+            .get_or_init(|| {
+                let bus_id = self.gpu.pci_bus_id().map_err(|e| e.to_string())?;
+                Nvml::open(&bus_id)
+            })
+            .as_ref()
+            .map_err(String::as_str)
+    }
+
+    /// The SM clock now, when NVML can say.
+    fn sm_mhz(&self) -> Option<u32> {
+        self.nvml().ok().and_then(Nvml::sm_mhz)
+    }
+
+    /// Turns of samples, round-robin, until every item has enough.
+    fn take_turns(
+        &self,
+        prepared: &mut [Prepared],
+        size_index: usize,
+        emit: &mut dyn FnMut(Event),
+    ) -> Result<(), GpuError> {
+        let timing = self.plan().timing;
+        let goal = match (timing.target_spread, timing.time_limit_s) {
+            (Some(target_spread), Some(time_limit_s)) => Goal {
+                min_samples: timing.repetitions as usize,
+                target_spread,
+                time_limit_s,
+            },
+            _ => {
+                return Err(GpuError {
+                    during: "planning the timing".into(),
+                    message: "the job gives no target spread or time limit".into(),
+                });
+            }
+        };
+        let max_mhz = self.nvml().ok().map(|nvml| nvml.max_sm_mhz);
+        let mut reported = Instant::now();
+        let outcome = sampling::round_robin(
+            prepared,
+            |ready| ready.stopped.is_some(),
+            |ready| {
+                if reported.elapsed() >= Duration::from_secs(1) {
+                    emit(Event::Sampling {
+                        item: ready.item.clone(),
+                    });
+                    reported = Instant::now();
+                }
+                let started = Instant::now();
+                let (kernel, instance) = (
+                    &self.kernels[&ready.key],
+                    &ready.variant.instances[size_index],
+                );
+                let fail = |error| (ready.item.clone(), error);
+                self.gpu
+                    .start_turn(&ready.sampler, kernel, instance, &ready.buffers)
+                    .map_err(fail)?;
+                let while_running = self.sm_mhz();
+                let (cold, hot) = self.gpu.finish_turn(&ready.sampler).map_err(fail)?;
+                let sm_mhz = [while_running, self.sm_mhz()].into_iter().flatten().min();
+                let turn = Turn {
+                    cold,
+                    hot,
+                    sm_mhz,
+                    seconds: started.elapsed().as_secs_f64(),
+                };
+                ready.collected.add(turn, max_mhz);
+                ready.stopped = ready.collected.stop(&goal);
+                Ok(())
+            },
+        );
+        match outcome {
+            Ok(()) => Ok(()),
+            Err((item, error)) => {
+                emit(Event::Failed {
+                    item,
+                    stage: Stage::Timing,
+                    message: error.to_string(),
+                    fatal: true,
+                });
+                Err(error)
+            }
+        }
+    }
+
+    /// The event that reports a prepared item's samples.
+    fn measured(&self, ready: Prepared, schedule: &Schedule) -> Event {
+        let timing = self.plan().timing;
+        let method = match ready.sampler.uses_graph() {
+            true => TimingMethod::Graph {
+                launches_per_hot_sample: ready.sampler.launches_per_hot_sample,
+            },
+            false => TimingMethod::Events {
+                graph_refused: ready.sampler.graph_refused.clone(),
+            },
+        };
+        let record = TimingRecord {
+            method,
+            stopped: ready.stopped.unwrap_or(Stop::TimeLimit),
+            target_spread: timing.target_spread.unwrap_or_default(),
+            time_limit_s: timing.time_limit_s.unwrap_or_default(),
+            throttled_samples: ready.collected.left_out(),
+            clock: ready
+                .collected
+                .clock(self.nvml().map(|nvml| nvml.max_sm_mhz)),
+            schedule: schedule.clone(),
+            seconds: ready.collected.seconds,
+        };
+        let (cold, hot) = ready.collected.into_samples();
+        Event::Measured {
+            item: ready.item,
+            samples_ms: hot,
+            cold_samples_ms: cold,
+            timing: Some(Box::new(record)),
+            check: ready.check,
+        }
+    }
+}
+
+/// The device bytes of an instance's buffers (those in module variables
+/// included).
+fn buffer_bytes(instance: &Instance) -> u64 {
+    instance
+        .args
+        .iter()
+        .filter_map(|arg| match arg {
+            Arg::Buffer(buffer) => Some(buffer.count * buffer.element.size_bytes() as u64),
+            Arg::Scalar(_) => None,
+        })
+        .sum()
 }
 
 fn borrowed(contents: &[Option<Rc<Vec<u8>>>]) -> Vec<Option<&[u8]>> {

@@ -12,6 +12,7 @@ use crate::config::Plan;
 use crate::model::device::DriverFacts;
 use crate::model::measurement::{Check, KernelResources};
 use crate::model::results::Stage;
+use crate::model::timing::TimingRecord;
 
 /// Report the device's facts; time (and verify) every item; or launch
 /// each item once for ncu.
@@ -65,9 +66,21 @@ pub enum Event {
     },
     Measured {
         item: Item,
-        /// Every timed launch, in milliseconds, in launch order.
+        /// Every kept hot sample, in milliseconds, in the order taken.
         samples_ms: Vec<f64>,
+        /// Every kept cold sample (absent from harnesses that took none).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        cold_samples_ms: Vec<f64>,
+        /// How the samples were taken (absent from harnesses that did not
+        /// say: hot, back to back, a fixed count).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timing: Option<Box<TimingRecord>>,
         check: Check,
+    },
+    /// The item whose turn of samples is running (sent at most once a
+    /// second while the variants of a size take turns): alive, not hung.
+    Sampling {
+        item: Item,
     },
     /// The `sequence`-th launch inside a profiler range (0-based): ncu's
     /// result of the same index belongs to this item.
@@ -140,6 +153,8 @@ mod tests {
                 size: "N=4".into(),
             },
             samples_ms: vec![0.5],
+            cold_samples_ms: Vec::new(),
+            timing: None,
             check: Check::Failed {
                 against: "good".into(),
                 buffer: "out".into(),

@@ -1,7 +1,7 @@
 //! The data model, all of results.json's schema: [`Results`] (with a schema
 //! version) and every type it holds — the suite's sizes and timing
 //! settings, what kind of variant each is, the declared changes, the
-//! verification outcome and kernel resources, the fixed metric set that
+//! verification outcome and kernel resources, how samples were taken, the fixed metric set that
 //! names a profile's counters, per-line source counters and the device's
 //! facts. It is the leaf of the crate: every stage converts *into* these
 //! types, and `analysis` and `render` read nothing else. It imports no
@@ -16,6 +16,7 @@ pub mod notice;
 pub mod results;
 pub mod source;
 pub mod suite;
+pub mod timing;
 pub mod variant;
 
 pub use change::Change;

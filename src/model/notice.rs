@@ -50,6 +50,9 @@ pub enum Notice {
     /// The run was interrupted (Ctrl-C, SIGTERM, SIGHUP): `ran` of `total`
     /// runs were measured, the others did not run.
     Interrupted { ran: usize, total: usize },
+    /// Runs (`variant at size`) whose every sample ran while the SM clock
+    /// was below the throttle threshold of its maximum.
+    Throttled { runs: Vec<String>, of: usize },
     /// A notice from a results.json of schema 1, whose notices were text.
     Earlier { text: String },
 }
@@ -124,6 +127,12 @@ impl fmt::Display for Notice {
             Notice::Interrupted { ran, total } => write!(
                 f,
                 "incomplete: the run was interrupted; {ran} of {total} runs were measured and are kept, the others did not run and profiles may be missing (`gpuprof report` again completes it and reuses what is here)"
+            ),
+            Notice::Throttled { runs, of } => write!(
+                f,
+                "the SM clock is throttled: {} of {of} runs ({}) had every sample taken below 90% of the maximum SM clock, so their times are those of a slower clock. Look for power or thermal limits or locked clocks (nvidia-smi -q -d PERFORMANCE,CLOCK) and run again",
+                runs.len(),
+                runs.join(", ")
             ),
             Notice::Earlier { text } => f.write_str(text),
         }

@@ -15,6 +15,7 @@ use super::measurement::{Check, KernelResources};
 use super::notice::Notice;
 use super::source::{OtherFile, SourceLine};
 use super::suite::{Size, Timing};
+use super::timing::TimingRecord;
 use super::variant::{Compiler, Role, VariantKind};
 
 /// Bumped whenever a change to these types would misread older files;
@@ -126,8 +127,19 @@ pub struct RunResult {
     pub shared_bytes: u32,
     pub bytes: Option<f64>,
     pub flops: Option<f64>,
-    /// Every timed launch in milliseconds; empty when timing did not run.
+    /// Every kept hot sample in milliseconds (the kernel ran right before,
+    /// so the L2 holds its data); empty when timing did not run. For a
+    /// command variant, ncu's duration of each profiled launch.
     pub samples_ms: Vec<f64>,
+    /// Every kept cold sample in milliseconds (the L2 flushed before
+    /// each); empty in runs recorded before gpuprof took them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cold_samples_ms: Vec<f64>,
+    /// How the samples were taken; absent in runs recorded before gpuprof
+    /// kept it (hot samples, back to back, a fixed count) and for command
+    /// variants (ncu's durations).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<TimingRecord>,
     pub check: Option<Check>,
     /// Why this run is incomplete (compile error, fault, timeout…).
     pub failure: Option<Failure>,

@@ -14,8 +14,20 @@ pub struct Size {
     pub symbols: BTreeMap<String, i64>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The suite's timing settings. `target_spread` and `time_limit_s` are
+/// absent from runs recorded before gpuprof sampled until the spread was
+/// small (and from imported ncu launches): their `repetitions` is a fixed
+/// count of hot samples.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Timing {
     pub warmup: u32,
+    /// The fewest samples of each kind (cold, hot) per variant and size;
+    /// the exact count when sampling is not adaptive.
     pub repetitions: u32,
+    /// Sample until the relative spread of each kind is at most this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_spread: Option<f64>,
+    /// Seconds of sampling a variant at one size may take at most.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_limit_s: Option<f64>,
 }

@@ -306,6 +306,8 @@ fn imported_run(run: &Run, size: String) -> RunResult {
             .filter_map(duration)
             .map(|ns| ns / 1e6)
             .collect(),
+        cold_samples_ms: Vec::new(),
+        timing: None,
         check: Some(Check::NotChecked {
             reason: "compare reads existing ncu data; it runs nothing".into(),
         }),
@@ -351,6 +353,8 @@ fn compare_suite(grouped: &[Grouped], baseline: Option<&str>, sizes: usize) -> S
         timing: Timing {
             warmup: 0,
             repetitions: most_launches as u32,
+            target_spread: None,
+            time_limit_s: None,
         },
         seed: 0,
     }

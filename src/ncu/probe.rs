@@ -81,6 +81,8 @@ pub fn probe_results() -> Results {
                     bytes: Some(2.0 * 2048.0 * 2048.0 * 4.0),
                     flops: None,
                     samples_ms: Vec::new(),
+                    cold_samples_ms: Vec::new(),
+                    timing: None,
                     check: Some(Check::NotChecked {
                         reason: "the probe checked outputs itself".into(),
                     }),
@@ -111,6 +113,8 @@ pub fn probe_results() -> Results {
             timing: Timing {
                 warmup: 3,
                 repetitions: 20,
+                target_spread: None,
+                time_limit_s: None,
             },
             seed: 1234,
         },

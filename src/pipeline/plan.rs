@@ -62,6 +62,8 @@ pub(super) fn new_results(plan: &Plan, request: &ReportRequest) -> Results {
                     bytes: instance.bytes,
                     flops: instance.flops,
                     samples_ms: Vec::new(),
+                    cold_samples_ms: Vec::new(),
+                    timing: None,
                     check: None,
                     failure: None,
                     profile: None,
@@ -145,7 +147,7 @@ fn cache_key(
         "ncu": ncu_version,
         "profiled": !skip_profile,
         "clock_control": plan.profile.clock_control.as_ncu_value(),
-        "timing": [plan.timing.warmup, plan.timing.repetitions],
+        "timing": plan.timing,
         "seed": plan.suite.seed,
     });
     let digest = Sha256::digest(everything.to_string().as_bytes());

@@ -13,6 +13,7 @@ use super::output::{save, write_atomic, write_json};
 use super::progress::progress;
 use crate::error::Error;
 use crate::harness::{Event, Item, Job};
+use crate::model::notice::Notice;
 use crate::model::results::{Failure, Results, Stage};
 use crate::process::{self, Invocation, ToolError};
 use indicatif::ProgressBar;
@@ -80,10 +81,35 @@ pub(super) fn run(
         }
     }
     bar.finish_and_clear();
+    notice_throttling(results);
     write_atomic(
         &folders.work.join("time-events.jsonl"),
         events_log.as_bytes(),
     )
+}
+
+/// Adds a notice naming the runs whose every sample ran on a throttled SM
+/// clock.
+fn notice_throttling(results: &mut Results) {
+    let sampled: Vec<(&str, &crate::model::results::RunResult)> = results
+        .variants
+        .iter()
+        .flat_map(|v| v.runs.iter().map(move |r| (v.name.as_str(), r)))
+        .filter(|(_, run)| run.timing.is_some())
+        .collect();
+    let runs: Vec<String> = sampled
+        .iter()
+        .filter(|(_, run)| {
+            run.timing
+                .as_ref()
+                .is_some_and(|t| t.throttled_throughout())
+        })
+        .map(|(name, run)| format!("{name} at {}", run.size))
+        .collect();
+    if !runs.is_empty() {
+        let of = sampled.len();
+        results.notices.push(Notice::Throttled { runs, of });
+    }
 }
 
 /// One harness process's run over the remaining items: what it finished,
@@ -137,6 +163,7 @@ impl Attempt<'_> {
                     v.build.resources = Some(resources);
                 }
             }
+            Event::Sampling { item } => self.in_flight = Some(item),
             Event::Started { item } => {
                 self.bar
                     .set_message(format!("{} {}", item.variant, item.size));
@@ -145,10 +172,14 @@ impl Attempt<'_> {
             Event::Measured {
                 item,
                 samples_ms,
+                cold_samples_ms,
+                timing,
                 check,
             } => {
                 if let Some(run) = self.results.run_mut(&item.variant, &item.size) {
                     run.samples_ms = samples_ms;
+                    run.cold_samples_ms = cold_samples_ms;
+                    run.timing = timing.map(|record| *record);
                     run.check = Some(check);
                 }
                 self.mark_finished(item);

@@ -34,17 +34,16 @@ mod variant;
 
 use checks::check_verify_cycles;
 use suite::{
-    check_baseline, check_suite_name, check_version, clock_control, defaults, lines_at,
-    repetitions, sizes, variant_names,
+    check_baseline, check_suite_name, check_version, clock_control, defaults, lines_at, sizes,
+    timing, variant_names,
 };
 
 use super::error::ConfigError;
 use super::plan::{Plan, ProfileSettings, Suite, Variant};
 use super::raw::{RawFile, RawVariant};
-use crate::model::suite::{Size, Timing};
+use crate::model::suite::Size;
 use crate::model::variant::Role;
 
-const DEFAULT_WARMUP: u32 = 3;
 const DEFAULT_SEED: u64 = 1234;
 
 /// The file being resolved: where errors point.
@@ -96,7 +95,7 @@ pub(crate) fn resolve(raw: &RawFile, text: &str, path: &Path) -> Result<Plan, Co
     let suite = raw.suite.get_ref();
     check_suite_name(&doc, &suite.name)?;
     let sizes = sizes(&doc, suite)?;
-    let repetitions = repetitions(&doc, suite)?;
+    let timing = timing(&doc, suite)?;
     let clock_control = clock_control(&doc, raw)?;
     let lines_at = lines_at(&doc, raw, &sizes)?;
     let defaults = defaults(&doc, raw)?;
@@ -140,10 +139,7 @@ pub(crate) fn resolve(raw: &RawFile, text: &str, path: &Path) -> Result<Plan, Co
             baseline: suite.baseline.get_ref().clone(),
             seed: suite.seed.unwrap_or(DEFAULT_SEED),
         },
-        timing: Timing {
-            warmup: suite.warmup.unwrap_or(DEFAULT_WARMUP),
-            repetitions,
-        },
+        timing,
         profile: ProfileSettings {
             clock_control,
             lines_at,

@@ -98,7 +98,9 @@ fn suite_defaults() {
         plan.timing,
         Timing {
             warmup: 3,
-            repetitions: 20
+            repetitions: 20,
+            target_spread: Some(0.01),
+            time_limit_s: Some(1.0),
         }
     );
     assert_eq!(plan.profile.clock_control, ClockControl::None);
@@ -274,6 +276,31 @@ fn suite_rules() {
         (1, 0, 99)
     );
     assert_eq!(plan.suite.description, "d");
+    let timed = ok(&with("target_spread = 0.005\ntime_limit = 3"));
+    assert_eq!(
+        (timed.timing.target_spread, timed.timing.time_limit_s),
+        (Some(0.005), Some(3.0))
+    );
+    fails(
+        &with("target_spread = 0"),
+        "target_spread = 0 is outside 0.001–0.5",
+        "target_spread = »0",
+    );
+    fails(
+        &with("target_spread = 1.5"),
+        "target_spread = 1.5 is outside 0.001–0.5",
+        "target_spread = »1.5",
+    );
+    fails(
+        &with("time_limit = 0"),
+        "time_limit = 0 is not between 0 and 600 seconds",
+        "time_limit = »0",
+    );
+    fails(
+        &with("time_limit = 601.5"),
+        "time_limit = 601.5 is not between 0 and 600 seconds",
+        "time_limit = »601.5",
+    );
     let profile =
         |value: &str| format!("[profile]\nclock_control = {value}\n\n{}", one_variant(""));
     assert_eq!(

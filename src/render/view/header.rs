@@ -23,10 +23,22 @@ pub(super) fn header(results: &Results) -> HeaderView {
             "ncu's kernel duration (gpu__time_duration) of each profiled launch, up to {} per variant and size, median reported; the launches ran under ncu, one at a time",
             results.suite.timing.repetitions
         ),
-        false => format!(
-            "{} timed launches after {} warm-ups, CUDA events, median reported",
-            results.suite.timing.repetitions, results.suite.timing.warmup
-        ),
+        false => match (
+            results.suite.timing.target_spread,
+            results.suite.timing.time_limit_s,
+        ) {
+            (Some(spread), Some(limit)) => format!(
+                "cold samples (the L2 flushed before each) and hot ones (the kernel ran right before), after {} warm-ups, until each kind has at least {} samples and a spread under ±{}, or {} per variant and size; samples taken while the SM clock was throttled are left out; median reported, each run says which kind and how",
+                results.suite.timing.warmup,
+                results.suite.timing.repetitions,
+                format::share(spread),
+                format::milliseconds(limit * 1e3)
+            ),
+            _ => format!(
+                "hot, back-to-back, fixed count: {} timed launches after {} warm-ups, CUDA events, median reported (recorded before gpuprof took cold samples)",
+                results.suite.timing.repetitions, results.suite.timing.warmup
+            ),
+        },
     };
     facts.push(Fact::new("timing", timing));
     facts.push(Fact::new(

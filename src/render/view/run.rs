@@ -8,7 +8,9 @@ use super::{
 };
 use crate::analysis::derived::Key;
 use crate::analysis::findings::{HotLine, Severity};
+use crate::analysis::stats::TimingStats;
 use crate::analysis::{RunAnalysis, Status, format};
+use crate::model::timing::Temperature;
 
 /// Metrics shown in each run's table, in order.
 const TABLE_METRICS: [Key; 24] = [
@@ -65,6 +67,38 @@ fn severity(severity: Severity) -> &'static str {
     }
 }
 
+/// "cold median 1.23 ms (95% interval 1.22 ms–1.24 ms) over 412 samples
+/// (min …, max …, noise ±…); hot median …. Cold: the L2 flushed …".
+fn timing_text(run: &RunAnalysis) -> String {
+    let (Some(stats), Some(kind)) = (run.timing, run.temperature) else {
+        return "not timed".into();
+    };
+    let median = |kind: Temperature, t: &TimingStats| {
+        format!(
+            "{} median {} (95% interval {}–{}) over {} samples (min {}, max {}, noise ±{})",
+            kind.word(),
+            format::milliseconds(t.median_ms),
+            format::milliseconds(t.median_interval_ms[0]),
+            format::milliseconds(t.median_interval_ms[1]),
+            t.samples,
+            format::milliseconds(t.min_ms),
+            format::milliseconds(t.max_ms),
+            format::share(t.relative_noise)
+        )
+    };
+    let mut text = median(kind, &stats);
+    if let Some((other, other_stats)) = &run.other_timing {
+        text.push_str(&format!(
+            "; {}, beyond the noise",
+            median(*other, other_stats)
+        ));
+    }
+    if let Some(method) = &run.timing_method {
+        text.push_str(&format!(". Timing: {method}"));
+    }
+    text
+}
+
 pub(super) fn run_view(
     run: &RunAnalysis,
     recorded: &crate::model::results::RunResult,
@@ -75,19 +109,7 @@ pub(super) fn run_view(
         size: run.size.clone(),
         state: state(&run.status),
         status: status_text(&run.status),
-        timing: run
-            .timing
-            .map(|t| {
-                format!(
-                    "median {} over {} launches (min {}, max {}, noise ±{})",
-                    format::milliseconds(t.median_ms),
-                    t.samples,
-                    format::milliseconds(t.min_ms),
-                    format::milliseconds(t.max_ms),
-                    format::share(t.relative_noise)
-                )
-            })
-            .unwrap_or_else(|| "not timed".into()),
+        timing: timing_text(run),
         metrics: metric_rows(run, previous),
         findings: run
             .findings

@@ -6,7 +6,7 @@
 use super::{Anchors, Cell, ChainRow, SummaryRow, run_at, state};
 use crate::analysis::findings::{FindingKind, Severity};
 use crate::analysis::stats::{Speedup, TimeVerdict};
-use crate::analysis::{Analysis, Status, format};
+use crate::analysis::{Analysis, RunAnalysis, Status, format};
 use crate::model::Results;
 use crate::model::variant::Role;
 
@@ -45,10 +45,33 @@ fn speedup_cell(speedup: Option<Speedup>, invalid: Option<&str>) -> Cell {
         text: format::speedup(speedup.ratio),
         class,
         title: format!(
-            "{word} (a verdict needs a difference above {})",
-            format::share(speedup.threshold)
+            "{word} ({}; a verdict needs it to exclude 1 and a difference above 1%)",
+            speedup.interval_text()
         ),
     }
+}
+
+/// "1.23 ms cold", and the other kind where it differs beyond the noise:
+/// "1.23 ms cold (hot 980 µs)".
+fn median_cell(run: &RunAnalysis) -> String {
+    let (Some(stats), Some(kind)) = (run.timing, run.temperature) else {
+        return "–".into();
+    };
+    let other = run
+        .other_timing
+        .map(|(kind, other)| {
+            format!(
+                " ({} {})",
+                kind.word(),
+                format::milliseconds(other.median_ms)
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "{} {}{other}",
+        format::milliseconds(stats.median_ms),
+        kind.word()
+    )
 }
 
 pub(super) fn summary_rows(
@@ -77,18 +100,16 @@ pub(super) fn summary_rows(
                 anchor: anchors.of_variant(&variant.name),
                 ceiling: variant.role == Role::Ceiling,
                 state: state(&run.status),
-                median: run
-                    .timing
-                    .map(|t| format::milliseconds(t.median_ms))
-                    .unwrap_or_else(|| "–".into()),
+                median: median_cell(run),
                 spread: run
                     .timing
                     .map(|t| {
                         format!(
-                            "±{} · {}–{}",
+                            "±{} · {}–{} · {} samples",
                             format::share(t.relative_noise),
                             format::milliseconds(t.min_ms),
-                            format::milliseconds(t.max_ms)
+                            format::milliseconds(t.max_ms),
+                            t.samples
                         )
                     })
                     .unwrap_or_default(),
