@@ -9,6 +9,10 @@
 //! resampling is seeded from the samples themselves, so that a report is
 //! the same every time it is rendered.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
 use serde::Serialize;
 
 use super::format;
@@ -35,7 +39,7 @@ impl TimingStats {
             return None;
         }
         let n = sorted.len();
-        let medians = bootstrap_medians(&sorted);
+        let medians = bootstrap_medians(&sorted).to_vec();
         Some(TimingStats {
             samples: n,
             median_ms: median_of_sorted(&sorted),
@@ -72,25 +76,62 @@ impl SplitMix {
     }
 }
 
+/// Bootstrap medians worked out, by the samples' seed and count.
+type Bootstraps = HashMap<(u64, usize), Rc<Vec<f64>>>;
+
 /// The medians of [`RESAMPLES`] resamples (with replacement) of sorted,
 /// non-empty samples, seeded from the samples so that the same samples
-/// always give the same medians.
-fn bootstrap_medians(sorted: &[f64]) -> Vec<f64> {
+/// always give the same medians. A report asks for the same run's medians
+/// many times (its timing, each comparison it is in): they are worked out
+/// once per thread and shared.
+fn bootstrap_medians(sorted: &[f64]) -> Rc<Vec<f64>> {
     let seed = sorted
         .iter()
         .fold(0xcbf2_9ce4_8422_2325u64, |hash, sample| {
             (hash ^ sample.to_bits()).wrapping_mul(0x0100_0000_01b3)
         });
+    thread_local! {
+        static WORKED_OUT: RefCell<Bootstraps> = RefCell::default();
+    }
+    let key = (seed, sorted.len());
+    if let Some(medians) = WORKED_OUT.with(|cache| cache.borrow().get(&key).cloned()) {
+        return medians;
+    }
     let mut rng = SplitMix(seed);
     let n = sorted.len();
     let mut resample = vec![0.0; n];
-    (0..RESAMPLES)
-        .map(|_| {
-            resample.iter_mut().for_each(|r| *r = sorted[rng.below(n)]);
-            resample.sort_unstable_by(f64::total_cmp);
-            median_of_sorted(&resample)
-        })
-        .collect()
+    let medians: Rc<Vec<f64>> = Rc::new(
+        (0..RESAMPLES)
+            .map(|_| {
+                resample.iter_mut().for_each(|r| *r = sorted[rng.below(n)]);
+                median_in_place(&mut resample)
+            })
+            .collect(),
+    );
+    WORKED_OUT.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        // A long-lived process (the tests) must not grow without end.
+        if cache.len() >= 4096 {
+            cache.clear();
+        }
+        cache.insert(key, medians.clone());
+    });
+    medians
+}
+
+/// The median of `values` (non-empty), reordering them: a selection, not
+/// a sort.
+fn median_in_place(values: &mut [f64]) -> f64 {
+    let n = values.len();
+    let (below, upper, _) = values.select_nth_unstable_by(n / 2, f64::total_cmp);
+    let upper = *upper;
+    match n % 2 {
+        1 => upper,
+        _ => {
+            let lower = below.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            (lower + upper) / 2.0
+        }
+    }
 }
 
 /// The central 95% of `values` (2.5th and 97.5th percentiles).
@@ -139,8 +180,8 @@ pub fn compare(before: &[f64], after: &[f64]) -> Option<Speedup> {
     let (b, a) = (median_of_sorted(&before), median_of_sorted(&after));
     let ratio = b / a;
     let ratios = bootstrap_medians(&before)
-        .into_iter()
-        .zip(bootstrap_medians(&after))
+        .iter()
+        .zip(bootstrap_medians(&after).iter())
         .map(|(b, a)| b / a)
         .collect();
     let interval = interval(ratios);

@@ -2,17 +2,18 @@
 //! their turns, without the GPU: [`Collected`] keeps a run's cold and hot
 //! samples turn by turn, putting aside those taken while the SM clock was
 //! throttled, and says when the run may stop (each kind has the minimum
-//! count and a relative spread under the target; or the time limit or the
+//! count and its median is known to within the target, the half-width of
+//! its 95% interval from the samples' spread; or the time limit or the
 //! most samples gpuprof keeps came first); [`round_robin`] gives every
 //! unfinished run one turn per round, in order, until all are done.
 
-use crate::model::timing::{Clock, Stop, relative_spread};
+use crate::model::timing::{Clock, Stop, median_uncertainty, relative_spread};
 
 use super::clock::{THROTTLE_THRESHOLD, throttled};
 
 /// The most samples of each kind kept per run (results.json keeps them
 /// all).
-pub const MAX_SAMPLES: usize = 10_000;
+pub const MAX_SAMPLES: usize = 2_000;
 
 /// What a run's samples must reach before it stops.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -86,7 +87,8 @@ impl Collected {
         let (cold, hot) = self.effective();
         let settled = |samples: &[f64]| {
             samples.len() >= goal.min_samples
-                && relative_spread(samples).is_some_and(|s| s <= goal.target_spread)
+                && relative_spread(samples)
+                    .is_some_and(|s| median_uncertainty(s, samples.len()) <= goal.target_spread)
         };
         if settled(cold) && settled(hot) {
             Some(Stop::SpreadReached)
@@ -192,6 +194,24 @@ mod tests {
     }
 
     #[test]
+    fn a_run_with_some_spread_stops_once_its_median_is_known_to_the_target() {
+        // A relative spread of 1.5% (MAD × 1.4826): the median is known
+        // to 1% after about 14 samples.
+        let mut run = Collected::default();
+        let mut turns = 0;
+        while run.stop(&GOAL).is_none() {
+            run.add(turn(1.0, 0.01, Some(1980)), Some(1980));
+            turns += 1;
+        }
+        assert_eq!(run.stop(&GOAL), Some(Stop::SpreadReached));
+        let count = run.effective().1.len();
+        assert!(
+            (12..=18).contains(&count),
+            "{count} samples in {turns} turns"
+        );
+    }
+
+    #[test]
     fn a_noisy_run_stops_at_its_time_limit() {
         let mut run = Collected::default();
         for _ in 0..7 {
@@ -208,7 +228,7 @@ mod tests {
             run.add(turn(1.0, 0.2, None), None);
         }
         assert_eq!(run.stop(&unlimited), Some(Stop::SampleLimit));
-        assert_eq!(run.effective().1.len(), MAX_SAMPLES + 2);
+        assert_eq!(run.effective().1.len(), MAX_SAMPLES.div_ceil(3) * 3);
     }
 
     #[test]

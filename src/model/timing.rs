@@ -47,6 +47,15 @@ pub fn relative_spread_of_sorted(sorted: &[f64]) -> f64 {
     MAD_TO_STANDARD_DEVIATION * median_of_sorted(&deviations) / median
 }
 
+/// How precisely the median of samples with this relative spread is
+/// known after `count` of them: the half-width of its 95% interval over
+/// the median (1.96 × the median's standard error, √(π/2) ≈ 1.2533 times
+/// the mean's). It falls as 1/√count, so sampling that waits for it
+/// stops: the spread of the samples themselves does not fall.
+pub fn median_uncertainty(relative_spread: f64, count: usize) -> f64 {
+    1.96 * 1.2533 * relative_spread / (count.max(1) as f64).sqrt()
+}
+
 /// The relative spread of `samples` (None without a usable sample).
 pub fn relative_spread(samples: &[f64]) -> Option<f64> {
     let sorted = sorted_samples(samples);
