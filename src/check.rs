@@ -1,19 +1,22 @@
 //! `gpuprof report --check`: everything a run can find wrong without a GPU.
 //! The suite is resolved (every key and expression, at every size), every
-//! kernel variant is compiled by the compiler a run would use (where it is
+//! kernel variant is compiled at every size (its defines may differ by
+//! size) by the compiler a run would use (where it is
 //! installed) for the architecture given, and the resolved plan is printed:
 //! per variant its kind, compiler and kernel symbol, and per size its
 //! launch geometry, shared memory, buffers, bytes and flops.
 
+use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::Path;
 
 use comfy_table::{ContentArrangement, Table, presets};
 
 use crate::analysis::format;
-use crate::build::{self, BuildError, Cache, Request, Settings};
+use crate::build::{self, BuildError, Cache};
 use crate::config::plan::{Arg, Instance, Plan, Variant, VariantKind};
 use crate::error::Error;
+use crate::model::results::BuildRecord;
 use crate::model::variant::Compiler;
 
 /// What the check found: the plan as text, and whether every kernel that
@@ -80,19 +83,6 @@ fn build_line(
         }
         VariantKind::Kernel(kernel) => kernel,
     };
-    let first = variant.instances.first();
-    let settings = Settings {
-        extra: &kernel.compile_options,
-        include_dirs: &kernel.include_dirs,
-        defines: first.map_or(&[][..], |i| i.defines.as_slice()),
-    };
-    let options = build::options_for(architecture, kernel.compiler, settings);
-    let request = Request {
-        source: &kernel.path,
-        entries: &kernel.entries(),
-        compiler: kernel.compiler,
-        options: &options,
-    };
     let described = format!(
         "`{}` of {}, by {} ({})",
         kernel.entry,
@@ -100,15 +90,28 @@ fn build_line(
         kernel.compiler.word(),
         kernel.compiler_reason
     );
-    Ok(match build::compile(request, cache) {
-        Ok(compiled) => (
-            format!(
-                "{described}\n  compiled: symbol {}\n  command: {}",
-                compiled.functions.join(", "),
-                compiled.command
-            ),
-            true,
-        ),
+    let mut record = BuildRecord::default();
+    let compiled =
+        build::compile_at_sizes(kernel, &variant.instances, architecture, cache, &mut record);
+    Ok(match compiled {
+        Ok(compiled) => {
+            let builds: BTreeSet<&Path> = compiled.iter().map(|c| c.cubin.as_path()).collect();
+            let sizes = match builds.len() {
+                0 | 1 => String::new(),
+                distinct => format!(" ({distinct} builds: its defines differ by size)"),
+            };
+            (
+                format!(
+                    "{described}\n  compiled at every size{sizes}: symbol {}\n  command: {}",
+                    compiled
+                        .first()
+                        .map(|c| c.functions.join(", "))
+                        .unwrap_or_default(),
+                    record.command.unwrap_or_default()
+                ),
+                true,
+            )
+        }
         Err(BuildError::NvrtcMissing) if kernel.compiler == Compiler::Nvrtc => (
             format!("{described}\n  not compiled: {}", BuildError::NvrtcMissing),
             true,

@@ -1132,13 +1132,13 @@ fn check_compiles_every_kernel_and_prints_the_plan_without_a_gpu() {
         "_Z7reduce6ILj256ELb1EEvPKfPfj",
     ] {
         assert!(
-            stdout.contains(&format!("compiled: symbol {symbol}\n")),
+            stdout.contains(&format!("compiled at every size: symbol {symbol}\n")),
             "{symbol}: {stdout}"
         );
     }
     if nvcc {
         assert!(
-            stdout.contains("compiled: symbol _Z9tiledCopyILi64EEvPfPKfi\n"),
+            stdout.contains("compiled at every size: symbol _Z9tiledCopyILi64EEvPfPKfi\n"),
             "{stdout}"
         );
         assert!(

@@ -21,7 +21,50 @@ use serde::{Deserialize, Serialize};
 
 pub use cache::Cache;
 
+use crate::config::plan::{Instance, KernelSource};
+use crate::model::results::BuildRecord;
 use crate::model::variant::Compiler;
+
+/// Compiles `kernel` at every size of `instances` (once per distinct set
+/// of `defines`, through the cache) and records how in `record`: the
+/// compiler and why, the first size's options, command and log, the
+/// seconds spent. One CUBIN per size, in size order.
+pub fn compile_at_sizes(
+    kernel: &KernelSource,
+    instances: &[Instance],
+    compute_capability: (u32, u32),
+    cache: &Cache,
+    record: &mut BuildRecord,
+) -> Result<Vec<Compiled>, BuildError> {
+    record.compiler = Some(kernel.compiler);
+    record.compiler_reason = Some(kernel.compiler_reason.clone());
+    let mut compiled_sizes: Vec<Compiled> = Vec::with_capacity(instances.len());
+    for instance in instances {
+        let settings = Settings {
+            extra: &kernel.compile_options,
+            include_dirs: &kernel.include_dirs,
+            defines: &instance.defines,
+        };
+        let options = options_for(compute_capability, kernel.compiler, settings);
+        if compiled_sizes.is_empty() {
+            record.options = options.clone();
+        }
+        let request = Request {
+            source: &kernel.path,
+            entries: &kernel.entries(),
+            compiler: kernel.compiler,
+            options: &options,
+        };
+        let compiled = compile(request, cache)?;
+        record.seconds += compiled.seconds;
+        if compiled_sizes.is_empty() {
+            record.command = Some(compiled.command.clone());
+            record.log = compiled.log.clone();
+        }
+        compiled_sizes.push(compiled);
+    }
+    Ok(compiled_sizes)
+}
 
 /// One compiled kernel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

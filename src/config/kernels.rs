@@ -40,7 +40,6 @@ pub(crate) struct Kernel {
     /// The template parameter list, as written (`unsigned int blockSize,
     /// bool nIsPow2`), for a template.
     pub(crate) template: Option<String>,
-    pub(crate) extern_c: bool,
     /// The parameter list, as written (whitespace made single spaces).
     pub(crate) parameters: String,
 }
@@ -139,20 +138,19 @@ pub(crate) fn scan(source: &str) -> Kernels {
         ..Kernels::default()
     };
     let mut scopes: Vec<Scope> = Vec::new();
-    // The current declaration started with `extern "C"`, or `template <…>`.
-    let mut declaration_is_c = false;
+    // The current declaration started with `template <…>`.
     let mut template: Option<String> = None;
     let mut i = 0;
     while i < tokens.len() {
         match &tokens[i].0 {
             Token::Ident(word) if word == "extern" => {
                 if matches!(tokens.get(i + 1), Some((Token::Str(s), _)) if s == "C") {
+                    // A block's kernels are named as if it were not there.
                     if matches!(tokens.get(i + 2), Some((Token::Punct('{'), _))) {
                         scopes.push(Scope::ExternC);
                         i += 3;
                         continue;
                     }
-                    declaration_is_c = true;
                     i += 2;
                     continue;
                 }
@@ -176,7 +174,6 @@ pub(crate) fn scan(source: &str) -> Kernels {
                     let kernel = Kernel {
                         name: qualified(&scopes, &name),
                         template: template.take(),
-                        extern_c: declaration_is_c || scopes.contains(&Scope::ExternC),
                         parameters: parameters_at(&tokens, &chars, i + 1 + open),
                     };
                     if !found.kernels.iter().any(|k| k.name == kernel.name) {
@@ -199,18 +196,13 @@ pub(crate) fn scan(source: &str) -> Kernels {
             }
             Token::Punct('{') => {
                 scopes.push(Scope::Other);
-                declaration_is_c = false;
                 template = None;
             }
             Token::Punct('}') => {
                 scopes.pop();
-                declaration_is_c = false;
                 template = None;
             }
-            Token::Punct(';') => {
-                declaration_is_c = false;
-                template = None;
-            }
+            Token::Punct(';') => template = None,
             _ => {}
         }
         i += 1;
@@ -502,13 +494,8 @@ fn literal(chars: &[char], start: usize) -> (String, usize) {
 mod tests {
     use super::*;
 
-    fn names(kernels: &Kernels, extern_c: bool) -> Vec<String> {
-        kernels
-            .kernels
-            .iter()
-            .filter(|k| k.extern_c == extern_c)
-            .map(Kernel::shown)
-            .collect()
+    fn names(kernels: &Kernels) -> Vec<String> {
+        kernels.kernels.iter().map(Kernel::shown).collect()
     }
 
     #[test]
@@ -525,8 +512,10 @@ mod tests {
             template <int T> __global__ void five(float *x) {}
         "#;
         let kernels = scan(source);
-        assert_eq!(names(&kernels, true), ["one", "two", "three"]);
-        assert_eq!(names(&kernels, false), ["four", "five<int T>"]);
+        assert_eq!(
+            names(&kernels),
+            ["one", "two", "three", "four", "five<int T>"]
+        );
         assert_eq!(kernels.host_code, None);
     }
 
@@ -545,7 +534,7 @@ mod tests {
         "#;
         let kernels = scan(source);
         assert_eq!(
-            names(&kernels, false),
+            names(&kernels),
             [
                 "reduce6<unsigned int blockSize, bool nIsPow2>",
                 "gemm::v2::sgemm2D<const int BM, const int BN>",
@@ -577,13 +566,13 @@ mod tests {
             real(int a) {}
         "#;
         let kernels = scan(source);
-        assert_eq!(names(&kernels, true), ["real"]);
+        assert_eq!(names(&kernels), ["real"]);
         assert!(kernels.declared_by_macro);
         assert!(!scan("#define N 4\n__global__ void k() {}").declared_by_macro);
     }
 
     #[test]
-    fn linkage_does_not_leak_past_the_declaration_or_block() {
+    fn linkage_declarations_and_blocks_hide_no_kernel() {
         let source = r#"
             extern "C" int counter;
             __global__ void after_declaration() {}
@@ -594,10 +583,15 @@ mod tests {
             extern "C++" __global__ void cxx() {}
         "#;
         let kernels = scan(source);
-        assert_eq!(names(&kernels, true), ["inside", "declared"]);
         assert_eq!(
-            names(&kernels, false),
-            ["after_declaration", "after_block", "cxx"]
+            names(&kernels),
+            [
+                "after_declaration",
+                "inside",
+                "after_block",
+                "declared",
+                "cxx"
+            ]
         );
     }
 

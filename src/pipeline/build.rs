@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use super::plan::shell_words;
 use super::progress::progress;
-use crate::build::{self, BuildError, Cache, Request, Settings};
+use crate::build::{self, BuildError, Cache};
 use crate::config::plan::{Instance, KernelSource, VariantKind};
 use crate::error::Error;
 use crate::harness::Module;
@@ -122,9 +122,9 @@ struct KernelJob<'a> {
     outcome: Option<Result<Result<Vec<Module>, String>, Error>>,
 }
 
-/// Compiles a kernel at every size (once per distinct set of `defines`,
-/// through the cache) and records how; `Ok(Err(message))` when it did not
-/// compile, `Err` when the compiler itself is missing.
+/// Compiles a kernel at every size (`build::compile_at_sizes`) into the
+/// modules the harness loads; `Ok(Err(message))` when it did not compile,
+/// `Err` when the compiler itself is missing.
 fn compile_kernel(
     kernel: &KernelSource,
     instances: &[Instance],
@@ -132,44 +132,19 @@ fn compile_kernel(
     cache: &Cache,
     record: &mut BuildRecord,
 ) -> Result<Result<Vec<Module>, String>, Error> {
-    record.compiler = Some(kernel.compiler);
-    record.compiler_reason = Some(kernel.compiler_reason.clone());
-    let mut modules: Vec<Module> = Vec::with_capacity(instances.len());
-    for instance in instances {
-        let settings = Settings {
-            extra: &kernel.compile_options,
-            include_dirs: &kernel.include_dirs,
-            defines: &instance.defines,
-        };
-        let options = build::options_for(compute_capability, kernel.compiler, settings);
-        if modules.is_empty() {
-            record.options = options.clone();
+    match build::compile_at_sizes(kernel, instances, compute_capability, cache, record) {
+        Ok(compiled) => Ok(Ok(compiled
+            .into_iter()
+            .map(|c| Module {
+                cubin: c.cubin,
+                functions: c.functions,
+            })
+            .collect())),
+        Err(missing @ (BuildError::NvrtcMissing | BuildError::NvccMissing { .. })) => {
+            Err(Error::Build(missing))
         }
-        let request = Request {
-            source: &kernel.path,
-            entries: &kernel.entries(),
-            compiler: kernel.compiler,
-            options: &options,
-        };
-        match build::compile(request, cache) {
-            Ok(compiled) => {
-                record.seconds += compiled.seconds;
-                if modules.is_empty() {
-                    record.command = Some(compiled.command);
-                    record.log = compiled.log;
-                }
-                modules.push(Module {
-                    cubin: compiled.cubin,
-                    functions: compiled.functions,
-                });
-            }
-            Err(missing @ (BuildError::NvrtcMissing | BuildError::NvccMissing { .. })) => {
-                return Err(Error::Build(missing));
-            }
-            Err(error) => return Ok(Err(error.to_string())),
-        }
+        Err(error) => Ok(Err(error.to_string())),
     }
-    Ok(Ok(modules))
 }
 
 /// Records a build's log, or its error as the failure of every run.

@@ -68,6 +68,18 @@ impl<'c> Context<'c> {
             kernels,
         )?;
         let runs_kernel = library.is_none() && command.is_none();
+        if let (false, Some(sequence)) = (runs_kernel, &raw.sequence) {
+            let what = match command.is_some() {
+                true => "runs a command",
+                false => "calls a library",
+            };
+            return Err(doc
+                .error(
+                    sequence.span(),
+                    format!("variant `{name}` {what}, so it takes no `sequence`"),
+                )
+                .help("a `sequence` launches kernels of `source` in order: remove it here, or make this a kernel variant (source and entry, no command or library)"));
+        }
         let one_launch = runs_kernel && raw.sequence.is_none();
         let keys = self.launch_keys(raw, one_launch, command.is_some(), &missing)?;
 
