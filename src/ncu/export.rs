@@ -1,6 +1,7 @@
 //! The one way gpuprof reads an `.ncu-rep`: `ncu --import` exports its raw
 //! page (every launch's metrics, parsed) and the source pages of the
-//! launches the caller asks for (several ncu processes at once), and this
+//! launches the caller asks for (all of them in one export, split by
+//! launch, or launch by launch in several ncu processes at once), and this
 //! returns them as data with the CSV text they came from. It writes no
 //! file: the pipeline decides what to keep. Used by `gpuprof report` (the
 //! harness's profile), command variants and `gpuprof compare`.
@@ -8,8 +9,8 @@
 use std::path::Path;
 
 use super::raw::{RawLaunch, RawPageError, parse_raw_page};
-use super::run::{export_raw_invocation, export_source_invocation};
-use super::source::{SourceFile, parse_source_page};
+use super::run::{export_all_sources_invocation, export_raw_invocation, export_source_invocation};
+use super::source::{SourceFile, parse_source_page, split_by_launch};
 use crate::process::{self, ToolError};
 
 /// What an `.ncu-rep` holds, as parsed pages.
@@ -78,15 +79,36 @@ pub fn export(ncu: &Path, report: &Path, pages: SourcePages) -> Result<Export, E
         })
         .map(|(index, _)| index)
         .collect();
-    let sources = wanted
-        .iter()
-        .copied()
-        .zip(source_pages(ncu, report, &wanted))
-        .collect();
+    let every_launch = wanted.len() == launches.len();
+    let pages = match every_launch.then(|| source_pages_at_once(ncu, report, launches.len())) {
+        Some(Some(pages)) => pages,
+        _ => source_pages(ncu, report, &wanted),
+    };
+    let sources = wanted.iter().copied().zip(pages).collect();
     Ok(Export {
         raw_csv,
         launches,
         sources,
+    })
+}
+
+/// The source page of each of the report's `count` launches from one
+/// `ncu --import` (which reads the report once), split by launch; `None`
+/// when the export fails or does not split into `count` launches (the
+/// caller then exports launch by launch).
+fn source_pages_at_once(ncu: &Path, report: &Path, count: usize) -> Option<Vec<SourcePage>> {
+    let csv = process::run(&export_all_sources_invocation(ncu, report))
+        .ok()?
+        .stdout;
+    let texts = split_by_launch(&csv);
+    (texts.len() == count).then(|| {
+        texts
+            .into_iter()
+            .map(|csv| SourcePage {
+                files: parse_source_page(&csv).map_err(|e| e.to_string()),
+                csv: Some(csv),
+            })
+            .collect()
     })
 }
 

@@ -132,14 +132,24 @@ pub fn export_raw_invocation(ncu: &Path, report: &Path) -> Invocation {
         .env("LC_ALL", "C")
 }
 
-/// The source page (CUDA lines with their SASS) of result `index`.
-pub fn export_source_invocation(ncu: &Path, report: &Path, index: usize) -> Invocation {
+/// The source pages (CUDA lines with their SASS) of every result, one
+/// after another.
+pub fn export_all_sources_invocation(ncu: &Path, report: &Path) -> Invocation {
     Invocation::new(ncu)
         .arg("--import")
         .arg(report.as_os_str())
         .args(["--csv", "--page", "source", "--print-source", "sass,cuda"])
-        .args(["--launch-skip", &index.to_string(), "--launch-count", "1"])
         .env("LC_ALL", "C")
+}
+
+/// The source page (CUDA lines with their SASS) of result `index`.
+pub fn export_source_invocation(ncu: &Path, report: &Path, index: usize) -> Invocation {
+    export_all_sources_invocation(ncu, report).args([
+        "--launch-skip",
+        &index.to_string(),
+        "--launch-count",
+        "1",
+    ])
 }
 
 /// How to get permission to read the performance counters.

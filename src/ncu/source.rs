@@ -322,6 +322,47 @@ pub fn parse_source_page(text: &str) -> Result<Vec<SourceFile>, SourcePageError>
     Ok(page.files)
 }
 
+/// The source pages of several launches exported at once, one text per
+/// launch. ncu prints one block per launch and file, each opening with a
+/// `"File Path"` and a `"Function Name"` line, and nothing between
+/// launches: a launch ends where the function changes or a file comes
+/// again. Two launches of one kernel from one file are told apart by that
+/// repetition; the caller checks the count against the raw page's.
+pub fn split_by_launch(text: &str) -> Vec<String> {
+    let text = text.trim_start_matches('\u{feff}');
+    // Each block: its file, its function and its text.
+    let mut blocks: Vec<(&str, &str, String)> = Vec::new();
+    let mut lines = text.split_inclusive('\n').peekable();
+    while let Some(line) = lines.next() {
+        match line.strip_prefix("\"File Path\",") {
+            Some(path) => {
+                let function = lines
+                    .peek()
+                    .and_then(|next| next.strip_prefix("\"Function Name\","))
+                    .unwrap_or("")
+                    .trim_end();
+                blocks.push((path.trim_end(), function, line.to_string()));
+            }
+            None => match blocks.last_mut() {
+                Some((_, _, block)) => block.push_str(line),
+                // Text before the first block (none in ncu's exports).
+                None => blocks.push(("", "", line.to_string())),
+            },
+        }
+    }
+    let mut launches: Vec<(Vec<&str>, &str, String)> = Vec::new();
+    for (path, function, block) in blocks {
+        match launches.last_mut() {
+            Some((paths, current, text)) if *current == function && !paths.contains(&path) => {
+                paths.push(path);
+                text.push_str(&block);
+            }
+            _ => launches.push((vec![path], function, block)),
+        }
+    }
+    launches.into_iter().map(|(_, _, text)| text).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -457,5 +498,37 @@ mod tests {
             Err(SourcePageError::NotSourcePage { .. })
         ));
         assert_eq!(parse_source_page(""), Err(SourcePageError::Empty));
+    }
+
+    #[test]
+    fn one_export_of_every_launch_splits_into_the_launches_in_order() {
+        let all = include_str!("../../tests/fixtures/h200-source-all/source-all.csv");
+        let launches = split_by_launch(all);
+        assert_eq!(launches.len(), 8);
+        let functions: Vec<&str> = launches
+            .iter()
+            .map(|page| page.lines().nth(1).unwrap_or_default())
+            .collect();
+        for (function, kernel) in functions.iter().zip(
+            [
+                "copy_reference",
+                "transpose_naive",
+                "transpose_tiled",
+                "transpose_padded",
+            ]
+            .iter()
+            .cycle(),
+        ) {
+            assert_eq!(*function, format!("\"Function Name\",\"{kernel}\""));
+        }
+        assert_eq!(launches.concat(), all, "nothing lost or reordered");
+        for page in &launches {
+            let files = parse_source_page(page).unwrap();
+            assert_eq!(files.len(), 1, "one file a launch here");
+        }
+        // The same kernel launched twice in a row from one file (a
+        // sequence's steps) makes two launches, not one.
+        let copy = &launches[0];
+        assert_eq!(split_by_launch(&format!("{copy}{copy}")).len(), 2);
     }
 }
