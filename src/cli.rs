@@ -25,6 +25,32 @@ fn parse_architecture(text: &str) -> Result<(u32, u32), String> {
     ))
 }
 
+/// Which share of a suite `report --shard` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShardArg {
+    /// Shard `index` of `count`, 1-based, as given.
+    Part { index: u32, count: u32 },
+    /// From the Slurm job array's SLURM_ARRAY_TASK_* variables.
+    Auto,
+}
+
+/// `auto` or `i/n`; the range of `i` is checked once `n` is known.
+fn parse_shard(text: &str) -> Result<ShardArg, String> {
+    if text == "auto" {
+        return Ok(ShardArg::Auto);
+    }
+    let invalid = || {
+        format!(
+            "{text:?} is not a shard: give i/n (shard i of n, from 1/n to n/n, e.g. 1/4) or auto (from a Slurm job array)"
+        )
+    };
+    let (index, count) = text.split_once('/').ok_or_else(invalid)?;
+    Ok(ShardArg::Part {
+        index: index.trim().parse().map_err(|_| invalid())?,
+        count: count.trim().parse().map_err(|_| invalid())?,
+    })
+}
+
 /// What stdout shows once a report is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -106,6 +132,29 @@ pub enum Command {
         /// The compute capability --check compiles for, e.g. 9.0 or sm_90
         #[arg(long, value_name = "CC", default_value = "9.0", requires = "check", value_parser = parse_architecture)]
         arch: (u32, u32),
+        /// Run only shard i of n: every variant at the sizes dealt to it (all variants of one size in one shard), writing a partial results.json and its ncu report [default folder: gpuprof-out/<suite>/shard-i-of-n]; `auto` takes i and n from a Slurm job array (SLURM_ARRAY_TASK_ID, _MIN, _MAX, _COUNT). Join the shards with `gpuprof merge`
+        #[arg(long, value_name = "i/n|auto", value_parser = parse_shard, conflicts_with = "check")]
+        shard: Option<ShardArg>,
+        /// Balance the shards by the timings of this results.json (every shard must be given the same file) [default: equal weights, sizes dealt in order]
+        #[arg(long, value_name = "RESULTS", requires = "shard")]
+        balance_from: Option<PathBuf>,
+    },
+    /// Join the results of the shards of one suite (`report --shard i/n`) into one results.json and its reports; refuses shards that did not run alike
+    #[command(
+        after_help = "Example:\n  gpuprof report suite.toml --shard 1/2 -o out/shard-1\n  gpuprof report suite.toml --shard 2/2 -o out/shard-2\n  gpuprof merge out/shard-1 out/shard-2 -o out/merged"
+    )]
+    Merge {
+        /// The shards' output folders (or their results.json files)
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        /// Output folder for the merged results.json, reports and the shards' ncu reports
+        #[arg(short, long, value_name = "DIR", required = true)]
+        output: PathBuf,
+        /// Overwrite files in the output folder that gpuprof did not write or cannot read
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        written: Written,
     },
     /// Rebuild report.html and report.md from a saved results.json (no GPU, no ncu)
     #[command(

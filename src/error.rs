@@ -32,6 +32,9 @@ pub mod exit_code {
     /// ncu failed, the export failed): the report has timings only, and
     /// says why.
     pub const PROFILING_FAILED: u8 = 6;
+    /// `merge` wrote the report, but sizes of the suite are missing (a
+    /// shard failed or was not given): the report names them.
+    pub const INCOMPLETE: u8 = 7;
     /// `audit` found claims the counters do not support.
     pub const CLAIMS_UNSUPPORTED: u8 = 5;
     /// Stopped by Ctrl-C (SIGINT), SIGTERM or SIGHUP: the harness and ncu

@@ -12,9 +12,11 @@ use clap::Parser;
 
 use gpuprof::analysis::conclusions::Conclusions;
 use gpuprof::analysis::since::Movement;
-use gpuprof::cli::{Cli, Command, Format, PaperSize, Written};
+use gpuprof::cli::{Cli, Command, Format, PaperSize, ShardArg, Written};
 use gpuprof::error::{Error, exit_code};
-use gpuprof::pipeline::{self, CompareRequest, Outcome, RenderRequest, ReportRequest};
+use gpuprof::pipeline::{
+    self, CompareRequest, MergeRequest, Outcome, RenderRequest, ReportRequest, ShardSpec,
+};
 use gpuprof::render::pdf::Paper;
 use gpuprof::{analysis, harness, render};
 
@@ -39,9 +41,17 @@ fn main() -> ExitCode {
             timeout,
             written,
             force,
+            shard,
+            balance_from,
             ..
         } => {
+            let shard = match shard.map(resolve_shard).transpose() {
+                Ok(shard) => shard,
+                Err(error) => return fail(&error),
+            };
             let request = ReportRequest {
+                shard,
+                balance_from,
                 force,
                 config,
                 out_dir: output,
@@ -96,8 +106,30 @@ fn main() -> ExitCode {
             }),
             &written,
         ),
+        Command::Merge {
+            shards,
+            output,
+            force,
+            written,
+        } => finish(
+            pipeline::merge(&MergeRequest {
+                inputs: shards,
+                out_dir: output,
+                command_line: command_line(),
+                force,
+            }),
+            &written,
+        ),
         Command::Doctor { ncu, binary } => doctor(ncu.as_deref(), binary.as_deref()),
         Command::Harness { job } => run_harness(&job),
+    }
+}
+
+/// The shard `--shard` names: as given, or from the Slurm array task.
+fn resolve_shard(shard: ShardArg) -> Result<ShardSpec, Error> {
+    match shard {
+        ShardArg::Part { index, count } => ShardSpec::new(index, count).map_err(Error::Input),
+        ShardArg::Auto => ShardSpec::from_slurm(|name| std::env::var(name).ok()),
     }
 }
 
@@ -293,10 +325,12 @@ fn finish(outcome: Result<Outcome, Error>, written: &Written) -> ExitCode {
         .notices
         .iter()
         .any(|n| n.is_profiling_failure());
-    let code = match (failed, profiling_failed) {
-        (true, _) => exit_code::VARIANT_FAILED,
-        (false, true) => exit_code::PROFILING_FAILED,
-        (false, false) => exit_code::SUCCESS,
+    let incomplete = outcome.results.notices.iter().any(|n| n.is_incomplete());
+    let code = match (failed, incomplete, profiling_failed) {
+        (true, _, _) => exit_code::VARIANT_FAILED,
+        (false, true, _) => exit_code::INCOMPLETE,
+        (false, false, true) => exit_code::PROFILING_FAILED,
+        (false, false, false) => exit_code::SUCCESS,
     };
     let path = format!("report: {}\n", outcome.report.display());
     match written.format {

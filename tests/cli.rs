@@ -1615,3 +1615,235 @@ fn a_throttled_run_and_a_missing_nvml_are_said() {
         "{md}"
     );
 }
+
+/// `gpuprof report --shard SPEC` on the transpose example with the
+/// stand-ins, into `out/<folder>`.
+fn replayed_shard(out: &Path, spec: &str, folder: &str) -> assert_cmd::assert::Assert {
+    replaying(out)
+        .args([
+            "report",
+            "examples/transpose/variants.toml",
+            "--timeout",
+            "5",
+            "--shard",
+            spec,
+            "--ncu",
+        ])
+        .arg(root().join("tests/standin/ncu"))
+        .arg("-o")
+        .arg(out.join(folder))
+        .assert()
+}
+
+fn merged(out: &Path, shards: &[&str], folder: &str) -> assert_cmd::assert::Assert {
+    gpuprof()
+        .arg("merge")
+        .args(shards.iter().map(|s| out.join(s)))
+        .arg("-o")
+        .arg(out.join(folder))
+        .assert()
+}
+
+#[test]
+fn shards_merged_give_the_single_runs_results_and_findings() {
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let out = out.path();
+    replayed_report(out, "").success();
+    replayed_shard(out, "1/2", "s1").success();
+    replayed_shard(out, "2/2", "s2").success();
+    let first = read_results(&out.join("s1/results.json"));
+    let shard = first.shard.as_ref().unwrap();
+    assert_eq!((shard.index, shard.count), (1, 2));
+    assert_eq!(shard.sizes, ["N=2048"]);
+    assert_eq!(first.suite.sizes.len(), 1);
+    let partial = std::fs::read_to_string(out.join("s1/report.md")).unwrap();
+    assert!(
+        partial.contains("shard 1 of 2: sizes N=2048; N=8192 in other shards"),
+        "{partial}"
+    );
+
+    merged(out, &["s2", "s1"], "merged").success();
+    let whole = read_results(&out.join("report/results.json"));
+    let joined = read_results(&out.join("merged/results.json"));
+    assert_eq!(joined.suite.sizes, whole.suite.sizes);
+    assert_eq!(joined.variants.len(), whole.variants.len());
+    for (mine, theirs) in joined.variants.iter().zip(&whole.variants) {
+        assert_eq!(mine.runs.len(), theirs.runs.len(), "{}", mine.name);
+        for (a, b) in mine.runs.iter().zip(&theirs.runs) {
+            assert_eq!(a.size, b.size);
+            assert_eq!(a.samples_ms, b.samples_ms, "{} {}", mine.name, a.size);
+            assert_eq!(a.check, b.check, "{} {}", mine.name, a.size);
+            // ncu numbers launches within each shard's own report.
+            let metrics = |r: &gpuprof::model::results::RunResult| {
+                r.profile
+                    .as_ref()
+                    .map(|p| (p.metrics.clone(), p.source_lines.clone()))
+            };
+            assert_eq!(metrics(a), metrics(b), "{} {}", mine.name, a.size);
+        }
+    }
+    let origins: Vec<_> = joined
+        .merged_from
+        .iter()
+        .map(|o| (o.index, o.sizes.clone(), o.report_file.clone()))
+        .collect();
+    assert_eq!(
+        origins,
+        [
+            (
+                1,
+                vec!["N=2048".to_string()],
+                Some("profile-shard-1-of-2.ncu-rep".into())
+            ),
+            (
+                2,
+                vec!["N=8192".to_string()],
+                Some("profile-shard-2-of-2.ncu-rep".into())
+            ),
+        ]
+    );
+    assert!(out.join("merged/profile-shard-2-of-2.ncu-rep").is_file());
+    let findings = |folder: &str| {
+        let text = std::fs::read_to_string(out.join(folder).join("analysis.json")).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        value["variants"].clone()
+    };
+    assert_eq!(findings("merged"), findings("report"));
+    let page = std::fs::read_to_string(out.join("merged/report.md")).unwrap();
+    assert!(page.contains("shard 2 of 2"), "{page}");
+    assert!(page.contains("profile-shard-2-of-2.ncu-rep"), "{page}");
+}
+
+#[test]
+fn merge_refuses_shards_that_did_not_run_alike_or_overlap() {
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let out = out.path();
+    replayed_shard(out, "1/2", "s1").success();
+    replayed_shard(out, "2/2", "s2").success();
+    let edited = |folder: &str, edit: &dyn Fn(&mut gpuprof::model::Results)| {
+        let mut results = read_results(&out.join("s2/results.json"));
+        edit(&mut results);
+        std::fs::create_dir_all(out.join(folder)).unwrap();
+        std::fs::write(
+            out.join(folder).join("results.json"),
+            gpuprof::model::write_results(&results),
+        )
+        .unwrap();
+    };
+    edited("a100", &|r| {
+        r.device.as_mut().unwrap().name = "NVIDIA A100".into()
+    });
+    let refused = merged(out, &["s1", "a100"], "m").code(2);
+    let text = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(
+        text.contains("the shards disagree on the GPU model: \"NVIDIA H200\" in ")
+            && text.contains("s1 but \"NVIDIA A100\" in ")
+            && text.contains("a100; `gpuprof merge` joins the shards of one suite run alike"),
+        "{text}"
+    );
+    edited("other-suite", &|r| {
+        r.suite.file_sha256 = Some("0123".into())
+    });
+    merged(out, &["s1", "other-suite"], "m")
+        .code(2)
+        .stderr(predicate::str::contains(
+            "the shards disagree on the suite file (SHA-256 of variants.toml)",
+        ));
+    edited("overlap", &|r| {
+        let shard = r.shard.as_mut().unwrap();
+        shard.sizes = vec!["N=2048".into()];
+    });
+    merged(out, &["s1", "overlap"], "m")
+        .code(2)
+        .stderr(predicate::str::contains(
+            "the size N=2048 is in two shards:",
+        ));
+    merged(out, &["s1", "s1"], "m")
+        .code(2)
+        .stderr(predicate::str::contains(
+            "are both shard 1 of 2: give each shard's folder once",
+        ));
+    // A missing shard: merged anyway, the report names the sizes, exit 7.
+    merged(out, &["s1"], "m")
+        .code(7)
+        .stderr(predicate::str::contains(
+            "incomplete: the sizes N=8192 did not run",
+        ));
+    assert!(out.join("m/report.html").is_file());
+}
+
+#[test]
+fn shard_numbers_come_from_the_command_line_or_the_slurm_array() {
+    gpuprof()
+        .args([
+            "report",
+            "examples/transpose/variants.toml",
+            "--shard",
+            "3/2",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: shard 3 of 2 does not exist: give --shard 1/2 to --shard 2/2",
+        ));
+    gpuprof()
+        .args([
+            "report",
+            "examples/transpose/variants.toml",
+            "--shard",
+            "0/2",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("shards count from 1"));
+    gpuprof()
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .args([
+            "report",
+            "examples/transpose/variants.toml",
+            "--shard",
+            "auto",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "SLURM_ARRAY_TASK_ID, which is not set",
+        ));
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let out = out.path();
+    replaying(out)
+        .env("SLURM_ARRAY_TASK_ID", "11")
+        .env("SLURM_ARRAY_TASK_MIN", "10")
+        .env("SLURM_ARRAY_TASK_MAX", "11")
+        .env("SLURM_ARRAY_TASK_COUNT", "2")
+        .args([
+            "report",
+            "examples/transpose/variants.toml",
+            "--shard",
+            "auto",
+            "--no-profile",
+            "-o",
+        ])
+        .arg(out.join("auto"))
+        .assert()
+        .success();
+    let shard = read_results(&out.join("auto/results.json")).shard.unwrap();
+    assert_eq!(
+        (shard.index, shard.count, shard.sizes.as_slice()),
+        (2, 2, &["N=8192".to_string()][..])
+    );
+    // More shards than sizes: the third has nothing to run, and says so.
+    replayed_shard(out, "3/3", "empty").success();
+    let empty = read_results(&out.join("empty/results.json"));
+    assert!(empty.shard.unwrap().sizes.is_empty());
+    assert!(empty.variants.iter().all(|v| v.runs.is_empty()));
+}

@@ -60,6 +60,10 @@ pub struct SmiFacts {
     pub memory_total_mib: Option<f64>,
     pub power_limit_watts: Option<f64>,
     pub temperature_celsius: Option<f64>,
+    /// The GPU's UUID (`GPU-…`), which names it among the GPUs of a host
+    /// (absent in runs recorded before gpuprof kept it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
 }
 
 /// FP32 lanes per multiprocessor by compute capability.
@@ -110,6 +114,7 @@ struct SmiLog {
 
 #[derive(Debug, Deserialize)]
 struct SmiGpu {
+    uuid: Option<String>,
     product_name: Option<String>,
     product_architecture: Option<String>,
     persistence_mode: Option<String>,
@@ -151,11 +156,22 @@ fn known(text: &Option<String>) -> Option<String> {
     text.clone().filter(|t| t != "N/A" && !t.trim().is_empty())
 }
 
-/// Parses `nvidia-smi -q -x` output (the first GPU).
-pub fn parse_nvidia_smi(xml: &str) -> Result<SmiFacts, String> {
+/// Parses `nvidia-smi -q -x` output for the GPU that CUDA's first visible
+/// device is: `visible` is the first entry of `CUDA_VISIBLE_DEVICES`, a
+/// UUID (`GPU-…`) or an index in nvidia-smi's (PCI bus) order; without
+/// it, the first GPU.
+pub fn parse_nvidia_smi(xml: &str, visible: Option<&str>) -> Result<SmiFacts, String> {
     let log: SmiLog = quick_xml::de::from_str(xml)
         .map_err(|e| format!("nvidia-smi XML could not be read: {e}"))?;
-    let gpu = log.gpu.first().ok_or("nvidia-smi lists no GPU")?;
+    let gpu = match visible.map(str::trim) {
+        Some(uuid) if uuid.starts_with("GPU-") => log
+            .gpu
+            .iter()
+            .find(|gpu| gpu.uuid.as_deref().is_some_and(|id| id.starts_with(uuid))),
+        Some(index) => index.parse::<usize>().ok().and_then(|i| log.gpu.get(i)),
+        None => log.gpu.first(),
+    }
+    .ok_or("nvidia-smi lists no GPU that CUDA_VISIBLE_DEVICES names")?;
     let clock = |clocks: &Option<SmiClocks>, pick: fn(&SmiClocks) -> &Option<String>| {
         clocks.as_ref().and_then(|c| leading_number(pick(c)))
     };
@@ -182,6 +198,7 @@ pub fn parse_nvidia_smi(xml: &str) -> Result<SmiFacts, String> {
             .temperature
             .as_ref()
             .and_then(|t| leading_number(&t.gpu_temp)),
+        uuid: known(&gpu.uuid),
     })
 }
 
@@ -190,10 +207,15 @@ mod tests {
     use super::*;
 
     const XML: &str = include_str!("../../tests/fixtures/h200-probe/nvidia-smi.xml");
+    const H200_UUID: &str = "GPU-e8de711c-26af-759a-4f16-3a9f2b9c0c7b";
 
     #[test]
     fn reads_the_h200_facts() {
-        let smi = parse_nvidia_smi(XML).unwrap();
+        let smi = parse_nvidia_smi(XML, None).unwrap();
+        assert_eq!(smi.uuid.as_deref(), Some(H200_UUID));
+        assert_eq!(parse_nvidia_smi(XML, Some("GPU-")).unwrap(), smi);
+        assert_eq!(parse_nvidia_smi(XML, Some("0")).unwrap(), smi);
+        assert!(parse_nvidia_smi(XML, Some("1")).is_err());
         assert_eq!(smi.driver_version.as_deref(), Some("580.159.04"));
         assert_eq!(smi.cuda_version.as_deref(), Some("13.0"));
         assert_eq!(smi.product_name.as_deref(), Some("NVIDIA H200"));
@@ -208,10 +230,10 @@ mod tests {
 
     #[test]
     fn broken_xml_is_an_error_not_a_panic() {
-        assert!(parse_nvidia_smi("<nvidia_smi_log><gpu>").is_err());
+        assert!(parse_nvidia_smi("<nvidia_smi_log><gpu>", None).is_err());
         assert_eq!(
-            parse_nvidia_smi("<nvidia_smi_log></nvidia_smi_log>").unwrap_err(),
-            "nvidia-smi lists no GPU"
+            parse_nvidia_smi("<nvidia_smi_log></nvidia_smi_log>", None).unwrap_err(),
+            "nvidia-smi lists no GPU that CUDA_VISIBLE_DEVICES names"
         );
     }
 

@@ -2,8 +2,8 @@
 //! version) and every type it holds — the suite's sizes and timing
 //! settings, what kind of variant each is, the declared changes, the
 //! verification outcome and kernel resources, how samples were taken, the fixed metric set that
-//! names a profile's counters, per-line source counters and the device's
-//! facts. It is the leaf of the crate: every stage converts *into* these
+//! names a profile's counters, per-line source counters, the device's
+//! facts and the shares of a run split over several GPUs. It is the leaf of the crate: every stage converts *into* these
 //! types, and `analysis` and `render` read nothing else. It imports no
 //! other module of the crate and formats no numbers.
 
@@ -14,6 +14,7 @@ pub mod metrics;
 mod migrate;
 pub mod notice;
 pub mod results;
+pub mod shard;
 pub mod source;
 pub mod suite;
 pub mod timing;

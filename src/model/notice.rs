@@ -53,11 +53,18 @@ pub enum Notice {
     /// Runs (`variant at size`) whose every sample ran while the SM clock
     /// was below the throttle threshold of its maximum.
     Throttled { runs: Vec<String>, of: usize },
+    /// `gpuprof merge`: sizes of the suite that no shard given holds.
+    SizesNotRun { sizes: Vec<String> },
     /// A notice from a results.json of schema 1, whose notices were text.
     Earlier { text: String },
 }
 
 impl Notice {
+    /// Whether sizes of the suite are missing from a merged run.
+    pub fn is_incomplete(&self) -> bool {
+        matches!(self, Notice::SizesNotRun { .. })
+    }
+
     /// Whether profiling was asked for and produced no counters (no ncu,
     /// refused counter access, ncu failed, no report, an export that
     /// failed or launches that did not match).
@@ -133,6 +140,11 @@ impl fmt::Display for Notice {
                 "the SM clock is throttled: {} of {of} runs ({}) had every sample taken below 90% of the maximum SM clock, so their times are those of a slower clock. Look for power or thermal limits or locked clocks (nvidia-smi -q -d PERFORMANCE,CLOCK) and run again",
                 runs.len(),
                 runs.join(", ")
+            ),
+            Notice::SizesNotRun { sizes } => write!(
+                f,
+                "incomplete: the sizes {} did not run: no shard given to `gpuprof merge` holds them (a shard failed or was not given); run that shard again and merge again",
+                sizes.join(", ")
             ),
             Notice::Earlier { text } => f.write_str(text),
         }

@@ -13,6 +13,7 @@ use super::change::Change;
 use super::device::Device;
 use super::measurement::{Check, KernelResources};
 use super::notice::Notice;
+use super::shard::{Shard, ShardOrigin};
 use super::source::{OtherFile, SourceLine};
 use super::suite::{Size, Timing};
 use super::timing::TimingRecord;
@@ -37,6 +38,13 @@ pub struct Results {
     /// Problems that did not stop the run (ncu missing, a stage skipped),
     /// each phrased as advice.
     pub notices: Vec<Notice>,
+    /// For `gpuprof report --shard i/n`: the share of the suite this run
+    /// holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+    /// For `gpuprof merge`: the shards it joined, in shard order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<ShardOrigin>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -49,6 +57,11 @@ pub struct SuiteRecord {
     pub sizes: Vec<Size>,
     pub timing: Timing,
     pub seed: u64,
+    /// SHA-256 of the variants.toml's bytes, so that `gpuprof merge` can
+    /// tell that shards ran the same suite (absent in older runs and in
+    /// `gpuprof compare`'s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_sha256: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

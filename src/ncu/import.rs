@@ -184,6 +184,8 @@ pub fn compare_results(
         profiler: None,
         variants: grouped.iter().map(|g| imported_variant(g, sizes)).collect(),
         notices: import_notices(&grouped),
+        shard: None,
+        merged_from: Vec::new(),
     }
 }
 
@@ -357,6 +359,7 @@ fn compare_suite(grouped: &[Grouped], baseline: Option<&str>, sizes: usize) -> S
             time_limit_s: None,
         },
         seed: 0,
+        file_sha256: None,
     }
 }
 

@@ -117,10 +117,13 @@ pub fn probe_results() -> Results {
                 time_limit_s: None,
             },
             seed: 1234,
+            file_sha256: None,
         },
         device: None,
         profiler: None,
         variants,
         notices: Vec::new(),
+        shard: None,
+        merged_from: Vec::new(),
     }
 }

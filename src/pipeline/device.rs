@@ -1,6 +1,7 @@
 //! The device stage: the CUDA device's facts, asked of a harness process
 //! (so that gpuprof itself never creates a CUDA context), merged with what
-//! nvidia-smi says about the driver and clocks.
+//! nvidia-smi says about the driver, clocks and the GPU's UUID; and the
+//! name of the host it runs on.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -64,12 +65,32 @@ pub(super) fn describe(facts: &DriverFacts, notices: &mut Vec<Notice>) -> Device
 fn read_nvidia_smi(notices: &mut Vec<Notice>) -> Option<SmiFacts> {
     let outcome = process::run(&Invocation::new("nvidia-smi").args(["-q", "-x"]))
         .map_err(|e| e.to_string())
-        .and_then(|output| parse_nvidia_smi(&output.stdout));
+        .and_then(|output| parse_nvidia_smi(&output.stdout, first_visible_device().as_deref()));
     match outcome {
         Ok(facts) => Some(facts),
         Err(reason) => {
             notices.push(Notice::NvidiaSmiUnreadable { reason });
             None
         }
+    }
+}
+
+/// The first entry of `CUDA_VISIBLE_DEVICES`: the GPU the harness runs on,
+/// among those nvidia-smi lists (which ignores the variable).
+fn first_visible_device() -> Option<String> {
+    let visible = std::env::var("CUDA_VISIBLE_DEVICES").ok()?;
+    let first = visible.split(',').next()?.trim();
+    (!first.is_empty()).then(|| first.to_string())
+}
+
+/// The name of this machine (`gethostname`), or `unknown`.
+pub(super) fn host_name() -> String {
+    let mut buffer = [0u8; 256];
+    // SAFETY: gethostname(2) writes at most `len` bytes into the buffer.
+    let status = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len()) };
+    let end = buffer.iter().position(|b| *b == 0).unwrap_or(buffer.len());
+    match status == 0 && end > 0 {
+        true => String::from_utf8_lossy(&buffer[..end]).into_owned(),
+        false => "unknown".into(),
     }
 }

@@ -4,7 +4,9 @@
 //! (NVRTC and command variants' build lines), `time` (the harness: verify
 //! and time), `profile` (ncu over the harness), `commands` (command
 //! variants under ncu), `compare` (`gpuprof compare` over existing ncu
-//! data) and `output` (atomic writes of results.json and the reports).
+//! data), `shard` (the sizes one `--shard i/n` runs), `merge` (`gpuprof
+//! merge`: shards joined into one run) and `output` (atomic writes of
+//! results.json and the reports).
 //! The pipeline keeps going when one variant fails and saves results.json
 //! after every stage; it computes no metric and formats no report text.
 
@@ -12,10 +14,12 @@ mod build;
 mod commands;
 mod compare;
 mod device;
+mod merge;
 mod output;
 mod plan;
 mod profile;
 mod progress;
+mod shard;
 mod time;
 
 use std::path::{Path, PathBuf};
@@ -28,11 +32,14 @@ use crate::error::Error;
 use crate::model::notice::Notice;
 use crate::model::read_results;
 use crate::model::results::Results;
+use crate::model::shard::Shard;
 use crate::process;
 use crate::render;
 
 pub use compare::{CompareRequest, compare};
+pub use merge::{MergeRequest, merge};
 pub use output::write_atomic;
+pub use shard::{ShardSpec, balance, estimated_costs};
 
 /// What `gpuprof report` was asked to do.
 #[derive(Debug, Clone)]
@@ -49,6 +56,11 @@ pub struct ReportRequest {
     pub command_line: String,
     /// Ignore the previous results.json: run everything again.
     pub force: bool,
+    /// Run only this shard's share of the sizes.
+    pub shard: Option<ShardSpec>,
+    /// The results.json whose timings balance the shards (else equal
+    /// weights).
+    pub balance_from: Option<PathBuf>,
 }
 
 /// What `gpuprof render` was asked to do.
@@ -86,9 +98,47 @@ struct Folders {
 /// Runs the whole line for one variants.toml.
 pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
     let mut clock = progress::StageTimes::start();
-    let plan = config::load(&request.config)?;
-    let folders = output::prepare_folders(request.out_dir.as_deref(), &plan.suite.name)?;
+    let suite_plan = config::load(&request.config)?;
+    let (plan, shard) = match request.shard {
+        Some(spec) => {
+            let share = shard::share(&suite_plan, spec, request.balance_from.as_deref())?;
+            let record = Shard {
+                index: spec.index,
+                count: spec.count,
+                sizes: share
+                    .sizes
+                    .iter()
+                    .map(|i| suite_plan.suite.sizes[*i].label.clone())
+                    .collect(),
+                suite_sizes: suite_plan
+                    .suite
+                    .sizes
+                    .iter()
+                    .map(|s| s.label.clone())
+                    .collect(),
+                balanced_by: share.balanced_by,
+                host: device::host_name(),
+            };
+            (shard::restrict(&suite_plan, &share.sizes), Some(record))
+        }
+        None => (suite_plan, None),
+    };
+    let default_folder = match &shard {
+        Some(shard) => format!(
+            "{}/shard-{}-of-{}",
+            plan.suite.name, shard.index, shard.count
+        ),
+        None => plan.suite.name.clone(),
+    };
+    let folders = output::prepare_folders(request.out_dir.as_deref(), &default_folder)?;
     let previous = output::previous_results(&folders.out, request.force)?;
+    if plan.suite.sizes.is_empty() {
+        // More shards than sizes: this one has nothing to run, and says so.
+        let mut results = plan::new_results(&plan, request);
+        results.shard = shard;
+        output::save(&folders.results, &results)?;
+        return output::write_reports(&folders.out, results);
+    }
     let earlier = match request.force {
         true => output::readable_results(&folders.out),
         false => previous.clone(),
@@ -101,6 +151,7 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
     // measured something: a run that fails before (a missing compiler, an
     // interrupt during the build) loses nothing.
     let mut results = plan::new_results(&plan, request);
+    results.shard = shard;
     results.device = Some(device::describe(&facts, &mut results.notices));
 
     clock.lap("prepare");

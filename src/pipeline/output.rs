@@ -241,6 +241,23 @@ pub(super) fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<
     write_atomic(path, text.as_bytes())
 }
 
+/// Copies `from` to `to` through a temporary file beside `to`, renamed
+/// into place (a reader sees the old copy or the whole new one).
+pub(super) fn copy_atomic(from: &Path, to: &Path) -> Result<(), Error> {
+    let failed = |e: std::io::Error| Error::output(to, e);
+    let folder = to
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut source = std::fs::File::open(from)
+        .map_err(|e| Error::Input(format!("cannot read {}: {e}", from.display())))?;
+    let mut file = tempfile::NamedTempFile::new_in(folder).map_err(failed)?;
+    std::io::copy(&mut source, &mut file).map_err(failed)?;
+    file.as_file().sync_all().map_err(failed)?;
+    file.persist(to).map_err(|e| failed(e.error))?;
+    Ok(())
+}
+
 /// Writes through a temporary file in the same folder and renames it, so
 /// that readers see the old file or the new one, never half of either.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {

@@ -88,12 +88,22 @@ pub(super) fn new_results(plan: &Plan, request: &ReportRequest) -> Results {
             sizes: plan.suite.sizes.clone(),
             timing: plan.timing,
             seed: plan.suite.seed,
+            file_sha256: sha256_of_file(&plan.suite.config_path),
         },
         device: None,
         profiler: None,
         variants,
         notices: Vec::new(),
+        shard: None,
+        merged_from: Vec::new(),
     }
+}
+
+/// SHA-256 of a file's bytes in hex, `None` when it cannot be read.
+pub(super) fn sha256_of_file(path: &std::path::Path) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(std::fs::read(path).ok()?);
+    Some(digest.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// The hash of everything a run's numbers depend on; `None` for command

@@ -51,6 +51,7 @@ pub(super) fn header(results: &Results) -> HeaderView {
             .collect::<Vec<_>>()
             .join(" · "),
     ));
+    facts.extend(shard_facts(results));
     facts.push(Fact::new("date", results.created.clone()));
     facts.push(Fact::new("gpuprof", results.gpuprof_version.clone()));
     HeaderView {
@@ -61,6 +62,60 @@ pub(super) fn header(results: &Results) -> HeaderView {
         ncu_command: results.profiler.as_ref().map(|p| p.command.clone()),
         ncu_report: results.profiler.as_ref().map(|p| p.report_file.clone()),
     }
+}
+
+/// A shard's share of the suite, or each shard of a merged run: its
+/// sizes, GPU (and UUID), host and ncu report.
+fn shard_facts(results: &Results) -> Vec<Fact> {
+    let mut facts: Vec<Fact> = results
+        .shard
+        .iter()
+        .map(|shard| {
+            let sizes = match shard.sizes.is_empty() {
+                true => "no sizes (the suite has fewer sizes than shards)".to_string(),
+                false => format!("sizes {}", shard.sizes.join(" · ")),
+            };
+            let others = shard.other_sizes();
+            let rest = match others.is_empty() {
+                true => String::new(),
+                false => format!(
+                    "; {} in other shards (`gpuprof merge` joins them)",
+                    others.join(" · ")
+                ),
+            };
+            Fact::new(
+                "shard",
+                format!(
+                    "shard {} of {}: {sizes}{rest} · on {}",
+                    shard.index, shard.count, shard.host
+                ),
+            )
+        })
+        .collect();
+    facts.extend(results.merged_from.iter().map(|origin| {
+        let sizes = match origin.sizes.is_empty() {
+            true => "no sizes".to_string(),
+            false => origin.sizes.join(" · "),
+        };
+        let gpu = match (&origin.gpu, &origin.gpu_uuid) {
+            (Some(name), Some(uuid)) => format!("{name} ({uuid})"),
+            (Some(name), None) => name.clone(),
+            (None, _) => "no GPU used".to_string(),
+        };
+        let report = origin
+            .report_file
+            .as_ref()
+            .map(|file| format!(" · ncu report {file}"))
+            .unwrap_or_default();
+        Fact::new(
+            &format!("shard {} of {}", origin.index, origin.count),
+            format!(
+                "{sizes} · {gpu} on {} · from {}{report}",
+                origin.host, origin.folder
+            ),
+        )
+    }));
+    facts
 }
 
 /// The device: its name and sizes, driver, CUDA version, peaks, and the
