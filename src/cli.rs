@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::pipeline::GpuChoice;
+
 /// `9.0`, `90` or `sm_90` → (9, 0).
 fn parse_architecture(text: &str) -> Result<(u32, u32), String> {
     let digits: String = text
@@ -49,6 +51,28 @@ fn parse_shard(text: &str) -> Result<ShardArg, String> {
         index: index.trim().parse().map_err(|_| invalid())?,
         count: count.trim().parse().map_err(|_| invalid())?,
     })
+}
+
+/// `all` or a comma-separated list of GPU indices or UUIDs.
+fn parse_gpus(text: &str) -> Result<GpuChoice, String> {
+    if text.trim() == "all" {
+        return Ok(GpuChoice::All);
+    }
+    let gpus = crate::pipeline::split_list(text);
+    if gpus.is_empty() {
+        return Err(format!(
+            "{text:?} names no GPU: give all, or indices or UUIDs separated by commas (0,1)"
+        ));
+    }
+    if let Some(odd) = gpus
+        .iter()
+        .find(|g| !g.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+    {
+        return Err(format!(
+            "{odd:?} is not a GPU index or UUID (as nvidia-smi -L prints them)"
+        ));
+    }
+    Ok(GpuChoice::These(gpus))
 }
 
 /// What stdout shows once a report is written.
@@ -133,11 +157,14 @@ pub enum Command {
         #[arg(long, value_name = "CC", default_value = "9.0", requires = "check", value_parser = parse_architecture)]
         arch: (u32, u32),
         /// Run only shard i of n: every variant at the sizes dealt to it (all variants of one size in one shard), writing a partial results.json and its ncu report [default folder: gpuprof-out/<suite>/shard-i-of-n]; `auto` takes i and n from a Slurm job array (SLURM_ARRAY_TASK_ID, _MIN, _MAX, _COUNT). Join the shards with `gpuprof merge`
-        #[arg(long, value_name = "i/n|auto", value_parser = parse_shard, conflicts_with = "check")]
+        #[arg(long, value_name = "i/n|auto", value_parser = parse_shard, conflicts_with = "check", group = "sharded")]
         shard: Option<ShardArg>,
         /// Balance the shards by the timings of this results.json (every shard must be given the same file) [default: equal weights, sizes dealt in order]
-        #[arg(long, value_name = "RESULTS", requires = "shard")]
+        #[arg(long, value_name = "RESULTS", requires = "sharded")]
         balance_from: Option<PathBuf>,
+        /// Run one shard per GPU of this host side by side (children with CUDA_VISIBLE_DEVICES set, in OUT/shards/), then merge them into OUT: `all` (those CUDA_VISIBLE_DEVICES names, else every GPU nvidia-smi lists) or indices or UUIDs, e.g. 0,2,3
+        #[arg(long, value_name = "all|LIST", value_parser = parse_gpus, conflicts_with = "check", group = "sharded")]
+        gpus: Option<GpuChoice>,
     },
     /// Join the results of the shards of one suite (`report --shard i/n`) into one results.json and its reports; refuses shards that did not run alike
     #[command(

@@ -43,6 +43,7 @@ fn main() -> ExitCode {
             force,
             shard,
             balance_from,
+            gpus,
             ..
         } => {
             let shard = match shard.map(resolve_shard).transpose() {
@@ -60,7 +61,10 @@ fn main() -> ExitCode {
                 idle_timeout: Duration::from_secs(timeout.max(1)),
                 command_line: command_line(),
             };
-            finish(pipeline::report(&request), &written)
+            match gpus {
+                Some(gpus) => finish(pipeline::report_on_gpus(&request, &gpus), &written),
+                None => finish(pipeline::report(&request), &written),
+            }
         }
         Command::Render {
             results,

@@ -1718,6 +1718,81 @@ fn shards_merged_give_the_single_runs_results_and_findings() {
 }
 
 #[test]
+fn gpus_run_one_shard_per_gpu_side_by_side_and_merge_them() {
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let out = out.path();
+    let log = out.join("standin.log");
+    replaying(out)
+        .env("STANDIN_LOG", &log)
+        .env_remove("CUDA_VISIBLE_DEVICES")
+        .args([
+            "report",
+            "examples/transpose/variants.toml",
+            "--timeout",
+            "5",
+            "--gpus",
+            "0,GPU-7b",
+            "--ncu",
+        ])
+        .arg(root().join("tests/standin/ncu"))
+        .arg("-o")
+        .arg(out.join("both"))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "running 2 shards side by side, one per GPU (0, GPU-7b)",
+        ))
+        .stderr(predicate::str::is_match(r"GPU 0: shard 1/2 done in [0-9.]+ s").unwrap())
+        .stderr(predicate::str::is_match(r"GPU GPU-7b: shard 2/2 done in [0-9.]+ s").unwrap());
+    // Each shard's device query ran on its own GPU.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let mut gpus: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("device on gpu"))
+        .collect();
+    gpus.sort_unstable();
+    assert_eq!(gpus, ["device on gpu 0", "device on gpu GPU-7b"], "{text}");
+    for shard in ["shard-1-of-2", "shard-2-of-2"] {
+        assert!(
+            out.join("both/shards")
+                .join(shard)
+                .join("results.json")
+                .is_file()
+        );
+    }
+    let joined = read_results(&out.join("both/results.json"));
+    let sizes: Vec<&str> = joined
+        .suite
+        .sizes
+        .iter()
+        .map(|s| s.label.as_str())
+        .collect();
+    assert_eq!(sizes, ["N=2048", "N=8192"]);
+    assert_eq!(joined.merged_from.len(), 2);
+    assert!(
+        joined
+            .variants
+            .iter()
+            .all(|v| v.runs.iter().all(|r| r.samples_ms.len() == 30))
+    );
+    // A list that names no GPU is refused before anything runs.
+    gpuprof()
+        .args([
+            "report",
+            "examples/transpose/variants.toml",
+            "--gpus",
+            ",",
+            "--no-profile",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("names no GPU"));
+}
+
+#[test]
 fn merge_refuses_shards_that_did_not_run_alike_or_overlap() {
     if !nvrtc_present() {
         return;

@@ -5,7 +5,8 @@
 //! and time), `profile` (ncu over the harness), `commands` (command
 //! variants under ncu), `compare` (`gpuprof compare` over existing ncu
 //! data), `shard` (the sizes one `--shard i/n` runs), `merge` (`gpuprof
-//! merge`: shards joined into one run) and `output` (atomic writes of
+//! merge`: shards joined into one run), `gpus` (`--gpus`: one shard per
+//! GPU, side by side, then merged) and `output` (atomic writes of
 //! results.json and the reports).
 //! The pipeline keeps going when one variant fails and saves results.json
 //! after every stage; it computes no metric and formats no report text.
@@ -14,6 +15,7 @@ mod build;
 mod commands;
 mod compare;
 mod device;
+mod gpus;
 mod merge;
 mod output;
 mod plan;
@@ -37,6 +39,7 @@ use crate::process;
 use crate::render;
 
 pub use compare::{CompareRequest, compare};
+pub use gpus::{GpuChoice, report_on_gpus, split_list};
 pub use merge::{MergeRequest, merge};
 pub use output::write_atomic;
 pub use shard::{ShardSpec, balance, estimated_costs};
