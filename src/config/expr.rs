@@ -1,8 +1,9 @@
 //! The expression language of geometry, counts, scalar values, `bytes` and
 //! `flops`: a tokenizer and recursive-descent parser from a string to an
 //! [`Expr`], and its evaluation in f64 over the symbols of one problem size.
-//! Division is exact; rounding is explicit (`ceil`, `floor`, `cdiv`). Every
-//! error carries the byte range inside the expression string it is about, so
+//! Division is exact; rounding is explicit (`ceil`, `floor`, `cdiv`). A
+//! [`Condition`] (a sweep's `constraint`) is comparisons of two expressions
+//! joined by `&&`. Every error carries the byte range inside the expression string it is about, so
 //! the caller can point a caret at it.
 
 use std::collections::BTreeMap;
@@ -569,6 +570,128 @@ impl Expr {
     }
 }
 
+/// Comparisons of expressions, all of which must hold: `BM*BN/TM <= 1024
+/// && BM % TM == 0`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Condition {
+    comparisons: Vec<Comparison>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Comparison {
+    left: Side,
+    operator: &'static str,
+    right: Side,
+}
+
+/// One side of a comparison: its expression, its text, and where the text
+/// starts in the condition (the expression's spans are relative to it).
+#[derive(Debug, Clone, PartialEq)]
+struct Side {
+    expr: Expr,
+    text: String,
+    offset: usize,
+}
+
+impl Side {
+    fn parse(text: &str, offset: usize) -> Result<Side, ExprError> {
+        Ok(Side {
+            expr: parse(text).map_err(|e| shift(e, offset))?,
+            text: text.to_string(),
+            offset,
+        })
+    }
+
+    fn eval(&self, symbols: &BTreeMap<String, i64>) -> Result<f64, ExprError> {
+        self.expr
+            .eval(&self.text, symbols)
+            .map_err(|e| shift(e, self.offset))
+    }
+}
+
+/// The comparison operators, longest first so that `<=` is not read as `<`.
+const COMPARISONS: [&str; 6] = ["<=", ">=", "==", "!=", "<", ">"];
+
+/// Parses `text` as comparisons joined by `&&`, e.g. `"BM * BN <= 4096"`.
+pub(crate) fn parse_condition(text: &str) -> Result<Condition, ExprError> {
+    let mut comparisons = Vec::new();
+    let mut offset = 0;
+    for part in text.split("&&") {
+        comparisons.push(parse_comparison(part, offset)?);
+        offset += part.len() + 2;
+    }
+    Ok(Condition { comparisons })
+}
+
+/// One comparison: `part` of a condition, starting at byte `offset` of it.
+fn parse_comparison(part: &str, offset: usize) -> Result<Comparison, ExprError> {
+    let found = COMPARISONS
+        .iter()
+        .filter_map(|op| part.find(op).map(|at| (at, *op)))
+        .min_by_key(|(at, op)| (*at, std::cmp::Reverse(op.len())));
+    let Some((at, operator)) = found else {
+        return Err(ExprError::syntax(
+            offset..offset + part.len(),
+            format!("`{}` compares nothing", part.trim()),
+            "a constraint compares expressions with <= >= == != < >, joined by &&, e.g. \"BM * BN / TM <= 1024\"",
+        ));
+    };
+    let right_start = at + operator.len();
+    Ok(Comparison {
+        left: Side::parse(&part[..at], offset)?,
+        operator,
+        right: Side::parse(&part[right_start..], offset + right_start)?,
+    })
+}
+
+/// `error`, about a piece of a condition that starts at byte `by`, about the whole.
+fn shift(mut error: ExprError, by: usize) -> ExprError {
+    error.span = error.span.start + by..error.span.end + by;
+    error
+}
+
+impl Condition {
+    /// `None` when every comparison holds with `symbols` bound, else the
+    /// first that does not, with its values: `BM * BN <= 4096 is false
+    /// (8192 <= 4096)`.
+    pub(crate) fn failing(
+        &self,
+        symbols: &BTreeMap<String, i64>,
+    ) -> Result<Option<String>, ExprError> {
+        for comparison in &self.comparisons {
+            let left = comparison.left.eval(symbols)?;
+            let right = comparison.right.eval(symbols)?;
+            let holds = match comparison.operator {
+                "<=" => left <= right,
+                ">=" => left >= right,
+                "==" => left == right,
+                "!=" => left != right,
+                "<" => left < right,
+                _ => left > right,
+            };
+            if !holds {
+                let operator = comparison.operator;
+                return Ok(Some(format!(
+                    "{} {operator} {} is false ({} {operator} {})",
+                    comparison.left.text.trim(),
+                    comparison.right.text.trim(),
+                    number(left),
+                    number(right)
+                )));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// A value as a constraint's reason shows it: whole numbers without a fraction.
+fn number(value: f64) -> String {
+    match value.fract() == 0.0 && value.abs() < 1e15 {
+        true => format!("{}", value as i64),
+        false => format!("{value}"),
+    }
+}
+
 struct Evaluator<'a> {
     text: &'a str,
     symbols: &'a BTreeMap<String, i64>,
@@ -850,5 +973,37 @@ mod tests {
             value(&format!("{}1{}", "(".repeat(20), ")".repeat(20))),
             1.0
         );
+    }
+
+    #[test]
+    fn a_condition_says_which_comparison_fails_and_with_what_values() {
+        let condition = parse_condition("BM * BN / TM <= 1024 && BM % TM == 0").unwrap();
+        let symbols = |bm: i64, bn: i64, tm: i64| {
+            [
+                ("BM".to_string(), bm),
+                ("BN".to_string(), bn),
+                ("TM".to_string(), tm),
+            ]
+            .into()
+        };
+        assert_eq!(condition.failing(&symbols(64, 64, 4)).unwrap(), None);
+        assert_eq!(
+            condition.failing(&symbols(128, 128, 8)).unwrap().unwrap(),
+            "BM * BN / TM <= 1024 is false (2048 <= 1024)"
+        );
+        assert_eq!(
+            condition.failing(&symbols(6, 4, 4)).unwrap().unwrap(),
+            "BM % TM == 0 is false (2 == 0)"
+        );
+        let error = condition.failing(&symbols(0, 1, 0)).unwrap_err();
+        assert_eq!(error.message(), "division by zero: `TM` is 0");
+        assert_eq!(error.span, 10..12);
+        let error = parse_condition("BM <= 1024 && BM +").unwrap_err();
+        assert_eq!(
+            (error.message(), error.span),
+            ("`BM +` compares nothing".into(), 13..18)
+        );
+        let error = parse_condition("BM <= 1024 && BM <= 2 *").unwrap_err();
+        assert_eq!(error.span.start, 23);
     }
 }

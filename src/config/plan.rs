@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::Change;
 use crate::model::suite::{Size, Timing};
+use crate::model::sweep::{Sweep, SweepPoint};
 use crate::model::variant::{Compiler, Library, Role};
 
 /// Everything needed to run one suite.
@@ -19,8 +20,12 @@ pub struct Plan {
     pub timing: Timing,
     pub profile: ProfileSettings,
     /// Variants in file order; the chain of steps is this order with the
-    /// ceilings left out.
+    /// ceilings left out. A sweep's configurations stand where it was
+    /// written, one variant each.
     pub variants: Vec<Variant>,
+    /// The parameter sweeps, with the combinations their constraints skipped.
+    #[serde(default)]
+    pub sweeps: Vec<Sweep>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -46,6 +51,36 @@ pub struct ProfileSettings {
     /// At which size the per-line source counters are taken.
     #[serde(default)]
     pub lines_at: LinesAt,
+    /// Which configurations of each sweep are profiled.
+    #[serde(default)]
+    pub sweeps: SweepProfiling,
+}
+
+/// Which configurations of a sweep ncu profiles (all are timed):
+/// `[profile] sweeps = { best = 3, worst = 1 }` or `sweeps = "all"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum SweepProfiling {
+    /// The `best` fastest and the `worst` slowest that verified.
+    Extremes {
+        best: u32,
+        worst: u32,
+    },
+    All,
+}
+
+/// How many of the fastest configurations of a sweep are profiled by default.
+pub const DEFAULT_BEST: u32 = 3;
+/// How many of the slowest configurations of a sweep are profiled by default.
+pub const DEFAULT_WORST: u32 = 1;
+
+impl Default for SweepProfiling {
+    fn default() -> Self {
+        SweepProfiling::Extremes {
+            best: DEFAULT_BEST,
+            worst: DEFAULT_WORST,
+        }
+    }
 }
 
 /// At which size the per-line source counters (ncu's SourceCounters
@@ -92,6 +127,9 @@ pub struct Variant {
     pub tolerance: Tolerance,
     /// One entry per suite size, in the suite's size order.
     pub instances: Vec<Instance>,
+    /// The sweep this variant is a configuration of, and its values.
+    #[serde(default)]
+    pub sweep: Option<SweepPoint>,
 }
 
 /// What a variant runs; each stage matches on it.

@@ -44,12 +44,13 @@ pub(crate) struct RawSuite {
 pub(crate) struct RawProfile {
     pub(crate) clock_control: Option<Spanned<String>>,
     pub(crate) lines_at: Option<Spanned<String>>,
+    pub(crate) sweeps: Option<Spanned<toml::Value>>,
 }
 
 /// A `[[variant]]` or the `[defaults]` (where `name` is refused later, so
 /// that the error can say why). Every key is optional because any of them
 /// may come from `[defaults]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[serde(expecting = "a table of variant keys")]
 pub(crate) struct RawVariant {
@@ -78,12 +79,14 @@ pub(crate) struct RawVariant {
     pub(crate) kernel: Option<Spanned<String>>,
     pub(crate) launches: Option<Spanned<i64>>,
     pub(crate) expect: Option<Spanned<String>>,
+    pub(crate) sweep: Option<Spanned<SweepTable>>,
+    pub(crate) constraint: Option<Spanned<String>>,
 }
 
 /// One launch of a `sequence`: a kernel of the variant's source, its
 /// geometry, and its arguments: `{ name = "in" }` passes the variant's
 /// buffer of that name, a scalar is written as in `args`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[serde(
     expecting = "a launch such as { entry = \"reduce<256>\", grid = [\"cdiv(N, 512)\"], block = [256], args = [{ name = \"in\" }, { name = \"n\", scalar = \"i32\", value = \"N\" }] }"
@@ -97,7 +100,7 @@ pub(crate) struct RawStep {
 }
 
 /// `library = { routine = "cublas-sgemm", m = "N", n = "N", k = "N" }`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[serde(
     expecting = "a table such as { routine = \"cublas-sgemm\", m = \"N\", n = \"N\", k = \"N\" }"
@@ -119,7 +122,7 @@ pub(crate) struct RawTolerance {
 
 /// One kernel parameter: a buffer or a scalar (which one, and which keys
 /// go with it, is checked in `resolve`).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[serde(
     expecting = "an argument table such as { name = \"in\", buffer = \"f32\", count = \"N\", fill = \"random\" }"
@@ -269,6 +272,38 @@ impl<'de> Deserialize<'de> for SymbolTable {
             }
         }
         deserializer.deserialize_map(TableVisitor)
+    }
+}
+
+/// `sweep = { BM = [64, 128], TM = [4, 8] }`: each parameter's values in
+/// file order, as written (whether they are integers is checked in
+/// `resolve`, so that the error can point at the value).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct SweepTable {
+    pub(crate) entries: Vec<SweepParameter>,
+}
+
+/// A sweep parameter's name and its values, each where it is written.
+pub(crate) type SweepParameter = (Spanned<String>, Spanned<Vec<Spanned<toml::Value>>>);
+
+impl<'de> Deserialize<'de> for SweepTable {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct SweepVisitor;
+        impl<'de> Visitor<'de> for SweepVisitor {
+            type Value = SweepTable;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a table of value lists such as { BM = [64, 128], TM = [4, 8] }")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SweepTable, A::Error> {
+                let mut entries: Vec<SweepParameter> = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    entries.push(entry);
+                }
+                entries.sort_by_key(|(key, _)| key.span().start);
+                Ok(SweepTable { entries })
+            }
+        }
+        deserializer.deserialize_map(SweepVisitor)
     }
 }
 

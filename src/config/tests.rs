@@ -387,3 +387,52 @@ fn the_matmul_suite_calls_cublas_as_its_ceiling() {
             .all(|v| v.kernel().is_some() && v.instances[0].gemm.is_none())
     );
 }
+
+#[test]
+fn a_sweep_becomes_one_variant_per_kept_configuration() {
+    let plan = plan("tests/configs/valid/sweep.toml");
+    let names: Vec<&str> = plan.variants.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "plain",
+            "items[ITEMS=1,BLOCK=128]",
+            "items[ITEMS=1,BLOCK=256]",
+            "items[ITEMS=4,BLOCK=128]",
+            "defined[ITEMS=2,BLOCK=64]",
+        ]
+    );
+    let tuned = plan.variant("items[ITEMS=4,BLOCK=128]").unwrap();
+    assert_eq!(tuned.kernel().unwrap().entry, "copy_items<4>");
+    assert_eq!(tuned.instances[0].grid, [8, 1, 1]);
+    assert_eq!(tuned.instances[0].block, [128, 1, 1]);
+    assert_eq!(tuned.instances[0].size, "N=4096");
+    // Template arguments are not defines too: a macro named like the
+    // kernel's template parameter would break its source.
+    assert!(tuned.instances[0].defines.is_empty());
+    let point = tuned.sweep.as_ref().unwrap();
+    assert_eq!(point.group, "items");
+    assert_eq!(
+        point.parameters,
+        [("ITEMS".into(), 4), ("BLOCK".into(), 128)]
+    );
+    let defined = plan.variant("defined[ITEMS=2,BLOCK=64]").unwrap();
+    assert_eq!(
+        defined.instances[0].defines,
+        [("BLOCK".to_string(), 64), ("ITEMS".to_string(), 2)]
+    );
+    assert_eq!(plan.sweeps.len(), 2);
+    assert_eq!(plan.sweeps[0].parameters, ["ITEMS", "BLOCK"]);
+    assert_eq!(
+        plan.sweeps[0].skipped,
+        [crate::model::sweep::SkippedConfiguration {
+            parameters: vec![("ITEMS".into(), 4), ("BLOCK".into(), 256)],
+            reason: "ITEMS * BLOCK <= 512 is false (1024 <= 512)".into(),
+        }]
+    );
+    assert_eq!(
+        plan.profile.sweeps,
+        super::plan::SweepProfiling::Extremes { best: 1, worst: 1 }
+    );
+    assert!(plan.variant("plain").unwrap().sweep.is_none());
+}

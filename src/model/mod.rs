@@ -3,7 +3,7 @@
 //! settings, what kind of variant each is, the declared changes, the
 //! verification outcome and kernel resources, how samples were taken, the fixed metric set that
 //! names a profile's counters, per-line source counters, the device's
-//! facts and the shares of a run split over several GPUs. It is the leaf of the crate: every stage converts *into* these
+//! facts, the shares of a run split over several GPUs and the parameter sweeps. It is the leaf of the crate: every stage converts *into* these
 //! types, and `analysis` and `render` read nothing else. It imports no
 //! other module of the crate and formats no numbers.
 
@@ -17,6 +17,7 @@ pub mod results;
 pub mod shard;
 pub mod source;
 pub mod suite;
+pub mod sweep;
 pub mod timing;
 pub mod variant;
 

@@ -16,6 +16,7 @@ use super::notice::Notice;
 use super::shard::{Shard, ShardOrigin};
 use super::source::{OtherFile, SourceLine};
 use super::suite::{Size, Timing};
+use super::sweep::{Sweep, SweepPoint};
 use super::timing::TimingRecord;
 use super::variant::{Compiler, Role, VariantKind};
 
@@ -45,6 +46,9 @@ pub struct Results {
     /// For `gpuprof merge`: the shards it joined, in shard order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<ShardOrigin>,
+    /// The parameter sweeps, whose configurations are among `variants`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sweeps: Vec<Sweep>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -111,6 +115,9 @@ pub struct VariantResult {
     pub build: BuildRecord,
     /// One per suite size, in size order.
     pub runs: Vec<RunResult>,
+    /// The sweep this variant is a configuration of, and its values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<SweepPoint>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

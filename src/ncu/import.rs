@@ -186,6 +186,7 @@ pub fn compare_results(
         notices: import_notices(&grouped),
         shard: None,
         merged_from: Vec::new(),
+        sweeps: Vec::new(),
     }
 }
 
@@ -278,6 +279,7 @@ fn imported_variant(variant: &Grouped, sizes: usize) -> VariantResult {
             .enumerate()
             .map(|(index, run)| imported_run(run, size_label(index, sizes)))
             .collect(),
+        sweep: None,
     }
 }
 

@@ -93,6 +93,7 @@ pub fn probe_results() -> Results {
                     command: None,
                     cache_key: None,
                 }],
+                sweep: None,
             }
         })
         .collect();
@@ -125,5 +126,6 @@ pub fn probe_results() -> Results {
         notices: Vec::new(),
         shard: None,
         merged_from: Vec::new(),
+        sweeps: Vec::new(),
     }
 }

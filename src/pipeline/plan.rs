@@ -73,6 +73,7 @@ pub(super) fn new_results(plan: &Plan, request: &ReportRequest) -> Results {
                     cache_key: None,
                 })
                 .collect(),
+            sweep: variant.sweep.clone(),
         })
         .collect();
     Results {
@@ -96,6 +97,7 @@ pub(super) fn new_results(plan: &Plan, request: &ReportRequest) -> Results {
         notices: Vec::new(),
         shard: None,
         merged_from: Vec::new(),
+        sweeps: plan.sweeps.clone(),
     }
 }
 

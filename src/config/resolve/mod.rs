@@ -12,11 +12,12 @@
 //! live beside it: `suite` (the `[suite]` table, sizes, names, `[defaults]`
 //! and `[profile]`), `variant` (one `[[variant]]`), with `source` (a
 //! kernel's source and entry point), `library` (library calls) and
-//! `command` (the user's own programs), `values` (number-or-expression
+//! `command` (the user's own programs), `sweep` (a variant's parameter
+//! sweep, expanded into one variant per configuration), `values` (number-or-expression
 //! values) and `args` (kernel arguments), and `checks` (the checks across
 //! variants).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::ops::Range;
 use std::path::Path;
@@ -29,6 +30,7 @@ mod library;
 mod sequence;
 mod source;
 mod suite;
+mod sweep;
 mod values;
 mod variant;
 
@@ -37,6 +39,7 @@ use suite::{
     check_baseline, check_suite_name, check_version, clock_control, defaults, lines_at, sizes,
     timing, variant_names,
 };
+use sweep::{check_sweep_references, sweep_profiling};
 
 use super::error::ConfigError;
 use super::plan::{Plan, ProfileSettings, Suite, Variant};
@@ -108,11 +111,25 @@ pub(crate) fn resolve(raw: &RawFile, text: &str, path: &Path) -> Result<Plan, Co
         baseline: suite.baseline.get_ref(),
         defaults,
     };
+    let constants: BTreeMap<String, i64> = suite
+        .constants
+        .iter()
+        .flat_map(|c| &c.entries)
+        .map(|(key, value)| (key.get_ref().clone(), *value.get_ref()))
+        .collect();
     let mut kernels = HashMap::new();
     let mut resolved = Vec::with_capacity(raw.variant.len());
+    let mut sweeps = Vec::new();
     for (variant, name) in raw.variant.iter().zip(&names) {
-        resolved.push(context.variant(variant, name, &mut kernels)?);
+        match context.sweep(variant.get_ref(), name, &constants)? {
+            Some(expansion) => {
+                resolved.extend(context.configurations(variant, &expansion, &mut kernels)?);
+                sweeps.push(expansion.record);
+            }
+            None => resolved.push(context.variant(variant, name, &mut kernels)?),
+        }
     }
+    check_sweep_references(&doc, &suite.baseline, &resolved, &sweeps)?;
     check_verify_cycles(&doc, &resolved)?;
     if let Some(ceiling) = resolved
         .iter()
@@ -143,8 +160,10 @@ pub(crate) fn resolve(raw: &RawFile, text: &str, path: &Path) -> Result<Plan, Co
         profile: ProfileSettings {
             clock_control,
             lines_at,
+            sweeps: sweep_profiling(&doc, raw)?,
         },
         variants: resolved.into_iter().map(|r| r.variant).collect(),
+        sweeps,
     })
 }
 

@@ -125,6 +125,18 @@ pub(super) fn defaults<'a>(
                     .error(name.span(), "[defaults] cannot set `name`")
                     .help("every [[variant]] names itself: move `name` into a [[variant]]"));
             }
+            let sweep_keys = [
+                ("sweep", defaults.get_ref().sweep.as_ref().map(|s| s.span())),
+                (
+                    "constraint",
+                    defaults.get_ref().constraint.as_ref().map(|c| c.span()),
+                ),
+            ];
+            if let Some((key, Some(span))) = sweep_keys.into_iter().find(|(_, s)| s.is_some()) {
+                return Err(doc
+                    .error(span, format!("[defaults] cannot set `{key}`"))
+                    .help("a sweep belongs to one variant: move it into that [[variant]]"));
+            }
             Ok(Some(defaults.get_ref()))
         }
         None => Ok(None),

@@ -148,6 +148,7 @@ impl<'c> Context<'c> {
                 verify,
                 tolerance,
                 instances,
+                sweep: None,
             },
             header,
             verify_span,
