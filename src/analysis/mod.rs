@@ -22,6 +22,7 @@ pub mod movement;
 pub mod program;
 pub mod since;
 pub mod stats;
+pub mod sweeps;
 pub mod timing;
 
 use serde::Serialize;

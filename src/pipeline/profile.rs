@@ -5,7 +5,9 @@
 //! per-line source counters, which cost an instrumented run of the kernel,
 //! are taken at one size when that saves time (chosen from the timed
 //! durations, or by `[profile] lines_at`): the other sizes then run in an
-//! ncu process without them. A failing or missing ncu costs the profiles,
+//! ncu process without them. Of a sweep's configurations only those
+//! `[profile] sweeps` names are profiled (by default the fastest few and
+//! the slowest at each size). A failing or missing ncu costs the profiles,
 //! never the timings.
 
 use std::collections::BTreeSet;
@@ -20,8 +22,9 @@ use super::progress::progress;
 use super::time::harness_job;
 use super::{Folders, ReportRequest};
 use crate::analysis::stats::TimingStats;
+use crate::analysis::sweeps;
 use crate::config::Plan;
-use crate::config::plan::LinesAt;
+use crate::config::plan::{LinesAt, SweepProfiling};
 use crate::error::Error;
 use crate::harness::{Event, Item, Job, Mode};
 use crate::model::notice::Notice;
@@ -343,12 +346,15 @@ fn record_launch(run: &mut RunResult, profile: Profile, sequence: bool) {
 }
 
 /// Items to profile: those of the timing job that ran cleanly and were not
-/// reused. Library calls launch kernels gpuprof does not choose; they are
-/// timed and verified but not profiled.
+/// reused, less the sweep configurations `[profile] sweeps` leaves out.
+/// Library calls launch kernels gpuprof does not choose; they are timed
+/// and verified but not profiled.
 fn profiled_items(time_job: &Job, reused: &BTreeSet<Item>, results: &Results) -> Vec<Item> {
     let plan = &time_job.plan;
+    let left_out = left_out_of_sweeps(plan, results);
     ordered_items(plan, &time_job.modules)
         .into_iter()
+        .filter(|item| !left_out.contains(item))
         .filter(|item| {
             plan.variant(&item.variant)
                 .is_some_and(|v| v.kernel().is_some())
@@ -361,6 +367,31 @@ fn profiled_items(time_job: &Job, reused: &BTreeSet<Item>, results: &Results) ->
                 .is_some_and(|run| run.failure.is_none())
         })
         .collect()
+}
+
+/// The configurations of each sweep that are not among the fastest `best`
+/// or the slowest `worst` of their sweep at their size (none when
+/// `[profile] sweeps = "all"`).
+fn left_out_of_sweeps(plan: &Plan, results: &Results) -> BTreeSet<Item> {
+    let SweepProfiling::Extremes { best, worst } = plan.profile.sweeps else {
+        return BTreeSet::new();
+    };
+    let mut left_out = BTreeSet::new();
+    for sweep in &plan.sweeps {
+        for size in &plan.suite.sizes {
+            let ranked = sweeps::ranked(results, &sweep.group, &size.label);
+            let chosen = sweeps::extremes(&ranked, best as usize, worst as usize);
+            for variant in sweeps::configurations(results, &sweep.group) {
+                if !chosen.contains(&variant.name.as_str()) {
+                    left_out.insert(Item {
+                        variant: variant.name.clone(),
+                        size: size.label.clone(),
+                    });
+                }
+            }
+        }
+    }
+    left_out
 }
 
 /// Runs ncu over the harness, moving `bar` (over the items to profile) as
