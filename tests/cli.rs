@@ -1922,3 +1922,50 @@ fn shard_numbers_come_from_the_command_line_or_the_slurm_array() {
     assert!(empty.shard.unwrap().sizes.is_empty());
     assert!(empty.variants.iter().all(|v| v.runs.is_empty()));
 }
+
+#[test]
+fn a_sweep_is_timed_whole_and_profiled_at_its_extremes() {
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    replaying(out.path())
+        .env("STANDIN_SYNTHESIZE", "copy")
+        .args([
+            "report",
+            "tests/sweep/variants.toml",
+            "--timeout",
+            "5",
+            "--ncu",
+        ])
+        .arg(root().join("tests/standin/ncu"))
+        .arg("-o")
+        .arg(out.path().join("report"))
+        .assert()
+        .success();
+    let results = read_results(&out.path().join("report/results.json"));
+    let names: Vec<&str> = results.variants.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "plain",
+            "items[ITEMS=1,BLOCK=128]",
+            "items[ITEMS=1,BLOCK=256]",
+            "items[ITEMS=4,BLOCK=128]"
+        ]
+    );
+    assert_eq!(results.sweeps.len(), 1);
+    assert_eq!(
+        results.sweeps[0].skipped[0].reason,
+        "ITEMS * BLOCK <= 512 is false (1024 <= 512)"
+    );
+    // Every configuration is timed; only the fastest and the slowest are
+    // profiled ([profile] sweeps = { best = 1, worst = 1 }).
+    let ranked = gpuprof::analysis::sweeps::ranked(&results, "items", "N=2048");
+    assert_eq!(ranked.len(), 3);
+    let profiled = |name: &str| results.variant(name).unwrap().runs[0].profile.is_some();
+    assert!(profiled(&ranked[0].variant.name));
+    assert!(!profiled(&ranked[1].variant.name));
+    assert!(profiled(&ranked[2].variant.name));
+    assert!(ranked[0].median_ms < ranked[2].median_ms);
+}

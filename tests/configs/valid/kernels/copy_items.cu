@@ -1,4 +1,4 @@
-// Copies where each thread moves several elements, strided by the block:
+// A copy where each thread moves several elements, strided by the block:
 // the sweep suites tune the items per thread and the block size.
 
 // The items per thread as a template argument: entry = "copy_items<{ITEMS}>".
@@ -8,19 +8,6 @@ __global__ void copy_items(const float *in, float *out, int n)
     int base = blockIdx.x * blockDim.x * Items + threadIdx.x;
 #pragma unroll
     for (int k = 0; k < Items; ++k) {
-        int i = base + k * blockDim.x;
-        if (i < n) {
-            out[i] = in[i];
-        }
-    }
-}
-
-// The items per thread as a define: -DITEMS=… from the sweep.
-extern "C" __global__ void copy_defined(const float *in, float *out, int n)
-{
-    int base = blockIdx.x * blockDim.x * ITEMS + threadIdx.x;
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
         int i = base + k * blockDim.x;
         if (i < n) {
             out[i] = in[i];
