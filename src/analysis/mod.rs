@@ -48,6 +48,9 @@ pub struct Analysis {
     pub steps: Vec<String>,
     pub ceilings: Vec<String>,
     pub variants: Vec<VariantAnalysis>,
+    /// The parameter sweeps at the focus size; each stands in the chain
+    /// as its best configuration.
+    pub sweeps: Vec<sweeps::SweepAnalysis>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -236,9 +239,9 @@ pub struct ChangeAnalysis {
 }
 
 pub fn analyze(results: &Results) -> Analysis {
-    let steps = names_in_role(results, Role::Step);
-    let ceilings = names_in_role(results, Role::Ceiling);
     let focus_size = results.suite.sizes.last().map(|s| s.label.clone());
+    let steps = names_in_role(results, Role::Step, focus_size.as_deref());
+    let ceilings = names_in_role(results, Role::Ceiling, focus_size.as_deref());
     let variants: Vec<VariantAnalysis> = results
         .variants
         .iter()
@@ -248,20 +251,26 @@ pub fn analyze(results: &Results) -> Analysis {
         .iter()
         .map(|analysis| follow_previous(results, analysis, &variants, focus_size.as_deref()))
         .collect();
+    let sweeps = match &focus_size {
+        Some(size) => sweeps::analyze(results, size),
+        None => Vec::new(),
+    };
     Analysis {
         focus_size,
         steps,
         ceilings,
         variants,
+        sweeps,
     }
 }
 
-/// The variants of one role, in results order.
-fn names_in_role(results: &Results, role: Role) -> Vec<String> {
+/// The variants of one role, in results order, each sweep as its best
+/// configuration at `focus_size`.
+fn names_in_role(results: &Results, role: Role, focus_size: Option<&str>) -> Vec<String> {
     results
         .variants
         .iter()
-        .filter(|v| v.role == role)
+        .filter(|v| v.role == role && sweeps::in_chain(results, v, focus_size))
         .map(|v| v.name.clone())
         .collect()
 }

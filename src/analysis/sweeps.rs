@@ -1,14 +1,144 @@
 //! Parameter sweeps read from results.json: a sweep's configurations at a
 //! size ranked by their median time among those that ran and verified
-//! (the first is the one the chain shows), and which of them the profile
-//! stage spends ncu on (the fastest and the slowest). The one ranking the
-//! pipeline, the chain and the report share.
+//! (the first is the one the chain shows), which of them the profile
+//! stage spends ncu on (the fastest and the slowest), and each sweep as
+//! the report shows it ([`SweepAnalysis`]: every configuration by time,
+//! the skipped ones, how far the slowest is from the best). The one
+//! ranking the pipeline, the chain and the report share.
+
+use serde::Serialize;
 
 use crate::model::Results;
 use crate::model::measurement::Check;
 use crate::model::results::VariantResult;
+use crate::model::sweep::{SkippedConfiguration, Sweep};
 
 use super::timing::median_at;
+use super::{Status, format, run_status};
+
+/// A sweep at the focus size, as the report shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SweepAnalysis {
+    /// The variant's name as written.
+    pub group: String,
+    pub parameters: Vec<String>,
+    /// The size the configurations are ranked at.
+    pub size: String,
+    /// The fastest configuration that ran correctly: the chain's step.
+    pub best: Option<String>,
+    /// `3 configurations ran (1 skipped); the slowest verified was 1.45×
+    /// slower than the best.`
+    pub summary: String,
+    /// Fastest first, then those without a time in results order.
+    pub configurations: Vec<Configuration>,
+    /// The combinations the constraint ruled out, with the reason.
+    pub skipped: Vec<SkippedConfiguration>,
+}
+
+/// One configuration of a sweep at the focus size.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Configuration {
+    pub name: String,
+    pub parameters: Vec<(String, i64)>,
+    /// Its median, where it ran correctly and was timed.
+    pub median_ms: Option<f64>,
+    /// Its median over the best's (1 for the best).
+    pub times_slower: Option<f64>,
+    pub status: Status,
+    pub profiled: bool,
+}
+
+/// Every sweep of `results` at `size`.
+pub fn analyze(results: &Results, size: &str) -> Vec<SweepAnalysis> {
+    results
+        .sweeps
+        .iter()
+        .map(|sweep| analyze_sweep(results, sweep, size))
+        .collect()
+}
+
+fn analyze_sweep(results: &Results, sweep: &Sweep, size: &str) -> SweepAnalysis {
+    let ranked = ranked(results, &sweep.group, size);
+    let best = ranked.first().map(|r| r.median_ms);
+    let configuration = |variant: &VariantResult, median_ms: Option<f64>| {
+        let run = variant.run(size);
+        Configuration {
+            name: variant.name.clone(),
+            parameters: variant
+                .sweep
+                .as_ref()
+                .map(|s| s.parameters.clone())
+                .unwrap_or_default(),
+            median_ms,
+            times_slower: median_ms.zip(best).map(|(m, b)| m / b),
+            status: run.map_or(Status::NotRun, |run| run_status(results, variant, run)),
+            profiled: run.is_some_and(|run| run.profile.is_some()),
+        }
+    };
+    let mut configurations: Vec<Configuration> = ranked
+        .iter()
+        .map(|r| configuration(r.variant, Some(r.median_ms)))
+        .collect();
+    configurations.extend(
+        configurations_of(results, &sweep.group)
+            .filter(|v| !ranked.iter().any(|r| r.variant.name == v.name))
+            .map(|v| configuration(v, None)),
+    );
+    SweepAnalysis {
+        group: sweep.group.clone(),
+        parameters: sweep.parameters.clone(),
+        size: size.to_string(),
+        best: ranked.first().map(|r| r.variant.name.clone()),
+        summary: summary(&ranked, configurations.len(), sweep.skipped.len()),
+        configurations,
+        skipped: sweep.skipped.clone(),
+    }
+}
+
+/// How many configurations ran and how far the slowest is from the best.
+fn summary(ranked: &[Ranked], configurations: usize, skipped: usize) -> String {
+    let plural = |n: usize, word: &str| match n {
+        1 => format!("1 {word}"),
+        _ => format!("{n} {word}s"),
+    };
+    let mut text = plural(configurations, "configuration");
+    if skipped > 0 {
+        text.push_str(&format!(" ({skipped} skipped by the constraint)"));
+    }
+    let failed = configurations - ranked.len();
+    if failed > 0 && !ranked.is_empty() {
+        text.push_str(&format!(
+            "; {} did not run correctly",
+            plural(failed, "configuration")
+        ));
+    }
+    match (ranked.first(), ranked.last()) {
+        (Some(best), Some(slowest)) if ranked.len() > 1 => format!(
+            "{text}; the slowest that verified, {}, took {} the best's time.",
+            slowest.variant.name,
+            format::speedup(slowest.median_ms / best.median_ms)
+        ),
+        (Some(_), _) => format!("{text}; only one ran correctly."),
+        _ => format!("{text}; none ran correctly."),
+    }
+}
+
+/// Whether `variant` stands for its sweep in the chain: it is not a
+/// configuration, or it is its sweep's best at `size` (the first
+/// configuration when none ran correctly, so that the chain shows why).
+pub fn in_chain(results: &Results, variant: &VariantResult, size: Option<&str>) -> bool {
+    let Some(point) = &variant.sweep else {
+        return true;
+    };
+    let chosen = size
+        .and_then(|size| {
+            ranked(results, &point.group, size)
+                .first()
+                .map(|r| r.variant)
+        })
+        .or_else(|| configurations_of(results, &point.group).next());
+    chosen.is_some_and(|chosen| chosen.name == variant.name)
+}
 
 /// A configuration and its median time at one size.
 #[derive(Debug, Clone, Copy)]
@@ -18,7 +148,7 @@ pub struct Ranked<'a> {
 }
 
 /// The configurations of the sweep `group`, in results order.
-pub fn configurations<'a>(
+pub fn configurations_of<'a>(
     results: &'a Results,
     group: &'a str,
 ) -> impl Iterator<Item = &'a VariantResult> {
@@ -38,7 +168,7 @@ pub fn ran_correctly(variant: &VariantResult, size: &str) -> bool {
 /// The configurations of `group` at `size` that ran correctly and were
 /// timed, fastest first (ties in results order).
 pub fn ranked<'a>(results: &'a Results, group: &'a str, size: &str) -> Vec<Ranked<'a>> {
-    let mut ranked: Vec<Ranked> = configurations(results, group)
+    let mut ranked: Vec<Ranked> = configurations_of(results, group)
         .filter(|variant| ran_correctly(variant, size))
         .filter_map(|variant| {
             median_at(results, variant, size).map(|median_ms| Ranked { variant, median_ms })
@@ -117,5 +247,71 @@ mod tests {
         assert_eq!(extremes(&ranked, 1, 1)[1], ranked[count - 1].variant.name);
         assert_eq!(extremes(&ranked, count + 3, 1).len(), count);
         assert_eq!(extremes(&ranked, 0, 0).len(), 0);
+    }
+
+    /// The probe with `tiled` and `padded` made the configurations K=1 and
+    /// K=2 of the sweep `t`, with hot medians of 3 and 2 ms (naive: 5).
+    fn tiled_and_padded_swept() -> Results {
+        let mut results = crate::ncu::probe::probe_results();
+        for (index, variant) in results.variants.iter_mut().enumerate() {
+            let median = [1.0, 5.0, 3.0, 2.0][index];
+            variant.runs[0].samples_ms = vec![median; 5];
+            if index >= 2 {
+                variant.sweep = Some(SweepPoint {
+                    group: "t".into(),
+                    parameters: vec![("K".into(), index as i64 - 1)],
+                });
+            }
+        }
+        results.sweeps = vec![Sweep {
+            group: "t".into(),
+            parameters: vec!["K".into()],
+            skipped: vec![SkippedConfiguration {
+                parameters: vec![("K".into(), 3)],
+                reason: "K < 3 is false (3 < 3)".into(),
+            }],
+        }];
+        results
+    }
+
+    #[test]
+    fn a_sweep_is_one_step_of_the_chain_its_best_configuration() {
+        let results = tiled_and_padded_swept();
+        let analysis = crate::analysis::analyze(&results);
+        assert_eq!(analysis.steps, ["naive", "padded"]);
+        let padded = analysis
+            .variants
+            .iter()
+            .find(|v| v.name == "padded")
+            .unwrap();
+        assert_eq!(padded.previous.as_deref(), Some("naive"));
+        let sweep = &analysis.sweeps[0];
+        assert_eq!(sweep.best.as_deref(), Some("padded"));
+        assert_eq!(
+            sweep.summary,
+            "2 configurations (1 skipped by the constraint); the slowest that verified, tiled, \
+             took 1.50× the best's time."
+        );
+        let order: Vec<(&str, Option<f64>)> = sweep
+            .configurations
+            .iter()
+            .map(|c| (c.name.as_str(), c.times_slower))
+            .collect();
+        assert_eq!(order, [("padded", Some(1.0)), ("tiled", Some(1.5))]);
+        assert!(sweep.configurations.iter().all(|c| c.profiled));
+    }
+
+    #[test]
+    fn a_sweep_where_none_ran_correctly_stands_in_the_chain_as_its_first() {
+        let mut results = tiled_and_padded_swept();
+        for variant in &mut results.variants[2..] {
+            variant.runs[0].samples_ms.clear();
+        }
+        let analysis = crate::analysis::analyze(&results);
+        assert_eq!(analysis.steps, ["naive", "tiled"]);
+        assert_eq!(
+            analysis.sweeps[0].summary,
+            "2 configurations (1 skipped by the constraint); none ran correctly."
+        );
     }
 }

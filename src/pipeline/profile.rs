@@ -381,7 +381,7 @@ fn left_out_of_sweeps(plan: &Plan, results: &Results) -> BTreeSet<Item> {
         for size in &plan.suite.sizes {
             let ranked = sweeps::ranked(results, &sweep.group, &size.label);
             let chosen = sweeps::extremes(&ranked, best as usize, worst as usize);
-            for variant in sweeps::configurations(results, &sweep.group) {
+            for variant in sweeps::configurations_of(results, &sweep.group) {
                 if !chosen.contains(&variant.name.as_str()) {
                     left_out.insert(Item {
                         variant: variant.name.clone(),
