@@ -1968,4 +1968,19 @@ fn a_sweep_is_timed_whole_and_profiled_at_its_extremes() {
     assert!(!profiled(&ranked[1].variant.name));
     assert!(profiled(&ranked[2].variant.name));
     assert!(ranked[0].median_ms < ranked[2].median_ms);
+    // The chain has the sweep as one step, its best configuration; the
+    // report has a section with the table and the skipped combination.
+    let markdown = std::fs::read_to_string(out.path().join("report/report.md")).unwrap();
+    let chain = markdown.split("## Sweep").next().unwrap();
+    assert_eq!(chain.matches("| items\\[").count(), 1, "{chain}");
+    assert!(chain.contains(&format!(
+        "| {} |",
+        ranked[0].variant.name.replace('[', "\\[").replace(']', "\\]")
+    )));
+    assert!(markdown.contains("## Sweep items at N=2048"));
+    assert!(markdown.contains("ncu profiled 2 of the 3 configurations"));
+    assert!(
+        markdown
+            .contains("- ITEMS=4, BLOCK=256: ITEMS \\* BLOCK \\<= 512 is false (1024 \\<= 512)")
+    );
 }

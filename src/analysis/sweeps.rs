@@ -26,8 +26,8 @@ pub struct SweepAnalysis {
     pub size: String,
     /// The fastest configuration that ran correctly: the chain's step.
     pub best: Option<String>,
-    /// `3 configurations ran (1 skipped); the slowest verified was 1.45×
-    /// slower than the best.`
+    /// `3 configurations (1 skipped by the constraint); the slowest that
+    /// ran correctly, sgemm[BM=64], took 1.45× the best's time.`
     pub summary: String,
     /// Fastest first, then those without a time in results order.
     pub configurations: Vec<Configuration>,
@@ -114,7 +114,7 @@ fn summary(ranked: &[Ranked], configurations: usize, skipped: usize) -> String {
     }
     match (ranked.first(), ranked.last()) {
         (Some(best), Some(slowest)) if ranked.len() > 1 => format!(
-            "{text}; the slowest that verified, {}, took {} the best's time.",
+            "{text}; the slowest that ran correctly, {}, took {} the best's time.",
             slowest.variant.name,
             format::speedup(slowest.median_ms / best.median_ms)
         ),
@@ -192,8 +192,41 @@ pub fn extremes<'a>(ranked: &[Ranked<'a>], best: usize, worst: usize) -> Vec<&'a
         .collect()
 }
 
+/// Results to test sweeps with, shared with the report's tests.
+#[cfg(test)]
+pub(crate) mod fixture {
+    use crate::model::Results;
+    use crate::model::sweep::{SkippedConfiguration, Sweep, SweepPoint};
+
+    /// The probe with `tiled` and `padded` made the configurations K=1 and
+    /// K=2 of the sweep `t`, with hot medians of 3 and 2 ms (naive: 5).
+    pub(crate) fn tiled_and_padded_swept() -> Results {
+        let mut results = crate::ncu::probe::probe_results();
+        for (index, variant) in results.variants.iter_mut().enumerate() {
+            let median = [1.0, 5.0, 3.0, 2.0][index];
+            variant.runs[0].samples_ms = vec![median; 5];
+            if index >= 2 {
+                variant.sweep = Some(SweepPoint {
+                    group: "t".into(),
+                    parameters: vec![("K".into(), index as i64 - 1)],
+                });
+            }
+        }
+        results.sweeps = vec![Sweep {
+            group: "t".into(),
+            parameters: vec!["K".into()],
+            skipped: vec![SkippedConfiguration {
+                parameters: vec![("K".into(), 3)],
+                reason: "K < 3 is false (3 < 3)".into(),
+            }],
+        }];
+        results
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::fixture::tiled_and_padded_swept;
     use super::*;
     use crate::model::sweep::SweepPoint;
 
@@ -249,31 +282,6 @@ mod tests {
         assert_eq!(extremes(&ranked, 0, 0).len(), 0);
     }
 
-    /// The probe with `tiled` and `padded` made the configurations K=1 and
-    /// K=2 of the sweep `t`, with hot medians of 3 and 2 ms (naive: 5).
-    fn tiled_and_padded_swept() -> Results {
-        let mut results = crate::ncu::probe::probe_results();
-        for (index, variant) in results.variants.iter_mut().enumerate() {
-            let median = [1.0, 5.0, 3.0, 2.0][index];
-            variant.runs[0].samples_ms = vec![median; 5];
-            if index >= 2 {
-                variant.sweep = Some(SweepPoint {
-                    group: "t".into(),
-                    parameters: vec![("K".into(), index as i64 - 1)],
-                });
-            }
-        }
-        results.sweeps = vec![Sweep {
-            group: "t".into(),
-            parameters: vec!["K".into()],
-            skipped: vec![SkippedConfiguration {
-                parameters: vec![("K".into(), 3)],
-                reason: "K < 3 is false (3 < 3)".into(),
-            }],
-        }];
-        results
-    }
-
     #[test]
     fn a_sweep_is_one_step_of_the_chain_its_best_configuration() {
         let results = tiled_and_padded_swept();
@@ -289,8 +297,8 @@ mod tests {
         assert_eq!(sweep.best.as_deref(), Some("padded"));
         assert_eq!(
             sweep.summary,
-            "2 configurations (1 skipped by the constraint); the slowest that verified, tiled, \
-             took 1.50× the best's time."
+            "2 configurations (1 skipped by the constraint); the slowest that ran correctly, \
+             tiled, took 1.50× the best's time."
         );
         let order: Vec<(&str, Option<f64>)> = sweep
             .configurations

@@ -6,8 +6,9 @@
 //! This file owns the view's types, the entry point [`build`] and the
 //! helpers its parts share; the parts are built in `header` (the facts of
 //! the run), `summary` (the tables per size and the optimization chain),
-//! `variant` (each variant's section and its changes) and `run` (each run
-//! of a variant: timing, metrics, findings, hot lines, counters).
+//! `variant` (each variant's section and its changes), `run` (each run
+//! of a variant: timing, metrics, findings, hot lines, counters) and
+//! `sweep` (each parameter sweep's table).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -19,10 +20,12 @@ use crate::model::Results;
 mod header;
 mod run;
 mod summary;
+mod sweep;
 mod variant;
 
 use header::header;
 use summary::{caveats, chain, summary_rows};
+use sweep::sweep_view;
 use variant::variant_view;
 
 #[derive(Debug, Clone, Serialize)]
@@ -33,6 +36,8 @@ pub struct ReportView {
     pub sizes: Vec<SizeView>,
     pub focus_size: String,
     pub chain: Vec<ChainRow>,
+    /// The parameter sweeps, each a table of its configurations.
+    pub sweeps: Vec<SweepView>,
     pub variants: Vec<VariantView>,
     /// Inline SVG charts, filled in by the chart layer.
     pub charts: Vec<ChartView>,
@@ -107,6 +112,42 @@ pub struct ChainRow {
     pub explanation: String,
     /// What limits the step now.
     pub limit: String,
+}
+
+/// A parameter sweep at the focus size.
+#[derive(Debug, Clone, Serialize)]
+pub struct SweepView {
+    pub group: String,
+    pub anchor: String,
+    pub size: String,
+    pub summary: String,
+    /// Which configurations ncu profiled.
+    pub profiled: String,
+    pub parameters: Vec<String>,
+    /// The configurations that ran correctly, fastest first.
+    pub rows: Vec<SweepRow>,
+    /// `ITEMS=4, BLOCK=256: ITEMS * BLOCK <= 512 is false (1024 <= 512)`.
+    pub skipped: Vec<String>,
+    /// The configurations that failed or gave wrong output, and how.
+    pub not_run: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SweepRow {
+    pub name: String,
+    pub anchor: String,
+    /// The parameters' values, in the order of `SweepView::parameters`.
+    pub values: Vec<String>,
+    pub time: String,
+    /// Its time over the best's.
+    pub vs_best: String,
+    pub best: bool,
+    /// `ok`, `wrong`, `failed` or `unverified`: a CSS class.
+    pub state: &'static str,
+    pub correctness: String,
+    pub profiled: &'static str,
+    pub occupancy: String,
+    pub registers: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -261,15 +302,24 @@ impl Anchors {
     pub(super) fn of_variant(&self, name: &str) -> String {
         self.0.get(name).cloned().unwrap_or_else(|| slug(name))
     }
+
+    /// The id of the sweep `group`'s section (sweep names are unique, as
+    /// the variant names they were written as).
+    pub(super) fn of_sweep(&self, group: &str) -> String {
+        format!("sweep-{}", lowered(group))
+    }
 }
 
 fn slug(name: &str) -> String {
-    let lowered: String = name
-        .chars()
+    format!("variant-{}", lowered(name))
+}
+
+/// `name` in lower case with every character but a letter or digit `-`.
+fn lowered(name: &str) -> String {
+    name.chars()
         .flat_map(char::to_lowercase)
         .map(|c| if c.is_alphanumeric() { c } else { '-' })
-        .collect();
-    format!("variant-{lowered}")
+        .collect()
 }
 
 fn state(status: &Status) -> &'static str {
@@ -313,6 +363,11 @@ pub fn build(results: &Results, analysis: &Analysis) -> ReportView {
             })
             .collect(),
         chain: chain(analysis, results, &anchors, &focus_size),
+        sweeps: analysis
+            .sweeps
+            .iter()
+            .map(|sweep| sweep_view(sweep, results, analysis, &anchors))
+            .collect(),
         variants: results
             .variants
             .iter()

@@ -1,8 +1,10 @@
 //! The tables at the top of the report: one summary row per variant at
 //! each size (time, spread, speedups, throughput, share of the ceiling,
 //! correctness) and the optimization chain at the focus size, each step
-//! with what the analysis found explains it (`analysis::explain`).
+//! with what the analysis found explains it (`analysis::explain`) and, for
+//! a sweep's step, how far the sweep's other configurations are.
 
+use super::sweep::chain_note;
 use super::{Anchors, Cell, ChainRow, SummaryRow, run_at, state};
 use crate::analysis::findings::{FindingKind, Severity};
 use crate::analysis::stats::{Speedup, TimeVerdict};
@@ -10,7 +12,7 @@ use crate::analysis::{Analysis, RunAnalysis, Status, format};
 use crate::model::Results;
 use crate::model::variant::Role;
 
-fn correctness(status: &Status) -> String {
+pub(super) fn correctness(status: &Status) -> String {
     match status {
         Status::Verified { against, .. } => format!("✓ matches {against}"),
         Status::Wrong { .. } => "✗ wrong".into(),
@@ -158,6 +160,11 @@ pub(super) fn chain(
                 run.explanation
                     .as_ref()
                     .map_or_else(|| "–".into(), |e| e.text.clone())
+            };
+            let explanation = match chain_note(analysis, name) {
+                Some(note) if explanation.ends_with('.') => format!("{explanation} {note}"),
+                Some(note) => format!("{explanation}. {note}"),
+                None => explanation,
             };
             Some(ChainRow {
                 step: name.clone(),
