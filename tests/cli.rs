@@ -1978,6 +1978,13 @@ fn a_sweep_is_timed_whole_and_profiled_at_its_extremes() {
         ranked[0].variant.name.replace('[', "\\[").replace(']', "\\]")
     )));
     assert!(markdown.contains("## Sweep items at N=2048"));
+    // Two parameters: a heat map of the time over ITEMS and BLOCK.
+    let heat_map = out
+        .path()
+        .join("report/charts/07-sweep-items-at-n-2048.svg");
+    let svg = std::fs::read_to_string(&heat_map).unwrap();
+    assert!(svg.contains("1.00×") && svg.contains("no time"), "{svg}");
+    assert!(markdown.contains("Darker is faster"));
     assert!(markdown.contains("ncu profiled 2 of the 3 configurations"));
     assert!(
         markdown

@@ -1,15 +1,16 @@
 //! Which charts the report shows and what goes into each: speedup and time
 //! per variant (with the spread of the timing samples), one grouped bar
 //! chart per key counter across variants, scaling over problem size when
-//! there are several sizes, and the roofline when the kernels do
-//! floating-point work. Turns Results + Analysis into chart inputs; the
+//! there are several sizes, the roofline when the kernels do
+//! floating-point work, and a heat map of each sweep over two parameters. Turns Results + Analysis into chart inputs; the
 //! drawing is `charts`.
 
 use super::charts::{
-    self, BarChart, BarSeries, LineChart, LineSeries, Mark, Roofline, RooflinePoint,
+    self, BarChart, BarSeries, HeatMap, LineChart, LineSeries, Mark, Roofline, RooflinePoint,
 };
 use super::view::ChartView;
 use crate::analysis::derived::{Key, Unit};
+use crate::analysis::sweeps::SweepAnalysis;
 use crate::analysis::{Analysis, RunAnalysis, Status, VariantAnalysis, format};
 use crate::model::Results;
 use crate::model::variant::Role;
@@ -138,7 +139,68 @@ fn drawn(results: &Results, analysis: &Analysis) -> Vec<ChartView> {
     if let Some(roofline) = roofline(results, analysis) {
         figures.push(roofline);
     }
+    figures.extend(analysis.sweeps.iter().filter_map(sweep_heat_map));
     figures
+}
+
+/// A sweep over exactly two parameters: each configuration's time over
+/// the best's, the first parameter down and the second across.
+fn sweep_heat_map(sweep: &SweepAnalysis) -> Option<ChartView> {
+    let [down, across] = sweep.parameters.as_slice() else {
+        return None;
+    };
+    let values_of = |index: usize| -> Vec<i64> {
+        let mut values: Vec<i64> = sweep
+            .configurations
+            .iter()
+            .map(|c| &c.parameters)
+            .chain(sweep.skipped.iter().map(|s| &s.parameters))
+            .filter_map(|parameters| parameters.get(index).map(|(_, v)| *v))
+            .collect();
+        values.sort_unstable();
+        values.dedup();
+        values
+    };
+    let (rows, columns) = (values_of(0), values_of(1));
+    let cells: Vec<Vec<Option<f64>>> = rows
+        .iter()
+        .map(|row| {
+            columns
+                .iter()
+                .map(|column| {
+                    sweep
+                        .configurations
+                        .iter()
+                        .find(|c| {
+                            c.parameters.first().map(|(_, v)| v) == Some(row)
+                                && c.parameters.get(1).map(|(_, v)| v) == Some(column)
+                        })
+                        .and_then(|c| c.times_slower)
+                })
+                .collect()
+        })
+        .collect();
+    let title = format!("Sweep {} at {}", sweep.group, sweep.size);
+    let text = |values: &[i64]| values.iter().map(i64::to_string).collect::<Vec<_>>();
+    Some(ChartView {
+        caption: format!(
+            "Darker is faster: each configuration's median time over the best's ({}, 1.00×), {down} down and {across} across; grey cells were skipped by the constraint or did not run correctly.",
+            sweep.best.as_deref().unwrap_or("none")
+        ),
+        file: String::new(),
+        detail: false,
+        svg: charts::heat_map(&HeatMap {
+            title: &title,
+            x_label: across,
+            y_label: down,
+            x_values: &text(&columns),
+            y_values: &text(&rows),
+            cells: &cells,
+            missing: "no time",
+            format: &format::speedup,
+        }),
+        title,
+    })
 }
 
 /// The baseline's median time over each variant's, one series per size.

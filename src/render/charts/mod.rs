@@ -1,6 +1,7 @@
 //! SVG charts for the report: grouped bar charts (per-variant timings and
 //! speedups, with whiskers, ceiling and wrong-result marks), line charts
-//! (how a metric scales with problem size) and the roofline. Each chart is a
+//! (how a metric scales with problem size), the roofline and the heat map
+//! of a sweep over two parameters. Each chart is a
 //! pure function from caller-formatted data to one self-contained SVG string:
 //! no I/O, no fonts, no external references, every caller text escaped.
 //! Drawing goes through plotters' SVG backend; category labels, legends,
@@ -8,9 +9,10 @@
 //! the same backend. A chart that cannot be drawn, or has nothing to draw,
 //! comes back as a small SVG that says so, never as a panic.
 //!
-//! This file owns the charts' inputs and the three entry points,
-//! [`bar_chart`], [`line_chart`] and [`roofline()`]; each chart's layout and
-//! drawing live in `bars` (with `category_labels`), `lines` and `roofline`
+//! This file owns the charts' inputs and the four entry points,
+//! [`bar_chart`], [`line_chart`], [`roofline()`] and [`heat_map`]; each
+//! chart's layout and drawing live in `bars` (with `category_labels`),
+//! `lines`, `heat_map` and `roofline`
 //! (with `placement`, which places its labels), on the shared `axis`,
 //! `heading` (title, legend, markers), `style` (sizes, colours, fonts),
 //! `numbers` (tick and label numbers) and `svg` (the document around a
@@ -33,6 +35,7 @@ mod axis;
 mod bars;
 mod category_labels;
 mod heading;
+mod heat_map;
 mod lines;
 mod numbers;
 mod placement;
@@ -43,6 +46,7 @@ mod svg;
 mod tests;
 
 use bars::{BarPlan, draw_bar_chart};
+use heat_map::draw_heat_map;
 use lines::{LinePlan, draw_line_chart};
 use roofline::{RooflinePlan, draw_roofline, positive};
 use style::WIDTH;
@@ -136,6 +140,22 @@ pub struct RooflineSvg {
     pub skipped: Vec<String>,
 }
 
+/// A value over two parameters: one cell per pair of their values.
+pub struct HeatMap<'a> {
+    pub title: &'a str,
+    pub x_label: &'a str,
+    pub y_label: &'a str,
+    pub x_values: &'a [String],
+    pub y_values: &'a [String],
+    /// `cells[row][column]`, a row per y value and a column per x value;
+    /// `None` where there is no value.
+    pub cells: &'a [Vec<Option<f64>>],
+    /// The label of a cell without a value, e.g. "skipped".
+    pub missing: &'a str,
+    /// formats a cell's value, e.g. |v| format!("{v:.2}×")
+    pub format: &'a dyn Fn(f64) -> String,
+}
+
 const NO_DATA: &str = "no data";
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
@@ -156,6 +176,24 @@ pub fn line_chart(chart: &LineChart) -> String {
             draw_line_chart(root, chart, &plan)
         }),
         None => message_svg(chart.title, NO_DATA),
+    }
+}
+
+pub fn heat_map(chart: &HeatMap) -> String {
+    let drawable = !chart.x_values.is_empty()
+        && chart.cells.len() == chart.y_values.len()
+        && chart
+            .cells
+            .iter()
+            .all(|row| row.len() == chart.x_values.len())
+        && chart.cells.iter().flatten().any(Option::is_some);
+    match drawable {
+        true => render(
+            chart.title,
+            (WIDTH, heat_map::height(chart.y_values.len())),
+            |root| draw_heat_map(root, chart),
+        ),
+        false => message_svg(chart.title, NO_DATA),
     }
 }
 
