@@ -1985,6 +1985,7 @@ fn a_sweep_is_timed_whole_and_profiled_at_its_extremes() {
     let svg = std::fs::read_to_string(&heat_map).unwrap();
     assert!(svg.contains("1.00×") && svg.contains("no time"), "{svg}");
     assert!(markdown.contains("Darker is faster"));
+    assert!(markdown.contains("**Best against slowest profiled:**"));
     assert!(markdown.contains("ncu profiled 2 of the 3 configurations"));
     assert!(
         markdown

@@ -247,12 +247,12 @@ pub fn analyze(results: &Results) -> Analysis {
         .iter()
         .map(|variant| analyze_variant(results, variant, &steps, &ceilings))
         .collect();
-    let variants = variants
+    let variants: Vec<VariantAnalysis> = variants
         .iter()
         .map(|analysis| follow_previous(results, analysis, &variants, focus_size.as_deref()))
         .collect();
     let sweeps = match &focus_size {
-        Some(size) => sweeps::analyze(results, size),
+        Some(size) => sweeps::analyze(results, size, &variants),
         None => Vec::new(),
     };
     Analysis {

@@ -3,8 +3,9 @@
 //! (the first is the one the chain shows), which of them the profile
 //! stage spends ncu on (the fastest and the slowest), and each sweep as
 //! the report shows it ([`SweepAnalysis`]: every configuration by time,
-//! the skipped ones, how far the slowest is from the best). The one
-//! ranking the pipeline, the chain and the report share.
+//! the skipped ones, how far the slowest is from the best, and what the
+//! derived metrics say separates the best from the slowest profiled one).
+//! The one ranking the pipeline, the chain and the report share.
 
 use serde::Serialize;
 
@@ -13,8 +14,9 @@ use crate::model::measurement::Check;
 use crate::model::results::VariantResult;
 use crate::model::sweep::{SkippedConfiguration, Sweep};
 
+use super::derived::{Derived, Key};
 use super::timing::median_at;
-use super::{Status, format, run_status};
+use super::{Status, VariantAnalysis, format, run_status};
 
 /// A sweep at the focus size, as the report shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -33,6 +35,10 @@ pub struct SweepAnalysis {
     pub configurations: Vec<Configuration>,
     /// The combinations the constraint ruled out, with the reason.
     pub skipped: Vec<SkippedConfiguration>,
+    /// What the counters of the best and the slowest profiled
+    /// configuration differ in (occupancy and its limiter, registers,
+    /// spills, bank conflicts, sectors over ideal), when both were profiled.
+    pub contrast: Option<String>,
 }
 
 /// One configuration of a sweep at the focus size.
@@ -48,16 +54,22 @@ pub struct Configuration {
     pub profiled: bool,
 }
 
-/// Every sweep of `results` at `size`.
-pub fn analyze(results: &Results, size: &str) -> Vec<SweepAnalysis> {
+/// Every sweep of `results` at `size`; `variants` are the variants'
+/// analyses, whose derived metrics the contrast compares.
+pub fn analyze(results: &Results, size: &str, variants: &[VariantAnalysis]) -> Vec<SweepAnalysis> {
     results
         .sweeps
         .iter()
-        .map(|sweep| analyze_sweep(results, sweep, size))
+        .map(|sweep| analyze_sweep(results, sweep, size, variants))
         .collect()
 }
 
-fn analyze_sweep(results: &Results, sweep: &Sweep, size: &str) -> SweepAnalysis {
+fn analyze_sweep(
+    results: &Results,
+    sweep: &Sweep,
+    size: &str,
+    variants: &[VariantAnalysis],
+) -> SweepAnalysis {
     let ranked = ranked(results, &sweep.group, size);
     let best = ranked.first().map(|r| r.median_ms);
     let configuration = |variant: &VariantResult, median_ms: Option<f64>| {
@@ -84,6 +96,22 @@ fn analyze_sweep(results: &Results, sweep: &Sweep, size: &str) -> SweepAnalysis 
             .filter(|v| !ranked.iter().any(|r| r.variant.name == v.name))
             .map(|v| configuration(v, None)),
     );
+    let derived_of = |name: &str| {
+        variants
+            .iter()
+            .find(|v| v.name == name)
+            .and_then(|v| v.runs.iter().find(|r| r.size == size))
+            .map(|run| &run.derived)
+            .filter(|derived| derived.get(Key::AchievedOccupancy).is_some())
+    };
+    let profiled: Vec<(&str, &Derived)> = ranked
+        .iter()
+        .filter_map(|r| Some((r.variant.name.as_str(), derived_of(&r.variant.name)?)))
+        .collect();
+    let contrast = match (profiled.first(), profiled.last()) {
+        (Some(best), Some(slowest)) if profiled.len() > 1 => Some(contrast(*best, *slowest)),
+        _ => None,
+    };
     SweepAnalysis {
         group: sweep.group.clone(),
         parameters: sweep.parameters.clone(),
@@ -92,6 +120,80 @@ fn analyze_sweep(results: &Results, sweep: &Sweep, size: &str) -> SweepAnalysis 
         summary: summary(&ranked, configurations.len(), sweep.skipped.len()),
         configurations,
         skipped: sweep.skipped.clone(),
+        contrast,
+    }
+}
+
+/// A relative difference that counts as clear: 10%.
+const CLEAR: f64 = 0.1;
+
+/// Sentences on the derived metrics in which the fastest profiled
+/// configuration and the slowest differ clearly.
+fn contrast((best, fast): (&str, &Derived), (slowest, slow): (&str, &Derived)) -> String {
+    let mut sentences = Vec::new();
+    let both = |key: Key| fast.get(key).zip(slow.get(key));
+    let clearly_apart = |a: f64, b: f64| (a - b).abs() > CLEAR * a.abs().max(b.abs());
+    if let Some((a, b)) = both(Key::AchievedOccupancy).filter(|(a, b)| (a - b).abs() >= 10.0) {
+        let mut sentence = format!(
+            "achieved occupancy is {} in {best} and {} in {slowest}",
+            format::percent(a),
+            format::percent(b)
+        );
+        let limiter = |d: &Derived| {
+            d.limiters
+                .iter()
+                .map(|l| l.describe())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        };
+        if fast.limiters != slow.limiters && !slow.limiters.is_empty() {
+            sentence.push_str(&format!(
+                " (the resident blocks of {slowest} are capped by {})",
+                limiter(slow)
+            ));
+        }
+        sentences.push(sentence);
+    }
+    if let Some((a, b)) = both(Key::RegistersPerThread).filter(|(a, b)| clearly_apart(*a, *b)) {
+        sentences.push(format!(
+            "{best} uses {} registers per thread, {slowest} {}",
+            format::count(a),
+            format::count(b)
+        ));
+    }
+    let spills = |d: &Derived| d.get(Key::LocalMemorySectors).unwrap_or(0.0);
+    match (spills(fast) > 0.0, spills(slow) > 0.0) {
+        (false, true) => sentences.push(format!(
+            "{slowest} spills to local memory ({} sectors) and {best} does not",
+            format::count(spills(slow))
+        )),
+        (true, false) => sentences.push(format!(
+            "{best} spills to local memory ({} sectors) and {slowest} does not",
+            format::count(spills(fast))
+        )),
+        _ => {}
+    }
+    for (key, what) in [
+        (
+            Key::SharedExcessWavefronts,
+            "shared-memory wavefronts over ideal (bank conflicts)",
+        ),
+        (Key::GlobalExcessSectors, "global sectors over ideal"),
+    ] {
+        if let Some((a, b)) = both(key).filter(|(a, b)| clearly_apart(*a, *b)) {
+            sentences.push(format!(
+                "{what} are {} in {best} and {} in {slowest}",
+                format::ratio(a),
+                format::ratio(b)
+            ));
+        }
+    }
+    match sentences.is_empty() {
+        true => format!(
+            "{best} and {slowest} do not differ clearly in occupancy, registers, spills, bank \
+             conflicts or sectors over ideal."
+        ),
+        false => format!("Between {best} and {slowest}: {}.", sentences.join("; ")),
     }
 }
 
@@ -228,6 +330,7 @@ pub(crate) mod fixture {
 mod tests {
     use super::fixture::tiled_and_padded_swept;
     use super::*;
+    use crate::analysis::derived::Limiter;
     use crate::model::sweep::SweepPoint;
 
     /// The transpose probe's variants made configurations of one sweep,
@@ -307,6 +410,49 @@ mod tests {
             .collect();
         assert_eq!(order, [("padded", Some(1.0)), ("tiled", Some(1.5))]);
         assert!(sweep.configurations.iter().all(|c| c.profiled));
+        assert_eq!(
+            sweep.contrast.as_deref(),
+            Some(
+                "padded and tiled do not differ clearly in occupancy, registers, spills, bank \
+                 conflicts or sectors over ideal."
+            )
+        );
+    }
+
+    #[test]
+    fn the_contrast_names_only_the_counters_that_differ_clearly() {
+        let derived = |values: &[(Key, f64)], limiters: Vec<Limiter>| Derived {
+            values: values.iter().copied().collect(),
+            limiters,
+            blocks_per_sm: None,
+        };
+        let fast = derived(
+            &[
+                (Key::AchievedOccupancy, 80.0),
+                (Key::RegistersPerThread, 32.0),
+                (Key::SharedExcessWavefronts, 1.0),
+                (Key::GlobalExcessSectors, 1.0),
+            ],
+            vec![Limiter::Warps],
+        );
+        let slow = derived(
+            &[
+                (Key::AchievedOccupancy, 30.0),
+                (Key::RegistersPerThread, 128.0),
+                (Key::LocalMemorySectors, 4096.0),
+                (Key::SharedExcessWavefronts, 8.0),
+                (Key::GlobalExcessSectors, 1.05),
+            ],
+            vec![Limiter::Registers],
+        );
+        assert_eq!(
+            contrast(("a[X=1]", &fast), ("a[X=8]", &slow)),
+            "Between a[X=1] and a[X=8]: achieved occupancy is 80.0% in a[X=1] and 30.0% in \
+             a[X=8] (the resident blocks of a[X=8] are capped by registers per thread); a[X=1] \
+             uses 32 registers per thread, a[X=8] 128; a[X=8] spills to local memory (4,096 \
+             sectors) and a[X=1] does not; shared-memory wavefronts over ideal (bank \
+             conflicts) are 1.00 in a[X=1] and 8.00 in a[X=8]."
+        );
     }
 
     #[test]

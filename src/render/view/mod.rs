@@ -130,6 +130,8 @@ pub struct SweepView {
     pub skipped: Vec<String>,
     /// The configurations that failed or gave wrong output, and how.
     pub not_run: Vec<String>,
+    /// What separates the best from the slowest profiled configuration.
+    pub contrast: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

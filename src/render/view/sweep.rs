@@ -1,8 +1,9 @@
 //! A sweep's section: its configurations sorted by time (time, time over
 //! the best, correctness, whether ncu profiled it, occupancy and registers
 //! where known), the combinations the constraint skipped and the
-//! configurations that did not run correctly, each with its reason; and
-//! the line the chain adds to the sweep's step.
+//! configurations that did not run correctly, each with its reason, and
+//! what separates the best from the slowest profiled; and the line the
+//! chain adds to the sweep's step.
 
 use super::summary::correctness;
 use super::{Anchors, SweepRow, SweepView, run_at, state};
@@ -58,6 +59,7 @@ pub(super) fn sweep_view(
             .filter(|c| c.median_ms.is_none())
             .map(|c| format!("{}: {}", c.name, correctness(&c.status)))
             .collect(),
+        contrast: sweep.contrast.clone(),
     }
 }
 
@@ -152,6 +154,13 @@ mod tests {
         assert_eq!(sweep.profiled, "Every configuration was profiled.");
         assert_eq!(sweep.skipped, ["K=3: K < 3 is false (3 < 3)"]);
         assert!(sweep.not_run.is_empty());
+        assert!(
+            sweep
+                .contrast
+                .as_deref()
+                .unwrap()
+                .starts_with("padded and tiled")
+        );
         let step = view.chain.iter().find(|row| row.step == "padded").unwrap();
         assert!(
             step.explanation.ends_with(
