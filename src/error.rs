@@ -22,7 +22,8 @@ pub mod exit_code {
     /// line and column where there is one.
     pub const BAD_INPUT: u8 = 2;
     /// The report was written, but a variant failed (compile error, fault,
-    /// timeout or wrong output).
+    /// timeout or wrong output); a sweep's configuration that fails to run
+    /// does not count while another of its sweep ran correctly.
     pub const VARIANT_FAILED: u8 = 3;
     /// The machine lacks the GPU, the driver, NVRTC or ncu; for `doctor`,
     /// a check failed.

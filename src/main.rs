@@ -12,6 +12,7 @@ use clap::Parser;
 
 use gpuprof::analysis::conclusions::Conclusions;
 use gpuprof::analysis::since::Movement;
+use gpuprof::analysis::sweeps::is_tolerated_failure;
 use gpuprof::cli::{Cli, Command, Format, PaperSize, ShardArg, Written};
 use gpuprof::error::{Error, exit_code};
 use gpuprof::pipeline::{
@@ -318,12 +319,12 @@ fn finish(outcome: Result<Outcome, Error>, written: &Written) -> ExitCode {
     if let Some(stages) = &outcome.stages {
         anstream::eprintln!("{}", stages.line());
     }
-    let failed = outcome
-        .analysis
-        .variants
-        .iter()
-        .flat_map(|v| &v.runs)
-        .any(|run| !run.status.is_trusted());
+    let failed = outcome.analysis.variants.iter().any(|v| {
+        v.runs.iter().any(|run| {
+            !run.status.is_trusted()
+                && !is_tolerated_failure(&outcome.analysis, &v.name, &run.status)
+        })
+    });
     let profiling_failed = outcome
         .results
         .notices

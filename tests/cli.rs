@@ -1951,13 +1951,27 @@ fn a_sweep_is_timed_whole_and_profiled_at_its_extremes() {
             "plain",
             "items[ITEMS=1,BLOCK=128]",
             "items[ITEMS=1,BLOCK=256]",
-            "items[ITEMS=4,BLOCK=128]"
+            "items[ITEMS=4,BLOCK=128]",
+            "items[ITEMS=16,BLOCK=128]",
+            "items[ITEMS=16,BLOCK=256]"
         ]
     );
     assert_eq!(results.sweeps.len(), 1);
     assert_eq!(
         results.sweeps[0].skipped[0].reason,
-        "ITEMS * BLOCK <= 512 is false (1024 <= 512)"
+        "ITEMS * BLOCK != 1024 is false (1024 != 1024)"
+    );
+    // The configurations that do not compile are reported as such, and
+    // the run still succeeds (.success() above) as others ran correctly.
+    let broken = results.variant("items[ITEMS=16,BLOCK=256]").unwrap();
+    assert!(
+        broken
+            .build
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("at most 8 items per thread")),
+        "{:?}",
+        broken.build
     );
     // Every configuration is timed; only the fastest and the slowest are
     // profiled ([profile] sweeps = { best = 1, worst = 1 }).
@@ -1986,9 +2000,12 @@ fn a_sweep_is_timed_whole_and_profiled_at_its_extremes() {
     assert!(svg.contains("1.00×") && svg.contains("no time"), "{svg}");
     assert!(markdown.contains("Darker is faster"));
     assert!(markdown.contains("**Best against slowest profiled:**"));
-    assert!(markdown.contains("ncu profiled 2 of the 3 configurations"));
+    assert!(markdown.contains("ncu profiled 2 of the 5 configurations"));
     assert!(
-        markdown
-            .contains("- ITEMS=4, BLOCK=256: ITEMS \\* BLOCK \\<= 512 is false (1024 \\<= 512)")
+        markdown.contains("- ITEMS=4, BLOCK=256: ITEMS \\* BLOCK != 1024 is false (1024 != 1024)")
+    );
+    assert!(
+        markdown.contains("- items\\[ITEMS=16,BLOCK=128\\]: ✗ failed (compile)"),
+        "{markdown}"
     );
 }

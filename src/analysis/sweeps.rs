@@ -16,7 +16,7 @@ use crate::model::sweep::{SkippedConfiguration, Sweep};
 
 use super::derived::{Derived, Key};
 use super::timing::median_at;
-use super::{Status, VariantAnalysis, format, run_status};
+use super::{Analysis, Status, VariantAnalysis, format, run_status};
 
 /// A sweep at the focus size, as the report shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -225,6 +225,19 @@ fn summary(ranked: &[Ranked], configurations: usize, skipped: usize) -> String {
     }
 }
 
+/// Whether the run of `variant` with `status` failed (compile error,
+/// launch error, fault, timeout) as a sweep's configuration may: a sweep
+/// tries configurations that cannot run (too many registers, too much
+/// shared memory), and such a failure does not fail the run while
+/// another configuration of its sweep ran correctly. Wrong output always
+/// does.
+pub fn is_tolerated_failure(analysis: &Analysis, variant: &str, status: &Status) -> bool {
+    matches!(status, Status::Failed { .. })
+        && analysis.sweeps.iter().any(|sweep| {
+            sweep.best.is_some() && sweep.configurations.iter().any(|c| c.name == variant)
+        })
+}
+
 /// Whether `variant` stands for its sweep in the chain: it is not a
 /// configuration, or it is its sweep's best at `size` (the first
 /// configuration when none ran correctly, so that the chain shows why).
@@ -417,6 +430,36 @@ mod tests {
                  conflicts or sectors over ideal."
             )
         );
+    }
+
+    #[test]
+    fn a_configuration_that_fails_to_run_fails_the_run_only_when_none_ran_correctly() {
+        let mut results = tiled_and_padded_swept();
+        results.variants[2].runs[0].failure = Some(crate::model::results::Failure {
+            stage: crate::model::results::Stage::Launch,
+            message: "too many resources requested for launch".into(),
+        });
+        let analysis = crate::analysis::analyze(&results);
+        let status = |name: &str| {
+            analysis
+                .variants
+                .iter()
+                .find(|v| v.name == name)
+                .unwrap()
+                .runs[0]
+                .status
+                .clone()
+        };
+        assert!(is_tolerated_failure(&analysis, "tiled", &status("tiled")));
+        assert!(!is_tolerated_failure(
+            &analysis,
+            "padded",
+            &status("padded")
+        ));
+        assert!(!is_tolerated_failure(&analysis, "naive", &status("tiled")));
+        results.variants[3].runs[0].samples_ms.clear();
+        let analysis = crate::analysis::analyze(&results);
+        assert!(!is_tolerated_failure(&analysis, "tiled", &status("tiled")));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 template <int Items>
 __global__ void copy_items(const float *in, float *out, int n)
 {
+    static_assert(Items <= 8, "at most 8 items per thread");
     int base = blockIdx.x * blockDim.x * Items + threadIdx.x;
 #pragma unroll
     for (int k = 0; k < Items; ++k) {
