@@ -1992,6 +1992,16 @@ fn a_sweep_is_timed_whole_and_profiled_at_its_extremes() {
         ranked[0].variant.name.replace('[', "\\[").replace(']', "\\]")
     )));
     assert!(markdown.contains("## Sweep items at N=2048"));
+    // Sections of their own only for the best and the profiled.
+    let section = |name: &str| format!("### {}\n", name.replace('[', "\\[").replace(']', "\\]"));
+    assert!(
+        markdown.contains(&section(&ranked[0].variant.name)),
+        "{markdown}"
+    );
+    assert!(
+        !markdown.contains(&section(&ranked[1].variant.name)),
+        "{markdown}"
+    );
     // Two parameters: a heat map of the time over ITEMS and BLOCK.
     let heat_map = out
         .path()
@@ -2005,7 +2015,8 @@ fn a_sweep_is_timed_whole_and_profiled_at_its_extremes() {
         markdown.contains("- ITEMS=4, BLOCK=256: ITEMS \\* BLOCK != 1024 is false (1024 != 1024)")
     );
     assert!(
-        markdown.contains("- items\\[ITEMS=16,BLOCK=128\\]: ✗ failed (compile)"),
+        markdown.contains("- items\\[ITEMS=16,BLOCK=128\\]: ✗ failed (compile): ")
+            && markdown.contains("at most 8 items per thread"),
         "{markdown}"
     );
 }

@@ -238,6 +238,20 @@ pub fn is_tolerated_failure(analysis: &Analysis, variant: &str, status: &Status)
         })
 }
 
+/// Whether the report details the variant `name` (a section of its own,
+/// a bar in each chart): every variant but a sweep's configuration that is
+/// neither the sweep's best nor profiled, which only the sweep's table
+/// lists, so that a sweep of hundreds of configurations stays readable.
+pub fn is_detailed(analysis: &Analysis, name: &str) -> bool {
+    analysis.sweeps.iter().all(|sweep| {
+        sweep.best.as_deref() == Some(name)
+            || sweep
+                .configurations
+                .iter()
+                .all(|c| c.name != name || c.profiled)
+    })
+}
+
 /// Whether `variant` stands for its sweep in the chain: it is not a
 /// configuration, or it is its sweep's best at `size` (the first
 /// configuration when none ran correctly, so that the chain shows why).
@@ -423,6 +437,7 @@ mod tests {
             .collect();
         assert_eq!(order, [("padded", Some(1.0)), ("tiled", Some(1.5))]);
         assert!(sweep.configurations.iter().all(|c| c.profiled));
+        assert!(is_detailed(&analysis, "tiled"));
         assert_eq!(
             sweep.contrast.as_deref(),
             Some(
@@ -460,6 +475,19 @@ mod tests {
         results.variants[3].runs[0].samples_ms.clear();
         let analysis = crate::analysis::analyze(&results);
         assert!(!is_tolerated_failure(&analysis, "tiled", &status("tiled")));
+    }
+
+    #[test]
+    fn only_the_best_and_the_profiled_configurations_are_detailed() {
+        let mut results = tiled_and_padded_swept();
+        results.variants[2].runs[0].profile = None;
+        let analysis = crate::analysis::analyze(&results);
+        assert!(!is_detailed(&analysis, "tiled"));
+        assert!(is_detailed(&analysis, "padded"));
+        assert!(is_detailed(&analysis, "naive"));
+        results.variants[3].runs[0].profile = None;
+        let analysis = crate::analysis::analyze(&results);
+        assert!(is_detailed(&analysis, "padded"));
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub mod view;
 
 use minijinja::{AutoEscape, Environment, UndefinedBehavior, context};
 
-use crate::analysis::Analysis;
+use crate::analysis::{Analysis, sweeps};
 use crate::model::Results;
 
 const HTML_TEMPLATE: &str = include_str!("../../templates/report.html.j2");
@@ -116,10 +116,20 @@ fn markdown_code(text: String) -> String {
     }
 }
 
-/// The view-model for these results, charts included.
+/// The view-model for these results, charts included. The charts leave
+/// out the sweep configurations the report does not detail.
 pub fn view(results: &Results, analysis: &Analysis) -> view::ReportView {
+    let detailed = Analysis {
+        variants: analysis
+            .variants
+            .iter()
+            .filter(|v| sweeps::is_detailed(analysis, &v.name))
+            .cloned()
+            .collect(),
+        ..analysis.clone()
+    };
     view::ReportView {
-        charts: figures::figures(results, analysis),
+        charts: figures::figures(results, &detailed),
         ..view::build(results, analysis)
     }
 }

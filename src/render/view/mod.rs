@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::analysis::{Analysis, RunAnalysis, Status, VariantAnalysis, Verdict};
+use crate::analysis::{Analysis, RunAnalysis, Status, VariantAnalysis, Verdict, sweeps};
 use crate::model::Results;
 
 mod header;
@@ -38,6 +38,8 @@ pub struct ReportView {
     pub chain: Vec<ChainRow>,
     /// The parameter sweeps, each a table of its configurations.
     pub sweeps: Vec<SweepView>,
+    /// Every variant's section, but a sweep's configurations that are
+    /// neither its best nor profiled (its table lists them).
     pub variants: Vec<VariantView>,
     /// Inline SVG charts, filled in by the chart layer.
     pub charts: Vec<ChartView>,
@@ -137,7 +139,8 @@ pub struct SweepView {
 #[derive(Debug, Clone, Serialize)]
 pub struct SweepRow {
     pub name: String,
-    pub anchor: String,
+    /// The id of its section, where the report details it.
+    pub anchor: Option<String>,
     /// The parameters' values, in the order of `SweepView::parameters`.
     pub values: Vec<String>,
     pub time: String,
@@ -374,6 +377,7 @@ pub fn build(results: &Results, analysis: &Analysis) -> ReportView {
             .variants
             .iter()
             .zip(&analysis.variants)
+            .filter(|(variant, _)| sweeps::is_detailed(analysis, &variant.name))
             .map(|(variant, variant_analysis)| {
                 variant_view(
                     variant,

@@ -8,8 +8,8 @@
 use super::summary::correctness;
 use super::{Anchors, SweepRow, SweepView, run_at, state};
 use crate::analysis::derived::Key;
-use crate::analysis::sweeps::{Configuration, SweepAnalysis};
-use crate::analysis::{Analysis, format};
+use crate::analysis::sweeps::{self, Configuration, SweepAnalysis};
+use crate::analysis::{Analysis, Status, format};
 use crate::model::Results;
 
 pub(super) fn sweep_view(
@@ -57,7 +57,7 @@ pub(super) fn sweep_view(
             .configurations
             .iter()
             .filter(|c| c.median_ms.is_none())
-            .map(|c| format!("{}: {}", c.name, correctness(&c.status)))
+            .map(not_run)
             .collect(),
         contrast: sweep.contrast.clone(),
     }
@@ -83,7 +83,8 @@ fn row(
         .or_else(|| derived.and_then(|d| d.get(Key::RegistersPerThread)));
     SweepRow {
         name: configuration.name.clone(),
-        anchor: anchors.of_variant(&configuration.name),
+        anchor: sweeps::is_detailed(analysis, &configuration.name)
+            .then(|| anchors.of_variant(&configuration.name)),
         values: configuration
             .parameters
             .iter()
@@ -103,6 +104,31 @@ fn row(
             .and_then(|d| d.get(Key::AchievedOccupancy))
             .map_or_else(|| "–".into(), format::percent),
         registers: registers.map_or_else(|| "–".into(), format::count),
+    }
+}
+
+/// `sgemm[BM=256]: ✗ failed (launch): too many resources requested for
+/// launch`: the configuration, its correctness and the failure's first
+/// line that says `error` (else its first line): its section, which would
+/// hold the rest, is left out of the report.
+fn not_run(configuration: &Configuration) -> String {
+    let line = format!(
+        "{}: {}",
+        configuration.name,
+        correctness(&configuration.status)
+    );
+    match &configuration.status {
+        Status::Failed { message, .. } => {
+            let lines = || message.lines().map(str::trim).filter(|l| !l.is_empty());
+            match lines()
+                .find(|l| l.contains("error"))
+                .or_else(|| lines().next())
+            {
+                Some(telling) => format!("{line}: {telling}"),
+                None => line,
+            }
+        }
+        _ => line,
     }
 }
 
