@@ -216,7 +216,7 @@ fn summary(ranked: &[Ranked], configurations: usize, skipped: usize) -> String {
     }
     match (ranked.first(), ranked.last()) {
         (Some(best), Some(slowest)) if ranked.len() > 1 => format!(
-            "{text}; the slowest that ran correctly, {}, took {} the best's time.",
+            "{text}; the slowest of those that ran and were not wrong, {}, took {} the best's time.",
             slowest.variant.name,
             format::speedup(slowest.median_ms / best.median_ms)
         ),
@@ -427,7 +427,7 @@ mod tests {
         assert_eq!(sweep.best.as_deref(), Some("padded"));
         assert_eq!(
             sweep.summary,
-            "2 configurations (1 skipped by the constraint); the slowest that ran correctly, \
+            "2 configurations (1 skipped by the constraint); the slowest of those that ran and were not wrong, \
              tiled, took 1.50× the best's time."
         );
         let order: Vec<(&str, Option<f64>)> = sweep

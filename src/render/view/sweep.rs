@@ -191,7 +191,7 @@ mod tests {
         assert!(
             step.explanation.ends_with(
                 "Best of the sweep `t`: 2 configurations (1 skipped by the constraint); the \
-                 slowest that ran correctly, tiled, took 1.50× the best's time."
+                 slowest of those that ran and were not wrong, tiled, took 1.50× the best's time."
             ),
             "{}",
             step.explanation
