@@ -28,8 +28,9 @@ pub struct SweepAnalysis {
     pub size: String,
     /// The fastest configuration that ran correctly: the chain's step.
     pub best: Option<String>,
-    /// `3 configurations (1 skipped by the constraint); the slowest that
-    /// ran correctly, sgemm[BM=64], took 1.45× the best's time.`
+    /// `3 configurations (1 skipped by the constraint); the slowest of those
+    /// that ran and were not wrong, sgemm[BM=64], took 1.45× the best's
+    /// time.`
     pub summary: String,
     /// Fastest first, then those without a time in results order.
     pub configurations: Vec<Configuration>,
@@ -220,8 +221,8 @@ fn summary(ranked: &[Ranked], configurations: usize, skipped: usize) -> String {
             slowest.variant.name,
             format::speedup(slowest.median_ms / best.median_ms)
         ),
-        (Some(_), _) => format!("{text}; only one ran correctly."),
-        _ => format!("{text}; none ran correctly."),
+        (Some(_), _) => format!("{text}; only one ran and was not wrong."),
+        _ => format!("{text}; none ran without failing or a wrong output."),
     }
 }
 
@@ -536,7 +537,7 @@ mod tests {
         assert_eq!(analysis.steps, ["naive", "tiled"]);
         assert_eq!(
             analysis.sweeps[0].summary,
-            "2 configurations (1 skipped by the constraint); none ran correctly."
+            "2 configurations (1 skipped by the constraint); none ran without failing or a wrong output."
         );
     }
 }
