@@ -1943,6 +1943,23 @@ fn a_sweep_is_timed_whole_and_profiled_at_its_extremes() {
         .arg(out.path().join("report"))
         .assert()
         .success();
+    let analysis: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.path().join("report/analysis.json")).unwrap(),
+    )
+    .unwrap();
+    let sweep = &analysis["sweeps"][0];
+    assert_eq!(sweep["group"], "items");
+    assert_eq!(sweep["best"], sweep["configurations"][0]["name"]);
+    assert_eq!(sweep["configurations"][0]["times_best"], 1.0);
+    assert_eq!(sweep["skipped"][0]["parameters"]["ITEMS"], 4);
+    assert!(
+        sweep["configurations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["correctness"]["status"] == "failed"),
+        "{sweep}"
+    );
     let results = read_results(&out.path().join("report/results.json"));
     let names: Vec<&str> = results.variants.iter().map(|v| v.name.as_str()).collect();
     assert_eq!(

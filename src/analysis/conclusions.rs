@@ -49,6 +49,49 @@ pub struct Conclusions {
     pub chain: Vec<String>,
     pub ceilings: Vec<String>,
     pub variants: Vec<VariantConclusions>,
+    /// Each parameter sweep, its configurations ranked at the focus size
+    /// (each configuration is also among `variants`).
+    pub sweeps: Vec<SweepConclusions>,
+}
+
+/// A parameter sweep: the configuration the chain takes, every
+/// configuration by time, the combinations the constraint ruled out.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SweepConclusions {
+    /// The variant's name as written.
+    pub group: String,
+    pub parameters: Vec<String>,
+    /// The size the configurations are ranked at.
+    pub size: String,
+    /// The fastest configuration that ran and was not wrong: the chain's
+    /// step.
+    pub best: Option<String>,
+    pub summary: String,
+    pub configurations: Vec<SweepConfiguration>,
+    pub skipped: Vec<SkippedCombination>,
+    /// What separates the best from the slowest profiled configuration.
+    pub contrast: Option<String>,
+}
+
+/// One configuration of a sweep, fastest first (those without a time
+/// last).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SweepConfiguration {
+    /// Its variant's name.
+    pub name: String,
+    pub parameters: std::collections::BTreeMap<String, i64>,
+    pub median_ms: Option<f64>,
+    /// Its median over the best's (1 for the best).
+    pub times_best: Option<f64>,
+    pub correctness: Correctness,
+    pub profiled: bool,
+}
+
+/// A combination the constraint ruled out, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkippedCombination {
+    pub parameters: std::collections::BTreeMap<String, i64>,
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -387,6 +430,7 @@ impl Conclusions {
                 .iter()
                 .map(|v| variant(v, &results.suite.baseline))
                 .collect(),
+            sweeps: analysis.sweeps.iter().map(sweep).collect(),
         }
     }
 
@@ -540,6 +584,37 @@ fn run(analysis: &RunAnalysis, baseline: &str, previous: Option<&str>) -> RunCon
         findings: analysis.findings.iter().map(finding).collect(),
         hot_lines: analysis.hot_lines.iter().map(hot_line).collect(),
         lines_taken_at: analysis.lines_taken_at.clone(),
+    }
+}
+
+fn sweep(analysis: &super::sweeps::SweepAnalysis) -> SweepConclusions {
+    SweepConclusions {
+        group: analysis.group.clone(),
+        parameters: analysis.parameters.clone(),
+        size: analysis.size.clone(),
+        best: analysis.best.clone(),
+        summary: analysis.summary.clone(),
+        configurations: analysis
+            .configurations
+            .iter()
+            .map(|c| SweepConfiguration {
+                name: c.name.clone(),
+                parameters: c.parameters.iter().cloned().collect(),
+                median_ms: c.median_ms,
+                times_best: c.times_slower,
+                correctness: correctness(&c.status),
+                profiled: c.profiled,
+            })
+            .collect(),
+        skipped: analysis
+            .skipped
+            .iter()
+            .map(|s| SkippedCombination {
+                parameters: s.parameters.iter().cloned().collect(),
+                reason: s.reason.clone(),
+            })
+            .collect(),
+        contrast: analysis.contrast.clone(),
     }
 }
 
