@@ -56,7 +56,7 @@ type Report = Arc<Mutex<File>>;
 /// Where the harness sends its events, and what kernels printed.
 pub struct Reporter {
     report: Report,
-    capture: Option<Capture>,
+    capture: Capture,
     in_flight: Option<Item>,
 }
 
@@ -85,7 +85,7 @@ impl Reporter {
             .map_err(|error| format!("cannot capture what kernels print: {error}"))?;
         Ok(Some(Reporter {
             report,
-            capture: Some(capture),
+            capture,
             in_flight: None,
         }))
     }
@@ -94,17 +94,15 @@ impl Reporter {
     /// the last event. A pipeline that stopped reading needs no report.
     pub fn emit(&mut self, event: &Event) {
         let mut lines = String::new();
-        if let Some(capture) = &self.capture {
-            let printed = capture.take();
-            if let (Some(item), false) = (&self.in_flight, printed.is_empty()) {
-                let printed = Event::Printed {
-                    item: item.clone(),
-                    text: String::from_utf8_lossy(&printed.kept).into_owned(),
-                    more_lines: printed.more_lines,
-                };
-                lines.push_str(&printed.to_line());
-                lines.push('\n');
-            }
+        let printed = self.capture.take();
+        if let (Some(item), false) = (&self.in_flight, printed.is_empty()) {
+            let printed = Event::Printed {
+                item: item.clone(),
+                text: String::from_utf8_lossy(&printed.kept).into_owned(),
+                more_lines: printed.more_lines,
+            };
+            lines.push_str(&printed.to_line());
+            lines.push('\n');
         }
         match event {
             Event::Started { item } | Event::Sampling { item } => {
