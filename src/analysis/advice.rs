@@ -125,7 +125,7 @@ pub fn conflict_fixes(code: &str) -> Vec<(Change, &'static str)> {
 /// For an access finding: the change that removes it.
 pub fn access(e: &Evidence, finding: &Finding) -> Advice {
     let line = e
-        .lines
+        .lines()
         .iter()
         .find(|l| finding.lines.first() == Some(&l.line));
     if finding.kind == FindingKind::BankConflicts {

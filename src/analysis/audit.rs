@@ -171,15 +171,13 @@ impl Auditor<'_> {
                 why,
             );
         }
+        let lines_of = recorded.lines_of(stored);
         if let Some(limit) = &run.limit {
             let counters = derive(self.results, recorded, stored);
-            let has_lines = recorded.lines_of(stored).is_some();
-            let why = limit_fault(&limit.basis, run, counters, has_lines);
+            let why = limit_fault(&limit.basis, run, counters, lines_of.is_some());
             self.check(&variant.name, &run.size, "limiter", &limit.bottleneck, why);
         }
-        let lines: &[SourceLine] = recorded
-            .lines_of(stored)
-            .map_or(&[], |l| l.profile.source_lines.as_slice());
+        let lines: &[SourceLine] = lines_of.map_or(&[], |l| l.profile.source_lines.as_slice());
         for finding in &run.findings {
             let why = finding
                 .lines

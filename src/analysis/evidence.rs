@@ -98,9 +98,8 @@ impl Ceiling {
 pub struct Evidence<'a> {
     pub derived: &'a Derived,
     pub findings: &'a [Finding],
-    pub lines: &'a [SourceLine],
-    /// The profile `lines` come from: the run's own, or the same variant's
-    /// at the size the per-line counters were taken at.
+    /// The profile the per-line counters come from: the run's own, or the
+    /// same variant's at the size they were taken at.
     pub lines_profile: Option<&'a Profile>,
     pub profile: Option<&'a Profile>,
     pub ceilings: Vec<Ceiling>,
@@ -122,14 +121,10 @@ impl<'a> Evidence<'a> {
             .device
             .as_ref()
             .map(|d| d.peak_dram_bytes_per_second);
-        let lines_profile = variant.lines_of(run).map(|l| l.profile);
         Evidence {
             derived,
             findings,
-            lines: lines_profile
-                .map(|p| p.source_lines.as_slice())
-                .unwrap_or_default(),
-            lines_profile,
+            lines_profile: variant.lines_of(run).map(|l| l.profile),
             profile: run.profile.as_ref(),
             ceilings: ceilings
                 .iter()
@@ -144,6 +139,13 @@ impl<'a> Evidence<'a> {
                 .collect(),
             applied: applied(results, variant),
         }
+    }
+
+    /// The per-line counters (of `lines_profile`; none without it).
+    pub fn lines(&self) -> &'a [SourceLine] {
+        self.lines_profile
+            .map(|p| p.source_lines.as_slice())
+            .unwrap_or_default()
     }
 
     pub fn get(&self, key: Key) -> Option<f64> {
@@ -174,9 +176,9 @@ impl<'a> Evidence<'a> {
 
     /// The share of stall samples whose reason is in `reasons`.
     pub fn stall_share(&self, reasons: &[&str]) -> Option<f64> {
-        let all: f64 = self.lines.iter().flat_map(|l| l.stalls.values()).sum();
+        let all: f64 = self.lines().iter().flat_map(|l| l.stalls.values()).sum();
         let some: f64 = self
-            .lines
+            .lines()
             .iter()
             .flat_map(|l| l.stalls.iter())
             .filter(|(name, _)| reasons.contains(&name.as_str()))
@@ -189,14 +191,11 @@ impl<'a> Evidence<'a> {
     /// access, shared wavefronts for bank conflicts.
     pub fn weight(&self, finding: &Finding) -> Option<Weight> {
         let on_lines: Vec<&SourceLine> = self
-            .lines
+            .lines()
             .iter()
             .filter(|l| finding.lines.contains(&l.line))
             .collect();
-        let samples = match self.lines_profile {
-            Some(profile) => profile.stall_samples(),
-            None => self.lines.iter().filter_map(|l| l.warp_stall_samples).sum(),
-        };
+        let samples = self.lines_profile.map_or(0.0, Profile::stall_samples);
         if on_lines.is_empty() || samples <= 0.0 {
             return None;
         }
@@ -230,7 +229,7 @@ impl<'a> Evidence<'a> {
     fn total(&self, metrics: [&str; 2], per_line: fn(&SourceLine) -> Option<f64>) -> f64 {
         let metric = |name| self.lines_profile.and_then(|p| p.metric(name));
         match (metric(metrics[0]), metric(metrics[1])) {
-            (None, None) => self.lines.iter().filter_map(per_line).sum(),
+            (None, None) => self.lines().iter().filter_map(per_line).sum(),
             (a, b) => a.unwrap_or(0.0) + b.unwrap_or(0.0),
         }
     }

@@ -273,7 +273,7 @@ impl Units {
 fn latency(e: &Evidence, units: &Units) -> Verdict {
     let occupancy = e.get(Key::AchievedOccupancy);
     let low = occupancy.is_some_and(|o| o < 40.0);
-    let top = dominant_stall(e.lines).map(|(name, _, _)| name);
+    let top = dominant_stall(e.lines()).map(|(name, _, _)| name);
     let mut evidence = units.numbers();
     if let Some(o) = occupancy {
         evidence.push_str(&format!("; achieved occupancy {}", format::percent(o)));

@@ -69,9 +69,6 @@ fn evidence<'a>(
     Evidence {
         derived,
         findings,
-        lines: profile
-            .map(|p| p.source_lines.as_slice())
-            .unwrap_or_default(),
         lines_profile: profile,
         profile,
         ceilings,
