@@ -1,7 +1,10 @@
 // Independent event timing of the bundled transpose kernels, for checking
 // gpuprof's speedups: plain CUDA runtime, the kernels included from
 // kernels/transpose, each launch timed by its own pair of events after
-// warm-ups, median printed. Built and run by scripts/gpu-check.sh:
+// warm-ups, the median printed for two kinds of samples: hot (the launch
+// right after the previous one) and cold (after a cudaMemset over a buffer
+// twice the size of the L2, so none of the kernel's data is left in it).
+// Built and run by scripts/gpu-check.sh and scripts/gpu-repeat.sh:
 //   nvcc -O3 -arch=sm_90 -o event-timing scripts/event-timing.cu
 //   ./event-timing 2048 8192
 #include <algorithm>
@@ -25,13 +28,47 @@
 
 typedef void (*Kernel)(const float *, float *, int, int);
 
+// The median of `repetitions` launches of `kernel`, each between its own
+// events; with `flush`, a memset over `flush_bytes` runs before each.
+static float median_ms(Kernel kernel, dim3 grid, dim3 block, const float *in, float *out, int n, void *flush,
+                       size_t flush_bytes, int repetitions)
+{
+    std::vector<cudaEvent_t> start(repetitions), stop(repetitions);
+    for (int r = 0; r < repetitions; ++r) {
+        CHECK(cudaEventCreate(&start[r]));
+        CHECK(cudaEventCreate(&stop[r]));
+    }
+    for (int r = 0; r < repetitions; ++r) {
+        if (flush) CHECK(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
+        CHECK(cudaEventRecord(start[r]));
+        kernel<<<grid, block>>>(in, out, n, n);
+        CHECK(cudaEventRecord(stop[r]));
+    }
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    std::vector<float> ms(repetitions);
+    for (int r = 0; r < repetitions; ++r) {
+        CHECK(cudaEventElapsedTime(&ms[r], start[r], stop[r]));
+        CHECK(cudaEventDestroy(start[r]));
+        CHECK(cudaEventDestroy(stop[r]));
+    }
+    std::sort(ms.begin(), ms.end());
+    return (ms[repetitions / 2 - 1] + ms[repetitions / 2]) / 2;
+}
+
 int main(int argc, char **argv)
 {
-    const int warmup = 5, repetitions = 30;
+    const int warmup = 5, repetitions = 100;
     struct { const char *name; Kernel kernel; } kernels[] = {
         {"copy", copy_reference}, {"naive", transpose_naive}, {"tiled", transpose_tiled}, {"padded", transpose_padded},
     };
-    printf("size,variant,median_ms\n");
+    int device = 0, l2_bytes = 0;
+    CHECK(cudaGetDevice(&device));
+    CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+    size_t flush_bytes = 2 * (size_t)l2_bytes;
+    void *flush;
+    CHECK(cudaMalloc(&flush, flush_bytes));
+    printf("size,variant,temperature,median_ms\n");
     for (int a = 1; a < argc; ++a) {
         int n = atoi(argv[a]);
         size_t count = (size_t)n * n;
@@ -42,28 +79,16 @@ int main(int argc, char **argv)
         CHECK(cudaMalloc(&out, count * 4));
         CHECK(cudaMemcpy(in, host.data(), count * 4, cudaMemcpyHostToDevice));
         dim3 block(32, 8), grid((n + 31) / 32, (n + 31) / 32);
-        std::vector<cudaEvent_t> start(repetitions), stop(repetitions);
-        for (int r = 0; r < repetitions; ++r) {
-            CHECK(cudaEventCreate(&start[r]));
-            CHECK(cudaEventCreate(&stop[r]));
-        }
         for (auto &k : kernels) {
             for (int i = 0; i < warmup; ++i) k.kernel<<<grid, block>>>(in, out, n, n);
             CHECK(cudaGetLastError());
-            for (int r = 0; r < repetitions; ++r) {
-                CHECK(cudaEventRecord(start[r]));
-                k.kernel<<<grid, block>>>(in, out, n, n);
-                CHECK(cudaEventRecord(stop[r]));
-            }
-            CHECK(cudaDeviceSynchronize());
-            std::vector<float> ms(repetitions);
-            for (int r = 0; r < repetitions; ++r) CHECK(cudaEventElapsedTime(&ms[r], start[r], stop[r]));
-            std::sort(ms.begin(), ms.end());
-            float median = (ms[repetitions / 2 - 1] + ms[repetitions / 2]) / 2;
-            printf("N=%d,%s,%.6f\n", n, k.name, median);
+            float cold = median_ms(k.kernel, grid, block, in, out, n, flush, flush_bytes, repetitions);
+            float hot = median_ms(k.kernel, grid, block, in, out, n, nullptr, 0, repetitions);
+            printf("N=%d,%s,cold,%.6f\nN=%d,%s,hot,%.6f\n", n, k.name, cold, n, k.name, hot);
         }
         CHECK(cudaFree(in));
         CHECK(cudaFree(out));
     }
+    CHECK(cudaFree(flush));
     return 0;
 }

@@ -3,7 +3,7 @@
 # release binary built elsewhere (target/release/gpuprof):
 #   1. gpuprof report on examples/transpose (timed), outputs kept;
 #   2. independent event timing of the same kernels, compared with
-#      gpuprof's speedups (scripts/compare-timing.py, 5% tolerance);
+#      gpuprof's speedups (scripts/compare-timing.py, 2% tolerance);
 #   3. the fault suite (tests/gpu/faults), checked by scripts/check-faults.py;
 #   4. `gpuprof render` of the saved results, compared with the report.
 # Everything lands in OUTDIR (default $OUT); a short table is printed last.
@@ -31,12 +31,12 @@ for suite in ${SUITES:-transpose}; do
     summary+=("report $suite: exit $rc in $(since "$t0") s")
 done
 
-if [ -f "$out/transpose/results.json" ]; then
+if [ -f "$out/transpose/analysis.json" ]; then
     echo "== independent event timing"
     work=$(mktemp -d)
     nvcc -O3 -arch=sm_90 -o "$work/event-timing" scripts/event-timing.cu && "$work/event-timing" 2048 8192 > "$out/event-timing.csv"
     cat "$out/event-timing.csv"
-    python3 scripts/compare-timing.py "$out/transpose/results.json" "$out/event-timing.csv"
+    python3 scripts/compare-timing.py "$out/transpose/analysis.json" "$out/event-timing.csv"
     summary+=("speedups vs event timing: exit $? ($(tail -1 "$log"))")
     echo "== render from results.json"
     mkdir -p "$work/render"
