@@ -507,21 +507,6 @@ impl Gpu {
         self.stream.synchronize().during(what.to_string())
     }
 
-    /// Launches `count` times untimed (after verification, before
-    /// sampling).
-    pub fn warm_up(
-        &self,
-        kernel: &Kernel,
-        instance: &Instance,
-        buffers: &Buffers,
-        count: u32,
-    ) -> Result<(), GpuError> {
-        for _ in 0..count {
-            self.launch(kernel, instance, buffers)?;
-        }
-        self.synchronize("running the warm-up launches")
-    }
-
     fn event(&self) -> Result<CudaEvent, GpuError> {
         self.context
             .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
@@ -590,33 +575,49 @@ impl Gpu {
         Ok(())
     }
 
-    /// Prepares the turns of an item: times a few hot launches, and for a
-    /// kernel under [`GRAPH_BELOW_MS`] captures a turn in a CUDA graph
+    /// Prepares the turns of an item: makes its `warmup` launches (at
+    /// least one), each between events, and from their median chooses
+    /// the method and the turn: a kernel under [`GRAPH_BELOW_MS`] is
+    /// captured in a CUDA graph of `samples_per_turn` cold and hot samples
     /// (falling back to events around each launch, with the reason, when
-    /// the capture fails).
+    /// the capture fails); a longer one takes turns of at most
+    /// `samples_per_turn` of each kind and at most a quarter of
+    /// `time_limit_s`, so that a slow kernel does not overrun its time
+    /// limit by a whole turn.
     pub fn sampler(
         &self,
         kernel: &Kernel,
         instance: &Instance,
         buffers: &Buffers,
+        warmup: u32,
         samples_per_turn: usize,
+        time_limit_s: f64,
     ) -> Result<Sampler, GpuError> {
-        let events = TurnEvents::new(self, samples_per_turn, samples_per_turn)?;
         let launch = || self.launch(kernel, instance, buffers);
-        let probe = TurnEvents::new(self, 0, PROBE_LAUNCHES)?;
-        self.enqueue_turn(&launch, &probe, 1, false)?;
-        self.synchronize("timing the first launches")?;
-        let mut probed = probe.read(&probe.hot, 1)?;
-        probed.sort_by(f64::total_cmp);
-        let typical_ms = probed[probed.len() / 2];
+        let warm_ups = TurnEvents::new(self, 0, warmup.max(1) as usize)?;
+        for (start, stop) in &warm_ups.hot {
+            self.record(start, false)?;
+            launch()?;
+            self.record(stop, false)?;
+        }
+        self.synchronize("warming up")?;
+        let mut warm_up_ms = warm_ups.read(&warm_ups.hot, 1)?;
+        warm_up_ms.sort_by(f64::total_cmp);
+        let typical_ms = warm_up_ms[warm_up_ms.len() / 2];
         if typical_ms >= GRAPH_BELOW_MS {
+            let per_turn = (time_limit_s * 1000.0 / 4.0 / (2.0 * typical_ms)).floor() as usize;
             return Ok(Sampler {
-                events,
+                events: TurnEvents::new(
+                    self,
+                    per_turn.clamp(1, samples_per_turn),
+                    per_turn.clamp(1, samples_per_turn),
+                )?,
                 graph: None,
                 launches_per_hot_sample: 1,
                 graph_refused: None,
             });
         }
+        let events = TurnEvents::new(self, samples_per_turn, samples_per_turn)?;
         // Enough back-to-back launches per hot sample to fill ~50 µs.
         let launches = ((GRAPH_SAMPLE_MS / typical_ms.max(1e-4)).ceil() as u32).clamp(2, 1000);
         match self.capture(&launch, &events, launches) {
@@ -718,9 +719,6 @@ impl Gpu {
 
 /// Kernels whose launch takes less than this are timed in a CUDA graph.
 const GRAPH_BELOW_MS: f64 = 0.010;
-
-/// Hot launches timed one by one to tell whether a kernel is that short.
-const PROBE_LAUNCHES: usize = 5;
 
 /// The time a hot sample of the graph method spans, in back-to-back
 /// launches.

@@ -410,10 +410,16 @@ impl Runner<'_> {
             self.outputs.insert(variant.name.clone(), outputs);
         }
         let (gpu, kernel) = (&self.gpu, &self.kernels[&key]);
-        gpu.warm_up(kernel, instance, &buffers, self.job.plan.timing.warmup)
-            .map_err(Failure::fatal(Stage::Timing))?;
+        let timing = &self.job.plan.timing;
         let sampler = gpu
-            .sampler(kernel, instance, &buffers, SAMPLES_PER_TURN)
+            .sampler(
+                kernel,
+                instance,
+                &buffers,
+                timing.warmup,
+                SAMPLES_PER_TURN,
+                timing.time_limit_s.unwrap_or(f64::INFINITY),
+            )
             .map_err(Failure::fatal(Stage::Timing))?;
         Ok(Prepared {
             item: item.clone(),

@@ -29,7 +29,7 @@ pub(super) fn header(results: &Results) -> HeaderView {
         ) {
             (Some(spread), Some(limit)) => format!(
                 "cold samples (the L2 flushed before each) and hot ones (the kernel ran right before), after {} warm-ups, until each kind has at least {} samples and a spread under ±{}, or {} per variant and size; samples taken while the SM clock was throttled are left out; median reported, each run says which kind and how",
-                results.suite.timing.warmup,
+                results.suite.timing.warmup.max(1),
                 results.suite.timing.repetitions,
                 format::share(spread),
                 format::milliseconds(limit * 1e3)
