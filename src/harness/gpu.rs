@@ -63,8 +63,7 @@ impl<T> During<T> for Result<T, DriverError> {
 pub struct Gpu {
     context: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    /// A buffer twice the size of the L2, written over before each cold
-    /// sample:
+    /// A buffer the size of the L2, written over before each cold sample:
     /// allocated on the first one, kept for the life of the process.
     flush: OnceCell<CudaSlice<u32>>,
 }
@@ -145,16 +144,12 @@ impl Gpu {
         Ok(free as u64)
     }
 
-    /// The bytes of the L2 flush buffer: twice the L2's size. On the H200
-    /// a memset of exactly the L2's size left some of the kernel's data
-    /// there (transpose at 2048²: cold medians 3–8% under an event timer
-    /// that flushed twice the L2); twice it evicts everything.
-    pub fn flush_bytes(&self) -> Result<u64, GpuError> {
-        let l2_bytes = self
+    /// The bytes of the L2 flush buffer (the L2's size).
+    pub fn l2_bytes(&self) -> Result<u64, GpuError> {
+        Ok(self
             .context
             .attribute(Attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
-            .during("reading the L2 size")? as u64;
-        Ok(2 * l2_bytes)
+            .during("reading the L2 size")? as u64)
     }
 
     pub fn facts(&self) -> Result<DriverFacts, GpuError> {
@@ -532,7 +527,7 @@ impl Gpu {
         let buffer = match self.flush.get() {
             Some(buffer) => buffer,
             None => {
-                let words = (self.flush_bytes()? as usize).div_ceil(4).max(1);
+                let words = (self.l2_bytes()? as usize).div_ceil(4).max(1);
                 let buffer = self
                     .stream
                     .alloc_zeros::<u32>(words)

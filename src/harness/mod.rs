@@ -442,7 +442,7 @@ impl Runner<'_> {
             .map(|variant| buffer_bytes(&variant.instances[size_index]))
             .sum();
         let free = self.gpu.free_memory()?;
-        let flush = self.gpu.flush_bytes()?;
+        let flush = self.gpu.l2_bytes()?;
         if items.len() <= 1 || needed + flush + MEMORY_MARGIN_BYTES <= free {
             return Ok(Schedule::Interleaved {
                 variants: items.len() as u32,
