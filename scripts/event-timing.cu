@@ -6,10 +6,15 @@
 // twice the size of the L2, so none of the kernel's data is left in it).
 // Built and run by scripts/gpu-check.sh and scripts/gpu-repeat.sh:
 //   nvcc -O3 -arch=sm_90 -o event-timing scripts/event-timing.cu
-//   ./event-timing 2048 8192
+//   ./event-timing [--zero-flush] [--own-buffers] 2048 8192
+// --zero-flush writes zeros over the flush buffer every time (by default
+// each flush writes another byte value); --own-buffers gives every kernel
+// its own input and output, all allocated together (as gpuprof keeps the
+// buffers of all variants of a size), instead of one pair for all.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 #include <cuda_runtime.h>
 #include "../kernels/transpose/copy.cu"
@@ -31,7 +36,7 @@ typedef void (*Kernel)(const float *, float *, int, int);
 // The median of `repetitions` launches of `kernel`, each between its own
 // events; with `flush`, a memset over `flush_bytes` runs before each.
 static float median_ms(Kernel kernel, dim3 grid, dim3 block, const float *in, float *out, int n, void *flush,
-                       size_t flush_bytes, int repetitions)
+                       size_t flush_bytes, bool zero_flush, int repetitions)
 {
     std::vector<cudaEvent_t> start(repetitions), stop(repetitions);
     for (int r = 0; r < repetitions; ++r) {
@@ -39,7 +44,7 @@ static float median_ms(Kernel kernel, dim3 grid, dim3 block, const float *in, fl
         CHECK(cudaEventCreate(&stop[r]));
     }
     for (int r = 0; r < repetitions; ++r) {
-        if (flush) CHECK(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
+        if (flush) CHECK(cudaMemsetAsync(flush, zero_flush ? 0 : r & 0xFF, flush_bytes));
         CHECK(cudaEventRecord(start[r]));
         kernel<<<grid, block>>>(in, out, n, n);
         CHECK(cudaEventRecord(stop[r]));
@@ -68,26 +73,36 @@ int main(int argc, char **argv)
     size_t flush_bytes = 2 * (size_t)l2_bytes;
     void *flush;
     CHECK(cudaMalloc(&flush, flush_bytes));
+    bool zero_flush = false, own_buffers = false;
     printf("size,variant,temperature,median_ms\n");
     for (int a = 1; a < argc; ++a) {
+        if (!strcmp(argv[a], "--zero-flush")) { zero_flush = true; continue; }
+        if (!strcmp(argv[a], "--own-buffers")) { own_buffers = true; continue; }
         int n = atoi(argv[a]);
         size_t count = (size_t)n * n;
         std::vector<float> host(count);
         for (size_t i = 0; i < count; ++i) host[i] = (float)((i * 2654435761u) % 10007) / 10007.0f;
-        float *in, *out;
-        CHECK(cudaMalloc(&in, count * 4));
-        CHECK(cudaMalloc(&out, count * 4));
-        CHECK(cudaMemcpy(in, host.data(), count * 4, cudaMemcpyHostToDevice));
-        dim3 block(32, 8), grid((n + 31) / 32, (n + 31) / 32);
-        for (auto &k : kernels) {
-            for (int i = 0; i < warmup; ++i) k.kernel<<<grid, block>>>(in, out, n, n);
-            CHECK(cudaGetLastError());
-            float cold = median_ms(k.kernel, grid, block, in, out, n, flush, flush_bytes, repetitions);
-            float hot = median_ms(k.kernel, grid, block, in, out, n, nullptr, 0, repetitions);
-            printf("N=%d,%s,cold,%.6f\nN=%d,%s,hot,%.6f\n", n, k.name, cold, n, k.name, hot);
+        const int pairs = own_buffers ? 4 : 1;
+        std::vector<float *> in(pairs), out(pairs);
+        for (int p = 0; p < pairs; ++p) {
+            CHECK(cudaMalloc(&in[p], count * 4));
+            CHECK(cudaMalloc(&out[p], count * 4));
+            CHECK(cudaMemcpy(in[p], host.data(), count * 4, cudaMemcpyHostToDevice));
         }
-        CHECK(cudaFree(in));
-        CHECK(cudaFree(out));
+        dim3 block(32, 8), grid((n + 31) / 32, (n + 31) / 32);
+        for (int k = 0; k < 4; ++k) {
+            Kernel kernel = kernels[k].kernel;
+            float *kin = in[k % pairs], *kout = out[k % pairs];
+            for (int i = 0; i < warmup; ++i) kernel<<<grid, block>>>(kin, kout, n, n);
+            CHECK(cudaGetLastError());
+            float cold = median_ms(kernel, grid, block, kin, kout, n, flush, flush_bytes, zero_flush, repetitions);
+            float hot = median_ms(kernel, grid, block, kin, kout, n, nullptr, 0, false, repetitions);
+            printf("N=%d,%s,cold,%.6f\nN=%d,%s,hot,%.6f\n", n, kernels[k].name, cold, n, kernels[k].name, hot);
+        }
+        for (int p = 0; p < pairs; ++p) {
+            CHECK(cudaFree(in[p]));
+            CHECK(cudaFree(out[p]));
+        }
     }
     CHECK(cudaFree(flush));
     return 0;
