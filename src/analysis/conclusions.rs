@@ -139,6 +139,7 @@ pub enum ChangeVerdict {
     NotSeen,
     Contradicted,
     NotMeasured,
+    NoneBefore,
     AlreadyIdeal,
     NoExpectation,
 }
@@ -562,6 +563,7 @@ fn change_verdict(verdict: super::Verdict) -> ChangeVerdict {
         V::NotSeen => ChangeVerdict::NotSeen,
         V::Contradicted => ChangeVerdict::Contradicted,
         V::NotMeasured => ChangeVerdict::NotMeasured,
+        V::NoneBefore => ChangeVerdict::NoneBefore,
         V::AlreadyIdeal => ChangeVerdict::AlreadyIdeal,
         V::NoExpectation => ChangeVerdict::NoExpectation,
     }

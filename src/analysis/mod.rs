@@ -177,6 +177,11 @@ pub enum Verdict {
     NotSeen,
     Contradicted,
     NotMeasured,
+    /// The counter was expected to fall but the previous step had none of
+    /// what it counts (0): the step introduced the thing it counts (shared
+    /// loads per FMA in a step that first uses shared memory), so the
+    /// previous step is no yardstick for it.
+    NoneBefore,
     /// The previous step was already at the metric's ideal.
     AlreadyIdeal,
     /// The knowledge base expects nothing of this change (`other`).
@@ -202,6 +207,9 @@ impl Verdict {
             Verdict::NotSeen => "The counters do not show it.",
             Verdict::Contradicted => "The counters are contrary to the expectation.",
             Verdict::NotMeasured => "The counters to test this were not measured.",
+            Verdict::NoneBefore => {
+                "The previous step had none of what the counters count, so they cannot show it."
+            }
             Verdict::AlreadyIdeal => {
                 "The previous step was already at the ideal, so there was nothing to gain."
             }
@@ -275,6 +283,24 @@ fn names_in_role(results: &Results, role: Role, focus_size: Option<&str>) -> Vec
         .collect()
 }
 
+/// The step a variant follows: the one before it in the chain; for a sweep
+/// configuration outside the chain, the one before the configuration that
+/// stands for its sweep there (every configuration is an alternative to
+/// that step, so its changes are judged against the same previous step).
+fn previous_step(results: &Results, variant: &VariantResult, steps: &[String]) -> Option<String> {
+    let stands_for = match &variant.sweep {
+        Some(point) if !steps.contains(&variant.name) => steps.iter().find(|step| {
+            results
+                .variant(step)
+                .and_then(|v| v.sweep.as_ref())
+                .is_some_and(|p| p.group == point.group)
+        })?,
+        _ => &variant.name,
+    };
+    let position = steps.iter().position(|step| step == stands_for)?;
+    position.checked_sub(1).map(|i| steps[i].clone())
+}
+
 /// A variant with each run analysed on its own; what it owes the previous
 /// step comes from [`follow_previous`] once every variant is analysed.
 fn analyze_variant(
@@ -284,11 +310,7 @@ fn analyze_variant(
     ceilings: &[String],
 ) -> VariantAnalysis {
     let previous = match variant.role {
-        Role::Step => steps
-            .iter()
-            .position(|s| *s == variant.name)
-            .and_then(|i| i.checked_sub(1))
-            .map(|i| steps[i].clone()),
+        Role::Step => previous_step(results, variant, steps),
         Role::Ceiling => None,
     };
     let runs: Vec<RunAnalysis> = variant
@@ -609,12 +631,19 @@ fn judge_changes(
                     let already_ideal = ideal
                         .zip(b)
                         .is_some_and(|(ideal, before)| before <= ideal * 1.1);
-                    let verdict =
-                        if matches!(measured, Verdict::NotSeen | Verdict::Small) && already_ideal {
-                            Verdict::AlreadyIdeal
-                        } else {
-                            measured
-                        };
+                    // A fall expected from nothing: the previous step had
+                    // none of what the counter counts.
+                    let none_before = expectation.direction == Direction::Down
+                        && metric != Key::Time
+                        && b == Some(0.0);
+                    let verdict = if none_before {
+                        Verdict::NoneBefore
+                    } else if matches!(measured, Verdict::NotSeen | Verdict::Small) && already_ideal
+                    {
+                        Verdict::AlreadyIdeal
+                    } else {
+                        measured
+                    };
                     ExpectationOutcome {
                         metric,
                         label: metric.info().label,
@@ -729,7 +758,12 @@ fn overall(expectations: &[ExpectationOutcome]) -> Verdict {
     let measured: Vec<Verdict> = expectations
         .iter()
         .map(|e| e.verdict)
-        .filter(|v| !matches!(v, Verdict::NotMeasured | Verdict::AlreadyIdeal))
+        .filter(|v| {
+            !matches!(
+                v,
+                Verdict::NotMeasured | Verdict::NoneBefore | Verdict::AlreadyIdeal
+            )
+        })
         .collect();
     let expected_way = |v: &Verdict| matches!(v, Verdict::Confirmed | Verdict::Small);
     if measured.is_empty() {
@@ -812,6 +846,7 @@ fn describe_change(
             Verdict::NotSeen => "barely moved",
             Verdict::Contradicted => "moved the wrong way",
             Verdict::NotMeasured | Verdict::NoExpectation => "was not measured",
+            Verdict::NoneBefore => "cannot be judged against a step that had none",
             Verdict::AlreadyIdeal => "was already at its ideal before this step",
         };
         match (e.before, e.after) {
@@ -1045,6 +1080,45 @@ mod tests {
                 .contains("moved the wrong way: 1.00 → 32.2"),
             "{}",
             tiled.changes[0].measured
+        );
+    }
+
+    #[test]
+    fn a_fall_expected_from_nothing_is_not_judged_against_the_step_that_had_none() {
+        let mut results = probe_results();
+        // Register blocking declared on the tiled kernel; the naive kernel
+        // before it does FMAs but has no shared loads (0 per FMA), the
+        // tiled one some: the shared loads per FMA rise from nothing.
+        results.variants[2].changes = vec![Change::RegisterBlocking];
+        for (index, shared_loads) in [(1, 0.0), (2, 4096.0)] {
+            let profile = results.variants[index].runs[0].profile.as_mut().unwrap();
+            profile.metrics.insert(
+                crate::model::metrics::FFMA_THREAD_INSTRUCTIONS.into(),
+                32.0 * 65536.0,
+            );
+            profile.metrics.insert(
+                crate::model::metrics::SHARED_LOAD_INSTRUCTIONS.into(),
+                shared_loads,
+            );
+        }
+        let analysis = analyze(&results);
+        let tiled = analysis
+            .variants
+            .iter()
+            .find(|v| v.name == "tiled")
+            .unwrap();
+        let blocking = &tiled.changes[0];
+        let per_fma = &blocking.expectations[0];
+        assert_eq!(per_fma.metric, Key::SharedLoadsPerFma);
+        assert_eq!((per_fma.before, per_fma.after), (Some(0.0), Some(0.0625)));
+        assert_eq!(per_fma.verdict, Verdict::NoneBefore);
+        assert_ne!(blocking.verdict, Verdict::Contradicted);
+        assert!(
+            blocking
+                .measured
+                .contains("cannot be judged against a step that had none: 0 → 0.0625"),
+            "{}",
+            blocking.measured
         );
     }
 

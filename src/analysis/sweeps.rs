@@ -424,6 +424,14 @@ mod tests {
             .find(|v| v.name == "padded")
             .unwrap();
         assert_eq!(padded.previous.as_deref(), Some("naive"));
+        // The other configuration is an alternative to the same step: its
+        // changes are judged against the same previous step.
+        let tiled = analysis
+            .variants
+            .iter()
+            .find(|v| v.name == "tiled")
+            .unwrap();
+        assert_eq!(tiled.previous.as_deref(), Some("naive"));
         let sweep = &analysis.sweeps[0];
         assert_eq!(sweep.best.as_deref(), Some("padded"));
         assert_eq!(

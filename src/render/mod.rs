@@ -32,6 +32,7 @@ fn environment() -> Environment<'static> {
     });
     environment.add_filter("md", markdown_escape);
     environment.add_filter("md_code", markdown_code);
+    environment.add_filter("breakable", breakable_html);
     environment
         .add_template("report.html.j2", HTML_TEMPLATE)
         .expect("the HTML template parses (checked by tests)");
@@ -39,6 +40,21 @@ fn environment() -> Environment<'static> {
         .add_template("report.md.j2", MARKDOWN_TEMPLATE)
         .expect("the Markdown template parses (checked by tests)");
     environment
+}
+
+/// A name HTML-escaped with a line-break opportunity (`<wbr>`) after each
+/// comma and opening bracket, so that a sweep configuration's long name
+/// (`sgemm[BM=128,BN=64,BK=8]`) wraps inside its table cell instead of
+/// widening the table past the page.
+fn breakable_html(text: String) -> minijinja::Value {
+    let mut html = String::with_capacity(text.len() + 16);
+    for piece in text.split_inclusive([',', '[']) {
+        html.push_str(&minijinja::HtmlEscape(piece).to_string());
+        if piece.ends_with([',', '[']) {
+            html.push_str("<wbr>");
+        }
+    }
+    minijinja::Value::from_safe_string(html)
 }
 
 /// Escapes what would break a Markdown table or inline markup. A code
@@ -152,6 +168,15 @@ pub fn markdown(view: &view::ReportView) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn breakable_names_are_escaped_and_break_after_commas_and_brackets() {
+        assert_eq!(
+            breakable_html("k<T>[BM=64,BN=\"8\"]".into()).to_string(),
+            "k&lt;T&gt;[<wbr>BM=64,<wbr>BN=&quot;8&quot;]"
+        );
+        assert_eq!(breakable_html("naive".into()).to_string(), "naive");
+    }
 
     #[test]
     fn user_text_in_report_md_is_escaped_and_code_spans_cannot_be_ended() {

@@ -5,9 +5,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::style::{
-    GLYPH_EM, INK, LABEL_PX, LINE_PX, MUTED, WRONG, font, text_style, text_width, truncate,
-};
+use super::style::{INK, LABEL_PX, LINE_PX, MUTED, WRONG, font, text_style, text_width, truncate};
 use super::{Area, Drawn, Mark};
 
 /// Category names under the bars: centred and wrapped at `-`, `_`, `.`, `/`
@@ -33,13 +31,13 @@ impl CategoryLabels {
             .collect();
         let tagged = marks.iter().any(|m| *m != Mark::Normal);
         let horizontal = [LABEL_PX, LABEL_PX - 1.0].into_iter().find_map(|px| {
-            let max_chars = ((slot_px - 4.0) / (px * GLYPH_EM)).floor().max(1.0) as usize;
-            if tagged && max_chars < "ceiling".len() {
+            let max_px = slot_px - 4.0;
+            if tagged && text_width("ceiling", px) > max_px {
                 return None;
             }
             let lines = categories
                 .iter()
-                .map(|c| wrap_label(c, max_chars).filter(|l| l.len() <= MAX_LABEL_LINES))
+                .map(|c| wrap_label(c, max_px, px).filter(|l| l.len() <= MAX_LABEL_LINES))
                 .collect::<Option<Vec<_>>>()?;
             Some((px, lines))
         });
@@ -128,7 +126,8 @@ fn tag_suffix(mark: Mark) -> &'static str {
 }
 
 /// Greedy wrap at separators; `None` when a piece alone is wider than `max_chars`.
-pub(super) fn wrap_label(label: &str, max_chars: usize) -> Option<Vec<String>> {
+pub(super) fn wrap_label(label: &str, max_px: f64, px: f64) -> Option<Vec<String>> {
+    let fits = |line: &str| text_width(line, px) <= max_px;
     let mut pieces: Vec<String> = Vec::new();
     let mut piece = String::new();
     for ch in label.chars() {
@@ -144,7 +143,7 @@ pub(super) fn wrap_label(label: &str, max_chars: usize) -> Option<Vec<String>> {
     let mut line = String::new();
     for piece in pieces {
         let joined = format!("{line}{piece}");
-        if !line.is_empty() && joined.trim_end().chars().count() > max_chars {
+        if !line.is_empty() && !fits(joined.trim_end()) {
             lines.push(line.trim_end().to_string());
             line = piece;
         } else {
@@ -154,8 +153,5 @@ pub(super) fn wrap_label(label: &str, max_chars: usize) -> Option<Vec<String>> {
     if !line.trim_end().is_empty() || lines.is_empty() {
         lines.push(line.trim_end().to_string());
     }
-    lines
-        .iter()
-        .all(|l| l.chars().count() <= max_chars)
-        .then_some(lines)
+    lines.iter().all(|l| fits(l)).then_some(lines)
 }

@@ -10,8 +10,6 @@ pub(super) const WIDTH: u32 = 760;
 pub(super) const FONT_STACK: &str = "system-ui, -apple-system, Segoe UI, Roboto, Helvetica Neue, Arial, Liberation Sans, sans-serif";
 /// plotters' SVG backend writes `font-size` as the requested size / 1.24.
 pub(super) const PLOTTERS_FONT_SCALE: f64 = 1.24;
-/// Average advance of a sans-serif glyph in em; generous, so labels fit in wide fonts.
-pub(super) const GLYPH_EM: f64 = 0.56;
 pub(super) const LABEL_PX: f64 = 12.0;
 pub(super) const LINE_PX: i32 = 15;
 pub(super) const MARGIN_LEFT: u32 = 12;
@@ -61,8 +59,27 @@ pub(super) fn text_style(px: f64, colour: RGBColor, h: HPos, v: VPos) -> TextSty
     font(px).color(&colour).pos(Pos::new(h, v))
 }
 
+/// The estimated width of `text` at `px`: the sum of its glyphs'
+/// advances, taken on the wide side of the font stack (DejaVu Sans, the
+/// usual fallback on Linux), so that a label measured to fit does fit.
 pub(super) fn text_width(text: &str, px: f64) -> f64 {
-    text.chars().count() as f64 * px * GLYPH_EM
+    text.chars().map(advance_em).sum::<f64>() * px
+}
+
+/// A glyph's advance in em, by kind: capitals, `=` and digits are wider
+/// than the average letter (configuration names such as
+/// `sgemm[BM=128,TN=8]` are mostly those), punctuation narrower.
+fn advance_em(glyph: char) -> f64 {
+    match glyph {
+        'i' | 'l' | 'j' | '!' | '|' | '\'' | '.' | ',' | ':' | ';' => 0.32,
+        ' ' | 'f' | 't' | 'r' | '[' | ']' | '(' | ')' | '{' | '}' | '-' | '/' => 0.42,
+        'm' | 'w' | 'M' | 'W' | '%' | '@' => 0.98,
+        '=' | '+' | '<' | '>' | '~' | '#' | '&' => 0.84,
+        'A'..='Z' => 0.74,
+        '0'..='9' | '_' | '*' => 0.64,
+        'a'..='z' => 0.62,
+        _ => 0.8,
+    }
 }
 
 pub(super) fn truncate(text: &str, max_chars: usize) -> String {

@@ -393,11 +393,18 @@ fn marks_tag_ceiling_and_wrong() {
 #[test]
 fn long_labels_wrap_then_rotate() {
     assert_eq!(
-        wrap_label("padded-32x33", 8),
+        wrap_label("padded-32x33", 54.0, 12.0),
         Some(names(&["padded-", "32x33"]))
     );
-    assert_eq!(wrap_label("naive", 8), Some(names(&["naive"])));
-    assert_eq!(wrap_label("vectorizedfloat4", 8), None);
+    assert_eq!(wrap_label("naive", 54.0, 12.0), Some(names(&["naive"])));
+    assert_eq!(wrap_label("vectorizedfloat4", 54.0, 12.0), None);
+    // Capitals, `=` and digits are measured wide: a sweep configuration
+    // wraps at its commas into lines that each fit the slot.
+    let configuration = wrap_label("blocktile[BM=64,BN=128,BK=8,TM=8,TN=8]", 130.0, 12.0).unwrap();
+    assert_eq!(
+        configuration,
+        names(&["blocktile[BM=64,", "BN=128,BK=8,", "TM=8,TN=8]"])
+    );
 
     let few = CategoryLabels::new(&names(&["naive", "padded-32x33"]), &[], 300.0);
     assert!(!few.rotated);

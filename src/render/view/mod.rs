@@ -75,6 +75,9 @@ pub struct HeaderView {
 pub struct SizeView {
     pub label: String,
     pub rows: Vec<SummaryRow>,
+    /// Whether any row is measured against a ceiling: without one the
+    /// table leaves its "vs ceiling" column out.
+    pub has_ceilings: bool,
     /// What qualifies every number at this size (the working set fits in
     /// L2, a grid under one wave), with the variants it concerns.
     pub caveats: Vec<String>,
@@ -345,6 +348,7 @@ fn verdict_words(verdict: Verdict) -> (&'static str, &'static str) {
         Verdict::NotSeen => ("not seen", "not-seen"),
         Verdict::Contradicted => ("contradicted", "contradicted"),
         Verdict::NotMeasured => ("not measured", "not-measured"),
+        Verdict::NoneBefore => ("none before", "not-measured"),
         Verdict::AlreadyIdeal => ("already ideal", "not-measured"),
         Verdict::NoExpectation => ("no expectation", "no-expectation"),
     }
@@ -361,10 +365,14 @@ pub fn build(results: &Results, analysis: &Analysis) -> ReportView {
             .suite
             .sizes
             .iter()
-            .map(|size| SizeView {
-                label: size.label.clone(),
-                rows: summary_rows(results, analysis, &anchors, &size.label),
-                caveats: caveats(analysis, &size.label),
+            .map(|size| {
+                let rows = summary_rows(results, analysis, &anchors, &size.label);
+                SizeView {
+                    label: size.label.clone(),
+                    has_ceilings: rows.iter().any(|row| !row.vs_ceiling.is_empty()),
+                    rows,
+                    caveats: caveats(analysis, &size.label),
+                }
             })
             .collect(),
         chain: chain(analysis, results, &anchors, &focus_size),
