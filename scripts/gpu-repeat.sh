@@ -5,7 +5,7 @@
 # from examples/) timed twice in a row with --no-profile, then the bundled
 # transpose kernels timed by scripts/event-timing.cu (cold and hot) and
 # compared with the first transpose run's speedups (scripts/compare-timing.py,
-# 2% tolerance). Prints last, per suite: the runs above 50 µs, how many of
+# 2% tolerance; only when SUITES has transpose). Prints last, per suite: the runs above 50 µs, how many of
 # their headline medians moved by more than 1% between the two runs and the
 # largest move; then the speedup comparison. Analyses land in OUTDIR
 # (default $OUT) as SUITE-1.json and SUITE-2.json.
@@ -21,9 +21,12 @@ for suite in $suites; do
         cp "$runs/$suite-$round/results.json" "$out/$suite-$round-results.json"
     done
 done
-echo "== independent event timing"
-nvcc -O3 -arch=sm_90 -o "$runs/event-timing" scripts/event-timing.cu && "$runs/event-timing" 2048 8192 > "$out/event-timing.csv"
-cat "$out/event-timing.csv"
+case " $suites " in
+*" transpose "*)
+    echo "== independent event timing"
+    nvcc -O3 -arch=sm_90 -o "$runs/event-timing" scripts/event-timing.cu && "$runs/event-timing" 2048 8192 > "$out/event-timing.csv"
+    cat "$out/event-timing.csv" ;;
+esac
 echo "== summary"
 python3 - "$out" $suites <<'PY'
 import json, sys
@@ -47,4 +50,6 @@ for suite in suites:
     largest = f"{moves[0][0]:.2%}" if moves else "-"
     print(f"{suite:<22} {len(moves):>11} {over:>9} {largest:>13}  {where}")
 PY
-python3 scripts/compare-timing.py "$out/transpose-1.json" "$out/event-timing.csv"
+if [ -f "$out/event-timing.csv" ]; then
+    python3 scripts/compare-timing.py "$out/transpose-1.json" "$out/event-timing.csv"
+fi

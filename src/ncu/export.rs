@@ -55,11 +55,20 @@ pub enum SourcePages<'a> {
 }
 
 /// Exports `report` with `ncu`: the raw page, then the source pages asked
-/// for.
+/// for. When every launch's source page is asked for, their export runs
+/// beside the raw page's (two ncu processes, each reading the report).
 pub fn export(ncu: &Path, report: &Path, pages: SourcePages) -> Result<Export, ExportError> {
-    let raw_csv = process::run(&export_raw_invocation(ncu, report))
-        .map_err(ExportError::Export)?
-        .stdout;
+    let (raw, all_sources) = std::thread::scope(|scope| {
+        let all_sources = matches!(pages, SourcePages::All)
+            .then(|| scope.spawn(|| process::run(&export_all_sources_invocation(ncu, report))));
+        let raw = process::run(&export_raw_invocation(ncu, report));
+        let all_sources = all_sources
+            .and_then(|export| export.join().ok())
+            .and_then(Result::ok)
+            .map(|output| output.stdout);
+        (raw, all_sources)
+    });
+    let raw_csv = raw.map_err(ExportError::Export)?.stdout;
     let launches = match parse_raw_page(&raw_csv) {
         Ok(launches) => launches,
         Err(error) => {
@@ -80,9 +89,18 @@ pub fn export(ncu: &Path, report: &Path, pages: SourcePages) -> Result<Export, E
         .map(|(index, _)| index)
         .collect();
     let every_launch = wanted.len() == launches.len();
-    let pages = match every_launch.then(|| source_pages_at_once(ncu, report, launches.len())) {
-        Some(Some(pages)) => pages,
-        _ => source_pages(ncu, report, &wanted),
+    let all_sources = match (every_launch, all_sources) {
+        (true, Some(csv)) => Some(csv),
+        (true, None) if !matches!(pages, SourcePages::All) => {
+            process::run(&export_all_sources_invocation(ncu, report))
+                .ok()
+                .map(|output| output.stdout)
+        }
+        _ => None,
+    };
+    let pages = match all_sources.and_then(|csv| split_pages(&csv, launches.len())) {
+        Some(pages) => pages,
+        None => source_pages(ncu, report, &wanted),
     };
     let sources = wanted.iter().copied().zip(pages).collect();
     Ok(Export {
@@ -92,15 +110,12 @@ pub fn export(ncu: &Path, report: &Path, pages: SourcePages) -> Result<Export, E
     })
 }
 
-/// The source page of each of the report's `count` launches from one
-/// `ncu --import` (which reads the report once), split by launch; `None`
-/// when the export fails or does not split into `count` launches (the
+/// The source page of each of the report's `count` launches, from one
+/// `ncu --import` of them all (which reads the report once), split by
+/// launch; `None` when it does not split into `count` launches (the
 /// caller then exports launch by launch).
-fn source_pages_at_once(ncu: &Path, report: &Path, count: usize) -> Option<Vec<SourcePage>> {
-    let csv = process::run(&export_all_sources_invocation(ncu, report))
-        .ok()?
-        .stdout;
-    let texts = split_by_launch(&csv);
+fn split_pages(csv: &str, count: usize) -> Option<Vec<SourcePage>> {
+    let texts = split_by_launch(csv);
     (texts.len() == count).then(|| {
         texts
             .into_iter()
