@@ -1411,6 +1411,19 @@ fn per_line_counters_taken_at_one_size_stand_for_the_other_sizes_and_say_so() {
         runs[4..].iter().all(|l| l.ends_with("N=2048")),
         "{profiled}"
     );
+    // The lines run's four source pages come from contiguous ranges of
+    // launches exported side by side, which cover each launch once.
+    let mut covered: Vec<usize> = profiled
+        .lines()
+        .filter_map(|l| l.strip_prefix("export source "))
+        .flat_map(|range| {
+            let (first, count) = range.split_once('+').expect("a range of launches");
+            let (first, count): (usize, usize) = (first.parse().unwrap(), count.parse().unwrap());
+            first..first + count
+        })
+        .collect();
+    covered.sort_unstable();
+    assert_eq!(covered, [0, 1, 2, 3], "{profiled}");
     let results = read_results(&out.path().join("report/results.json"));
     let profiler = results.profiler.as_ref().unwrap();
     assert_eq!(profiler.lines_at.as_deref(), Some("N=2048"));

@@ -132,24 +132,21 @@ pub fn export_raw_invocation(ncu: &Path, report: &Path) -> Invocation {
         .env("LC_ALL", "C")
 }
 
-/// The source pages (CUDA lines with their SASS) of every result, one
-/// after another.
-pub fn export_all_sources_invocation(ncu: &Path, report: &Path) -> Invocation {
+/// The source pages (CUDA lines with their SASS) of the `count` results
+/// from result `first` on, one after another.
+pub fn export_sources_invocation(
+    ncu: &Path,
+    report: &Path,
+    first: usize,
+    count: usize,
+) -> Invocation {
     Invocation::new(ncu)
         .arg("--import")
         .arg(report.as_os_str())
         .args(["--csv", "--page", "source", "--print-source", "sass,cuda"])
+        .args(["--launch-skip", &first.to_string()])
+        .args(["--launch-count", &count.to_string()])
         .env("LC_ALL", "C")
-}
-
-/// The source page (CUDA lines with their SASS) of result `index`.
-pub fn export_source_invocation(ncu: &Path, report: &Path, index: usize) -> Invocation {
-    export_all_sources_invocation(ncu, report).args([
-        "--launch-skip",
-        &index.to_string(),
-        "--launch-count",
-        "1",
-    ])
 }
 
 /// How to get permission to read the performance counters.
@@ -227,17 +224,17 @@ mod tests {
     }
 
     #[test]
-    fn exports_ask_for_base_units_and_one_result_per_source_page() {
+    fn exports_ask_for_base_units_and_a_range_of_source_pages() {
         let raw = export_raw_invocation(Path::new("ncu"), Path::new("r.ncu-rep")).display();
         assert_eq!(
             raw,
             "ncu --import r.ncu-rep --csv --page raw --print-units base"
         );
         let source =
-            export_source_invocation(Path::new("ncu"), Path::new("r.ncu-rep"), 3).display();
+            export_sources_invocation(Path::new("ncu"), Path::new("r.ncu-rep"), 3, 2).display();
         assert_eq!(
             source,
-            "ncu --import r.ncu-rep --csv --page source --print-source sass,cuda --launch-skip 3 --launch-count 1"
+            "ncu --import r.ncu-rep --csv --page source --print-source sass,cuda --launch-skip 3 --launch-count 2"
         );
     }
 
