@@ -2050,3 +2050,70 @@ fn a_sweep_is_timed_whole_and_profiled_at_its_extremes() {
         "{markdown}"
     );
 }
+
+#[test]
+fn a_sweep_run_in_shards_and_merged_gives_the_single_runs_sweep() {
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let out = out.path();
+    // The sweep suite at the two sizes the recording has, so that each
+    // shard takes one size with all its configurations.
+    let kernels = format!("\"{}/tests/configs/", root().display());
+    let suite = std::fs::read_to_string(root().join("tests/sweep/variants.toml"))
+        .unwrap()
+        .replace("\"../configs/", &kernels)
+        .replace("sizes = [2048]", "sizes = [2048, 8192]");
+    let config = out.join("variants.toml");
+    std::fs::write(&config, suite).unwrap();
+    let run = |extra: &[&str], folder: &str| {
+        replaying(out)
+            .env("STANDIN_SYNTHESIZE", "copy")
+            .args(["report", "--timeout", "5", "--ncu"])
+            .arg(root().join("tests/standin/ncu"))
+            .args(extra)
+            .arg(&config)
+            .arg("-o")
+            .arg(out.join(folder))
+            .assert()
+            .success();
+    };
+    run(&[], "single");
+    run(&["--shard", "1/2"], "s1");
+    run(&["--shard", "2/2"], "s2");
+    merged(out, &["s1", "s2"], "merged").success();
+    let analysis = |folder: &str| -> serde_json::Value {
+        let text = std::fs::read_to_string(out.join(folder).join("analysis.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    };
+    let (single, joined) = (analysis("single"), analysis("merged"));
+    assert_eq!(single["sweeps"][0]["size"], "N=8192");
+    assert_eq!(
+        single["sweeps"][0]["configurations"]
+            .as_array()
+            .unwrap()
+            .len(),
+        5
+    );
+    assert_eq!(joined["sweeps"], single["sweeps"]);
+    assert_eq!(joined["chain"], single["chain"]);
+    assert_eq!(joined["variants"], single["variants"]);
+    // Which configurations ncu profiled is decided size by size, so each
+    // shard profiled the same ones as the single run.
+    let profiled = |folder: &str| -> Vec<(String, String)> {
+        let results = read_results(&out.join(folder).join("results.json"));
+        results
+            .variants
+            .iter()
+            .flat_map(|v| {
+                v.runs
+                    .iter()
+                    .filter(|r| r.profile.is_some())
+                    .map(|r| (v.name.clone(), r.size.clone()))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    assert_eq!(profiled("merged"), profiled("single"));
+}
