@@ -8,7 +8,11 @@
 //! of light that this run outpaces or that is itself slow; a count per
 //! request compared across runs where ncu's ideal for the access width was
 //! known; an access finding that points at a line the kernel does not
-//! have or one without excess.
+//! have or one without excess; a sweep whose best configuration is not the
+//! fastest that ran correctly, whose slowest is not the slowest or not as
+//! far from the best as it says, or whose best-against-slowest contrast
+//! cites numbers that are not the two configurations' own or that do not
+//! differ clearly.
 //! `gpuprof audit results.json` prints the result; the tests run it over
 //! every recorded example.
 
@@ -24,6 +28,7 @@ use super::format;
 use super::limits::{Basis, BusyUnit};
 use super::movement::{self, Size};
 use super::stats::{Speedup, TimeVerdict};
+use super::sweeps::{self, SweepAnalysis};
 use super::timing;
 use super::{Analysis, RunAnalysis, VariantAnalysis, Verdict};
 use crate::model::Results;
@@ -78,6 +83,9 @@ pub fn audit(results: &Results, analysis: &Analysis) -> Audit {
             auditor.run(variant, run, previous);
         }
         auditor.changes(variant);
+    }
+    for sweep in &analysis.sweeps {
+        auditor.sweep(sweep);
     }
     Audit {
         checked: auditor.checked,
@@ -193,6 +201,83 @@ impl Auditor<'_> {
         }
     }
 
+    /// A sweep's claims, from the configurations' own samples and
+    /// counters: the best is the fastest that ran correctly; the slowest
+    /// named is the slowest, as far from the best as the summary says; the
+    /// contrast's numbers are those of the fastest and slowest profiled
+    /// configurations, and differ by more than a tenth.
+    fn sweep(&mut self, sweep: &SweepAnalysis) {
+        let size = sweep.size.as_str();
+        let mut timed: Vec<(&VariantResult, f64)> =
+            sweeps::configurations_of(self.results, &sweep.group)
+                .filter(|variant| sweeps::ran_correctly(variant, size))
+                .filter_map(|variant| {
+                    Some((variant, timing::median_at(self.results, variant, size)?))
+                })
+                .collect();
+        timed.sort_by(|a, b| a.1.total_cmp(&b.1));
+        let claim = format!("sweep {}", sweep.group);
+        let fastest = timed.first().map(|(v, _)| v.name.as_str());
+        let why = (sweep.best.as_deref() != fastest).then(|| {
+            format!(
+                "the report names {} as the best, the samples {}",
+                sweep.best.as_deref().unwrap_or("none"),
+                fastest.unwrap_or("none")
+            )
+        });
+        self.check(
+            &claim,
+            size,
+            "sweep-best",
+            &format!("best: {:?}", sweep.best),
+            why,
+        );
+        if let (Some((best, fast)), Some((slowest, slow))) = (timed.first(), timed.last())
+            && timed.len() > 1
+        {
+            let said = format!(
+                "{}, took {} the best's time",
+                slowest.name,
+                format::speedup(slow / fast)
+            );
+            let why = (!sweep.summary.contains(&said)).then(|| {
+                format!(
+                    "the samples make {} the slowest at {} {}'s time",
+                    slowest.name,
+                    format::speedup(slow / fast),
+                    best.name
+                )
+            });
+            self.check(&claim, size, "sweep-slowest", &sweep.summary, why);
+        }
+        let Some(contrast) = &sweep.contrast else {
+            return;
+        };
+        let profiled: Vec<&VariantResult> = timed
+            .iter()
+            .map(|(v, _)| *v)
+            .filter(|v| v.run(size).is_some_and(|r| r.profile.is_some()))
+            .collect();
+        let why = match (profiled.first(), profiled.last()) {
+            (Some(best), Some(slowest)) if profiled.len() > 1 => contrast_fault(
+                contrast,
+                self.counters(best, size),
+                self.counters(slowest, size),
+                (&best.name, &slowest.name),
+            ),
+            _ => Some("fewer than two configurations were profiled".to_string()),
+        };
+        self.check(&claim, size, "sweep-contrast", contrast, why);
+    }
+
+    /// A configuration's counters at `size`, derived afresh.
+    fn counters(&self, variant: &VariantResult, size: &str) -> Derived {
+        variant
+            .run(size)
+            .map(|run| derive(self.results, variant, run))
+            .unwrap_or_default()
+    }
+
     /// Each change verdict: never confirmed beside a slower step, and
     /// judged against the ideal for the access width where it is known.
     fn changes(&mut self, variant: &VariantAnalysis) {
@@ -241,6 +326,71 @@ impl Auditor<'_> {
 
 /// What is wrong with a finding's pointing at line `number`: a line the
 /// kernel lacks, or for an access finding one at ncu's ideal.
+/// What is wrong with a sweep's contrast between the fastest (`fast`) and
+/// the slowest (`slow`) profiled configuration: it must name them, and
+/// each counter it cites must carry both configurations' values and
+/// differ by more than a tenth (occupancy: by 10 points).
+fn contrast_fault(
+    contrast: &str,
+    fast: Derived,
+    slow: Derived,
+    (best, slowest): (&str, &str),
+) -> Option<String> {
+    if !contrast.contains(best) || !contrast.contains(slowest) {
+        return Some(format!(
+            "it does not name the fastest and slowest profiled configurations, {best} and {slowest}"
+        ));
+    }
+    let cited: [CitedCounter; 4] = [
+        (
+            "achieved occupancy is",
+            Key::AchievedOccupancy,
+            format::percent,
+            |a, b| (a - b).abs() >= 10.0,
+        ),
+        (
+            "registers per thread",
+            Key::RegistersPerThread,
+            format::count,
+            apart,
+        ),
+        (
+            "shared-memory wavefronts over ideal",
+            Key::SharedExcessWavefronts,
+            format::ratio,
+            apart,
+        ),
+        (
+            "global sectors over ideal",
+            Key::GlobalExcessSectors,
+            format::ratio,
+            apart,
+        ),
+    ];
+    cited.iter().find_map(|(phrase, key, shown, differ)| {
+        if !contrast.contains(phrase) {
+            return None;
+        }
+        let (Some(a), Some(b)) = (fast.get(*key), slow.get(*key)) else {
+            return Some(format!("it cites {phrase} but the counters lack it"));
+        };
+        let numbers = format!("{} … {}", shown(a), shown(b));
+        if !contrast.contains(&shown(a)) || !contrast.contains(&shown(b)) {
+            return Some(format!("the counters give {phrase} {numbers}"));
+        }
+        (!differ(a, b)).then(|| format!("{phrase} {numbers} do not differ clearly"))
+    })
+}
+
+/// A counter a sweep's contrast may cite: its phrase there, its key, how
+/// the report writes its values, and whether two values differ clearly.
+type CitedCounter = (&'static str, Key, fn(f64) -> String, fn(f64, f64) -> bool);
+
+/// Apart by more than a tenth of the larger.
+fn apart(a: f64, b: f64) -> bool {
+    (a - b).abs() > 0.1 * a.abs().max(b.abs())
+}
+
 fn line_fault(kind: FindingKind, number: u32, lines: &[SourceLine]) -> Option<String> {
     let Some(line) = lines.iter().find(|l| l.line == number) else {
         return Some(format!(

@@ -190,3 +190,24 @@ fn an_access_finding_on_a_line_at_its_ideal_is_caught() {
     conflicts.lines = vec![clean.line];
     assert_eq!(rules(&results, &analysis), ["finding-lines"]);
 }
+
+#[test]
+fn a_sweeps_best_slowest_and_contrast_are_checked_against_its_configurations() {
+    let results = read_results(include_str!("../../examples/sweep-matmul/results.json")).unwrap();
+    let analysis = analyze(&results);
+    assert!(rules(&results, &analysis).is_empty());
+    let sweep = &analysis.sweeps[0];
+    assert!(sweep.contrast.as_deref().unwrap().contains("126"));
+
+    let mut wrong_best = analysis.clone();
+    wrong_best.sweeps[0].best = Some(sweep.configurations[1].name.clone());
+    assert_eq!(rules(&results, &wrong_best), ["sweep-best"]);
+
+    let mut wrong_spread = analysis.clone();
+    wrong_spread.sweeps[0].summary = sweep.summary.replace("2.21×", "1.50×");
+    assert_eq!(rules(&results, &wrong_spread), ["sweep-slowest"]);
+
+    let mut wrong_numbers = analysis.clone();
+    wrong_numbers.sweeps[0].contrast = sweep.contrast.as_ref().map(|c| c.replace("126", "127"));
+    assert_eq!(rules(&results, &wrong_numbers), ["sweep-contrast"]);
+}
