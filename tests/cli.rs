@@ -1769,11 +1769,13 @@ fn gpus_run_one_shard_per_gpu_side_by_side_and_merge_them() {
     gpus.sort_unstable();
     assert_eq!(gpus, ["device on gpu 0", "device on gpu GPU-7b"], "{text}");
     for shard in ["shard-1-of-2", "shard-2-of-2"] {
+        let folder = out.join("both/shards").join(shard);
+        assert!(folder.join("results.json").is_file());
+        // What the shard printed is kept beside it, its stage times too.
+        let printed = std::fs::read_to_string(folder.join("gpuprof.log")).unwrap();
         assert!(
-            out.join("both/shards")
-                .join(shard)
-                .join("results.json")
-                .is_file()
+            printed.contains("took ") && printed.contains(" · profile "),
+            "{printed}"
         );
     }
     let joined = read_results(&out.join("both/results.json"));

@@ -61,6 +61,7 @@ pub fn report_on_gpus(request: &ReportRequest, choice: &GpuChoice) -> Result<Out
             scope.spawn(move || {
                 let started = Instant::now();
                 let outcome = process::run(&invocation);
+                keep_output(folder, &outcome);
                 anstream::eprintln!(
                     "GPU {}: shard {index}/{count} {}",
                     visible(gpu),
@@ -122,6 +123,26 @@ fn shard_invocation(
         invocation = invocation.arg("--force");
     }
     invocation
+}
+
+/// Writes what a shard's gpuprof printed (its table, its stage times, its
+/// warnings or errors) to `gpuprof.log` in its folder, so that nothing it
+/// said is lost with the child; a folder that cannot be written is said
+/// on stderr.
+fn keep_output(folder: &Path, outcome: &Result<process::ToolOutput, ToolError>) {
+    let (stdout, stderr) = match outcome {
+        Ok(output) => (&output.stdout, &output.stderr),
+        Err(error) => (&error.stdout, &error.stderr),
+    };
+    let log = folder.join("gpuprof.log");
+    let written = std::fs::create_dir_all(folder)
+        .and_then(|()| std::fs::write(&log, format!("{stdout}{stderr}")));
+    if let Err(error) = written {
+        anstream::eprintln!(
+            "could not keep the shard's output in {}: {error}",
+            visible(&log.display().to_string())
+        );
+    }
 }
 
 /// How a shard's run ended, in a few words.
