@@ -2040,6 +2040,21 @@ fn a_sweep_is_timed_whole_and_profiled_at_its_extremes() {
         .join("report/charts/07-sweep-items-at-n-2048.svg");
     let svg = std::fs::read_to_string(&heat_map).unwrap();
     assert!(svg.contains("1.00×") && svg.contains("no time"), "{svg}");
+    // It stands in the sweep's own section, not among the other charts.
+    let in_sweep = markdown.split("## Sweep items").nth(1).unwrap();
+    let (in_sweep, after) = in_sweep.split_once("## Summary").unwrap();
+    assert!(
+        in_sweep.contains("(charts/07-sweep-items-at-n-2048.svg)"),
+        "{in_sweep}"
+    );
+    assert!(!after.contains("sweep-items-at-n-2048"), "{after}");
+    let page = std::fs::read_to_string(out.path().join("report/report.html")).unwrap();
+    let sweep_html =
+        &page[page.find("id=\"sweep-items\"").unwrap()..page.find("id=\"charts\"").unwrap()];
+    assert!(
+        sweep_html.contains("<title>Sweep items at N=2048</title>"),
+        "{sweep_html}"
+    );
     assert!(markdown.contains("Darker is faster"));
     assert!(markdown.contains("**Best against slowest profiled:**"));
     assert!(markdown.contains("ncu profiled 2 of the 5 configurations"));

@@ -189,6 +189,7 @@ fn sweep_heat_map(sweep: &SweepAnalysis) -> Option<ChartView> {
         ),
         file: String::new(),
         detail: false,
+        sweep_group: Some(sweep.group.clone()),
         svg: charts::heat_map(&HeatMap {
             title: &title,
             x_label: across,
@@ -223,6 +224,7 @@ fn speedup(
         ),
         file: String::new(),
         detail: false,
+        sweep_group: None,
         svg: charts::bar_chart(&BarChart {
             title: "Speedup over the baseline",
             y_label: "speedup (×)",
@@ -302,6 +304,7 @@ fn time_at(analysis: &Analysis, focus: &str, names: &[String]) -> ChartView {
             .into(),
         file: String::new(),
         detail: false,
+        sweep_group: None,
         svg: charts::bar_chart(&BarChart {
             title: &title,
             y_label: "time",
@@ -366,6 +369,7 @@ fn key_metric(
         ),
         file: String::new(),
         detail: true,
+        sweep_group: None,
         svg: charts::bar_chart(&BarChart {
             title: label,
             y_label: label,
@@ -447,6 +451,7 @@ fn scaling(results: &Results, analysis: &Analysis, sizes: &[String]) -> ChartVie
         caption: caption.into(),
         file: String::new(),
         detail: false,
+        sweep_group: None,
         svg: charts::line_chart(&LineChart {
             title,
             x_label: &symbol,
@@ -531,6 +536,7 @@ fn roofline(results: &Results, analysis: &Analysis) -> Option<ChartView> {
         ),
         file: String::new(),
         detail: false,
+        sweep_group: None,
         svg: drawn.svg,
     })
 }

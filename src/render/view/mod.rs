@@ -168,6 +168,9 @@ pub struct ChartView {
     /// A chart of one counter per variant: a detail, printed after the
     /// first pages (the overview charts are over all variants).
     pub detail: bool,
+    /// The sweep whose section shows this chart (its heat map) instead of
+    /// the Charts section.
+    pub sweep_group: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
