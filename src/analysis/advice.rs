@@ -105,7 +105,7 @@ pub fn conflict_fixes(code: &str) -> Vec<(Change, &'static str)> {
         vec![
             (
                 Change::Padding,
-                "pad the tile's rows (for example [32][33]) so a warp's accesses to the tile spread over the 32 banks",
+                "where a warp reads down a column of the tile, pad its rows (for example [32][33]) so the column spreads over the 32 banks; where it reads along a row at a stride, re-index or swizzle that row instead",
             ),
             layout,
         ]
