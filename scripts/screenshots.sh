@@ -5,7 +5,7 @@
 # headless Chromium at 1280×2000 (the top of the page). SUITE--ANCHOR
 # (docs/report-SUITE--ANCHOR.png) shows the section with that id instead,
 # 1280×1400 from its heading. The suites are those given, or else
-# transpose, matmul and every other one README.md shows as
+# transpose and every other one README.md shows as
 # docs/report-SUITE.png (names that are no suite, such as the PDF's page,
 # are left out). GPUPROF_CHROMIUM names the browser (default
 # /usr/bin/chromium), as for tests/browser.rs.
@@ -17,7 +17,7 @@ if [ $# -gt 0 ]; then
     suites=("$@")
 else
     mapfile -t suites < <(
-        { echo transpose; echo matmul; grep -o 'docs/report-[A-Za-z0-9_-]*\.png' README.md |
+        { echo transpose; grep -o 'docs/report-[A-Za-z0-9_-]*\.png' README.md |
             sed 's|^docs/report-||; s|\.png$||'; } | awk '!seen[$0]++' |
             while read -r name; do [ -d "examples/${name%%--*}" ] && echo "$name"; done
     )
