@@ -5,7 +5,8 @@
 # constraint, timed, verified against the naive kernel, the best three and
 # the slowest profiled), then `gpuprof audit`. The run's folder is packed
 # into OUTDIR/sweep.tgz (default OUTDIR: $OUT), to become examples/ once
-# looked at; a table of the configurations by time is printed last.
+# looked at; a table of the configurations by their headline median (cold
+# or hot, as the report says) is printed last.
 source "$(dirname "$0")/device-setup.sh"
 echo "== gpuprof report tests/gpu/sweep-matmul"
 "$bin" report tests/gpu/sweep-matmul/variants.toml -o "$runs/sweep-matmul"
@@ -14,17 +15,17 @@ echo "exit $?"
 echo "audit exit $?"
 (cd "$runs" && tar czf "$out/sweep.tgz" --exclude='*/ncu/*source-*' --exclude='*/ncu/*job.json' sweep-matmul)
 python3 - "$runs/sweep-matmul/analysis.json" "$runs/sweep-matmul/results.json" <<'PY'
-import json, statistics, sys
-results = json.load(open(sys.argv[2]))
+import json, sys
+analysis, results = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+profiled = {v["name"] for v in results["variants"] if v["runs"][0].get("profile")}
 rows = []
-for v in results["variants"]:
+for v in analysis["variants"]:
     run = v["runs"][0]
-    samples = run.get("samples_ms") or []
-    median = statistics.median(samples) if samples else None
-    failure = (run.get("failure") or {}).get("stage")
-    check = (run.get("check") or {}).get("status")
-    rows.append((median if median is not None else float("inf"), v["name"], failure or check, bool(run.get("profile"))))
-for median, name, state, profiled in sorted(rows):
-    shown = f"{median * 1000:9.1f} µs" if median != float("inf") else "        –   "
-    print(f"{name:<42} {shown}  {str(state):<12} {'profiled' if profiled else ''}")
+    timing = run["timing"]
+    median = timing["median_ms"] if timing else float("inf")
+    kind = timing["temperature"] if timing else ""
+    rows.append((median, v["name"], kind, run["correctness"]["status"], v["name"] in profiled))
+for median, name, kind, state, was_profiled in sorted(rows):
+    shown = f"{median * 1000:9.1f} µs {kind:<4}" if median != float("inf") else "        –        "
+    print(f"{name:<42} {shown}  {state:<12} {'profiled' if was_profiled else ''}")
 PY
