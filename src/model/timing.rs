@@ -23,6 +23,12 @@ pub fn median_of_sorted(sorted: &[f64]) -> f64 {
     }
 }
 
+/// The median of the finite, non-negative samples; none without any.
+pub fn median(samples: &[f64]) -> Option<f64> {
+    let sorted = sorted_samples(samples);
+    (!sorted.is_empty()).then(|| median_of_sorted(&sorted))
+}
+
 /// The finite, non-negative samples, sorted.
 pub fn sorted_samples(samples: &[f64]) -> Vec<f64> {
     let mut sorted: Vec<f64> = samples

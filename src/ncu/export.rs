@@ -81,9 +81,9 @@ pub fn export(ncu: &Path, report: &Path, pages: SourcePages) -> Result<Export, E
         .map(|(index, _)| index)
         .collect();
     let every_launch = wanted.len() == launches.len() && wanted.len() > 1;
-    let pages = match every_launch.then(|| source_pages_in_ranges(ncu, report, launches.len())) {
-        Some(Some(pages)) => pages,
-        _ => source_pages(ncu, report, &wanted),
+    let pages = match every_launch {
+        true => source_pages_in_ranges(ncu, report, launches.len()),
+        false => source_pages(ncu, report, &wanted),
     };
     let sources = wanted.iter().copied().zip(pages).collect();
     Ok(Export {
@@ -103,10 +103,9 @@ fn exports_at_once() -> usize {
 /// range of launches that is then split by launch. One process reads the
 /// report once but writes the pages one after another (on the H200's host
 /// 5.2 s for eight launches of large templated sources, against 1.3 s for
-/// one page), so the ranges run at once. `None` when an export fails or a
-/// range does not split into its launches (the caller then exports launch
-/// by launch).
-fn source_pages_in_ranges(ncu: &Path, report: &Path, count: usize) -> Option<Vec<SourcePage>> {
+/// one page), so the ranges run at once. A range whose export fails or
+/// does not split into its launches is exported launch by launch.
+fn source_pages_in_ranges(ncu: &Path, report: &Path, count: usize) -> Vec<SourcePage> {
     let per_range = count.div_ceil(exports_at_once());
     let ranges: Vec<(usize, usize)> = (0..count)
         .step_by(per_range)
@@ -130,17 +129,25 @@ fn source_pages_in_ranges(ncu: &Path, report: &Path, count: usize) -> Option<Vec
             .map(|handle| handle.join().ok().flatten())
             .collect()
     });
-    let texts: Vec<Vec<String>> = texts.into_iter().collect::<Option<_>>()?;
-    Some(
-        texts
-            .into_iter()
-            .flatten()
-            .map(|csv| SourcePage {
-                files: parse_source_page(&csv).map_err(|e| e.to_string()),
-                csv: Some(csv),
-            })
-            .collect(),
-    )
+    ranges
+        .iter()
+        .zip(texts)
+        .flat_map(|(&(first, length), texts)| match texts {
+            Some(texts) => texts.into_iter().map(page).collect(),
+            None => {
+                let indices: Vec<usize> = (first..first + length).collect();
+                source_pages(ncu, report, &indices)
+            }
+        })
+        .collect()
+}
+
+/// A launch's source page parsed from its CSV.
+fn page(csv: String) -> SourcePage {
+    SourcePage {
+        files: parse_source_page(&csv).map_err(|e| e.to_string()),
+        csv: Some(csv),
+    }
 }
 
 /// The source pages of the launches at `indices`, several ncu processes at
@@ -168,10 +175,7 @@ fn source_pages(ncu: &Path, report: &Path, indices: &[usize]) -> Vec<SourcePage>
                 .collect()
         });
         pages.extend(texts.into_iter().map(|text| match text {
-            Ok(csv) => SourcePage {
-                files: parse_source_page(&csv).map_err(|e| e.to_string()),
-                csv: Some(csv),
-            },
+            Ok(csv) => page(csv),
             Err(reason) => SourcePage {
                 csv: None,
                 files: Err(reason),

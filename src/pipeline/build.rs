@@ -14,7 +14,7 @@ use crate::build::{self, BuildError, Cache};
 use crate::config::plan::{Instance, KernelSource, VariantKind};
 use crate::error::Error;
 use crate::harness::Module;
-use crate::model::results::{BuildRecord, Failure, Results, Stage};
+use crate::model::results::{BuildRecord, Failure, Results, Stage, VariantResult};
 use crate::model::variant::Compiler;
 use crate::process::{self, Invocation};
 
@@ -40,7 +40,7 @@ pub(super) fn build_all(
     // The same build line (in the same folder) runs once.
     let mut built: BTreeMap<(Vec<String>, PathBuf), Result<String, String>> = BTreeMap::new();
     // Kernels compile side by side (NVRTC programs and nvcc processes are
-    // independent); each job owns its variant's build record meanwhile.
+    // independent), each job with its own variant's record.
     let mut kernel_jobs = Vec::new();
     for (variant, record) in plan.variants.iter().zip(results.variants.iter_mut()) {
         match &variant.kind {
@@ -64,43 +64,48 @@ pub(super) fn build_all(
             }
             VariantKind::Command(_) => bar.inc(1),
             VariantKind::Kernel(kernel) => kernel_jobs.push(KernelJob {
-                variant: &variant.name,
                 kernel,
                 instances: &variant.instances,
-                record: std::mem::take(&mut record.build),
-                outcome: None,
+                record,
             }),
         }
     }
     let parallel = std::thread::available_parallelism().map_or(4, |n| n.get().clamp(1, 16));
+    let mut outcomes = Vec::with_capacity(kernel_jobs.len());
     for chunk in kernel_jobs.chunks_mut(parallel) {
         std::thread::scope(|scope| {
-            for job in chunk.iter_mut() {
-                let (cache, bar) = (&cache, &bar);
-                scope.spawn(move || {
-                    job.outcome = Some(compile_kernel(
-                        job.kernel,
-                        job.instances,
-                        compute_capability,
-                        cache,
-                        &mut job.record,
-                    ));
-                    bar.set_message(job.variant.to_string());
-                    bar.inc(1);
-                });
-            }
+            let compiling: Vec<_> = chunk
+                .iter_mut()
+                .map(|job| {
+                    let (cache, bar) = (&cache, &bar);
+                    scope.spawn(move || {
+                        let outcome = compile_kernel(
+                            job.kernel,
+                            job.instances,
+                            compute_capability,
+                            cache,
+                            &mut job.record.build,
+                        );
+                        bar.set_message(job.record.name.clone());
+                        bar.inc(1);
+                        outcome
+                    })
+                })
+                .collect();
+            outcomes.extend(compiling.into_iter().map(|thread| {
+                thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            }));
         });
     }
     bar.finish_and_clear();
     let mut modules = BTreeMap::new();
-    for job in kernel_jobs {
-        let Some(record) = results.variants.iter_mut().find(|v| v.name == job.variant) else {
-            continue;
-        };
-        record.build = job.record;
-        match job.outcome.expect("every kernel job ran")? {
+    for (job, outcome) in kernel_jobs.into_iter().zip(outcomes) {
+        let record = job.record;
+        match outcome? {
             Ok(kernel_modules) => {
-                modules.insert(job.variant.to_string(), kernel_modules);
+                modules.insert(record.name.clone(), kernel_modules);
             }
             Err(message) => record_build(
                 &mut record.build,
@@ -113,13 +118,12 @@ pub(super) fn build_all(
     Ok(modules)
 }
 
-/// One kernel variant to compile, and what compiling it gave.
+/// One kernel variant to compile, and the variant's record, which the
+/// compile writes its build into.
 struct KernelJob<'a> {
-    variant: &'a str,
     kernel: &'a KernelSource,
     instances: &'a [Instance],
-    record: BuildRecord,
-    outcome: Option<Result<Result<Vec<Module>, String>, Error>>,
+    record: &'a mut VariantResult,
 }
 
 /// Compiles a kernel at every size (`build::compile_at_sizes`) into the

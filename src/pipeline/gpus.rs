@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::merge::{MergeRequest, merge};
-use super::{Outcome, ReportRequest};
+use super::{Outcome, ReportRequest, output};
 use crate::config;
 use crate::error::Error;
 use crate::process::{self, Invocation, ToolError};
@@ -33,10 +33,7 @@ pub fn report_on_gpus(request: &ReportRequest, choice: &GpuChoice) -> Result<Out
     };
     // The suite is read first, so that a bad suite fails once, here.
     let plan = config::load(&request.config)?;
-    let out = request
-        .out_dir
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("gpuprof-out").join(&plan.suite.name));
+    let out = output::out_dir(request.out_dir.as_deref(), &plan.suite.name);
     let count = gpus.len();
     let exe = std::env::current_exe()
         .map_err(|e| Error::Tool(format!("cannot find the gpuprof executable: {e}")))?;
@@ -73,7 +70,7 @@ pub fn report_on_gpus(request: &ReportRequest, choice: &GpuChoice) -> Result<Out
     let finished: Vec<PathBuf> = shards
         .into_iter()
         .map(|(_, _, folder)| folder)
-        .filter(|folder| folder.join("results.json").is_file())
+        .filter(|folder| folder.join(output::RESULTS_FILE).is_file())
         .collect();
     if finished.is_empty() {
         return Err(Error::Tool(

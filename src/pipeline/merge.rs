@@ -14,8 +14,6 @@ use crate::model::notice::Notice;
 use crate::model::results::{Results, VariantResult};
 use crate::model::shard::{Shard, ShardOrigin};
 
-const RESULTS_FILE: &str = "results.json";
-
 /// What `gpuprof merge` was asked to do.
 #[derive(Debug, Clone)]
 pub struct MergeRequest {
@@ -65,7 +63,7 @@ pub fn merge(request: &MergeRequest) -> Result<Outcome, Error> {
 /// A shard's results.json, from its folder or the file itself.
 fn read_part(input: &Path) -> Result<Part, Error> {
     let (folder, file) = match input.is_dir() {
-        true => (input.to_path_buf(), input.join(RESULTS_FILE)),
+        true => (input.to_path_buf(), input.join(output::RESULTS_FILE)),
         false => (
             input.parent().map(Path::to_path_buf).unwrap_or_default(),
             input.to_path_buf(),

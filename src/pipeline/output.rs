@@ -17,7 +17,7 @@ use crate::model::{read_results, write_results};
 use crate::render::view::ReportView;
 use crate::render::{self, CHARTS_FOLDER, is_chart_file_name};
 
-const RESULTS_FILE: &str = "results.json";
+pub(super) const RESULTS_FILE: &str = "results.json";
 const REPORT_FILE: &str = "report.html";
 const MARKDOWN_FILE: &str = "report.md";
 /// The conclusions for scripts (docs/analysis-json.md).
@@ -26,12 +26,16 @@ const SVG_NAMESPACE: &str = "xmlns=\"http://www.w3.org/2000/svg\"";
 /// ncu's reports' companions: jobs, event logs, CSV exports.
 const WORK_FOLDER: &str = "ncu";
 
-/// Creates the output folder (`gpuprof-out/<suite>` unless given) and its
-/// work folder.
-pub(super) fn prepare_folders(out_dir: Option<&Path>, suite: &str) -> Result<Folders, Error> {
-    let out = out_dir
+/// The output folder: the one given, else `gpuprof-out/<suite>`.
+pub(super) fn out_dir(given: Option<&Path>, suite: &str) -> PathBuf {
+    given
         .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("gpuprof-out").join(suite));
+        .unwrap_or_else(|| PathBuf::from("gpuprof-out").join(suite))
+}
+
+/// Creates the output folder ([`out_dir`]) and its work folder.
+pub(super) fn prepare_folders(out_dir: Option<&Path>, suite: &str) -> Result<Folders, Error> {
+    let out = self::out_dir(out_dir, suite);
     let work = out.join(WORK_FOLDER);
     create_dir(&work)?;
     Ok(Folders {
@@ -244,24 +248,24 @@ pub(super) fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<
 /// Copies `from` to `to` through a temporary file beside `to`, renamed
 /// into place (a reader sees the old copy or the whole new one).
 pub(super) fn copy_atomic(from: &Path, to: &Path) -> Result<(), Error> {
-    let failed = |e: std::io::Error| Error::output(to, e);
-    let folder = to
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
     let mut source = std::fs::File::open(from)
         .map_err(|e| Error::Input(format!("cannot read {}: {e}", from.display())))?;
-    let mut file = tempfile::NamedTempFile::new_in(folder).map_err(failed)?;
-    std::io::copy(&mut source, &mut file).map_err(failed)?;
-    file.as_file().sync_all().map_err(failed)?;
-    file.persist(to).map_err(|e| failed(e.error))?;
-    Ok(())
+    replace_atomic(to, |file| std::io::copy(&mut source, file).map(drop))
 }
 
 /// Writes through a temporary file in the same folder and renames it, so
 /// that readers see the old file or the new one, never half of either.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     use std::io::Write;
+    replace_atomic(path, |file| file.write_all(bytes))
+}
+
+/// Fills a temporary file in `path`'s folder with `fill`, makes it an
+/// ordinary file, syncs it and renames it over `path`.
+fn replace_atomic(
+    path: &Path,
+    fill: impl FnOnce(&mut tempfile::NamedTempFile) -> std::io::Result<()>,
+) -> Result<(), Error> {
     use std::os::unix::fs::PermissionsExt;
     let failed = |e: std::io::Error| Error::output(path, e);
     let folder = path
@@ -269,7 +273,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     let mut file = tempfile::NamedTempFile::new_in(folder).map_err(failed)?;
-    file.write_all(bytes).map_err(failed)?;
+    fill(&mut file).map_err(failed)?;
     // Temporary files are private (0600); outputs are ordinary files.
     file.as_file()
         .set_permissions(std::fs::Permissions::from_mode(0o644))

@@ -21,7 +21,6 @@ use super::plan::ordered_items;
 use super::progress::progress;
 use super::time::harness_job;
 use super::{Folders, ReportRequest};
-use crate::analysis::stats::TimingStats;
 use crate::analysis::sweeps;
 use crate::config::Plan;
 use crate::config::plan::{LinesAt, SweepProfiling};
@@ -29,6 +28,7 @@ use crate::error::Error;
 use crate::harness::{Event, Item, Job, Mode};
 use crate::model::notice::Notice;
 use crate::model::results::{LinesRun, Profile, ProfilerRun, Results, RunResult};
+use crate::model::timing;
 use crate::ncu::export::{ExportError, SourcePages, export};
 use crate::ncu::{ingest, run as ncu_run};
 use crate::process::{self, Invocation};
@@ -101,10 +101,10 @@ pub(super) fn run(
         .partition(|item| lines_at.as_ref().is_none_or(|size| item.size == *size));
     let bar = progress((line_items.len() + plain_items.len()) as u64, "profile");
     let mut passes = Vec::new();
-    if !plain_items.is_empty() {
+    if let (Some(size), false) = (&lines_at, plain_items.is_empty()) {
         passes.push(Pass {
             base: PROFILE_BASE,
-            lines: false,
+            lines: Lines::TakenAt(size),
             items: plain_items,
         });
     }
@@ -114,7 +114,7 @@ pub(super) fn run(
                 Some(_) => LINES_BASE,
                 None => PROFILE_BASE,
             },
-            lines: true,
+            lines: Lines::Exported,
             items: line_items,
         });
     }
@@ -167,35 +167,45 @@ fn lines_size(plan: &Plan, items: &[Item], results: &Results) -> Option<String> 
         LinesAt::Size(label) => return Some(label.clone()),
         LinesAt::Auto => {}
     }
-    // Seconds of instrumented runs at each size, from the timed medians.
-    let cost = |size: &str| -> (f64, usize) {
-        let at_size: Vec<&Item> = items.iter().filter(|i| i.size == size).collect();
-        let seconds = at_size
-            .iter()
-            .filter_map(|item| results.variant(&item.variant)?.run(size))
-            .filter_map(|run| TimingStats::from_samples(&run.samples_ms))
-            .map(|timing| timing.median_ms / 1e3 * LINES_SLOWDOWN)
-            .sum();
-        (seconds, at_size.len())
-    };
-    let total: f64 = sizes.iter().map(|size| cost(size).0).sum();
+    // Seconds of instrumented runs at each size, from the timed medians,
+    // and the variants profiled there.
+    let costs: Vec<(&str, f64, usize)> = sizes
+        .iter()
+        .map(|&size| {
+            let at_size: Vec<&Item> = items.iter().filter(|i| i.size == size).collect();
+            let seconds = at_size
+                .iter()
+                .filter_map(|item| results.variant(&item.variant)?.run(size))
+                .filter_map(|run| timing::median(&run.samples_ms))
+                .map(|median_ms| median_ms / 1e3 * LINES_SLOWDOWN)
+                .sum();
+            (size, seconds, at_size.len())
+        })
+        .collect();
+    let total: f64 = costs.iter().map(|(_, seconds, _)| seconds).sum();
     if total <= NCU_START_SECONDS {
         return None;
     }
-    let within = sizes.iter().rev().find(|size| {
-        let (seconds, variants) = cost(size);
-        variants > 0 && seconds <= LINES_SECONDS_PER_VARIANT * variants as f64
+    let within = costs.iter().rev().find(|(_, seconds, variants)| {
+        *variants > 0 && *seconds <= LINES_SECONDS_PER_VARIANT * *variants as f64
     });
     within
-        .or_else(|| sizes.iter().find(|size| profiled_sizes.contains(*size)))
-        .map(|size| size.to_string())
+        .map(|(size, ..)| *size)
+        .or_else(|| {
+            sizes
+                .iter()
+                .copied()
+                .find(|size| profiled_sizes.contains(size))
+        })
+        .map(str::to_string)
 }
 
 /// One ncu process over some of the items: its report's base name and
-/// whether it takes the per-line counters.
-struct Pass {
+/// whether it takes the per-line counters or they are taken at another
+/// size.
+struct Pass<'a> {
     base: &'static str,
-    lines: bool,
+    lines: Lines<'a>,
     items: Vec<Item>,
 }
 
@@ -240,7 +250,7 @@ fn profile_pass(
             .to_string(),
         report_base: folders.out.join(pass.base),
         log_file: folders.work.join(format!("{}-ncu.log", pass.base)),
-        source_counters: pass.lines,
+        source_counters: matches!(pass.lines, Lines::Exported),
     };
     let invocation =
         ncu_run::profile_invocation(&ncu.path, &ncu_request, &harness_job(harness, &job_path));
@@ -281,7 +291,7 @@ fn record_pass(
     }
     let report_file = format!("{}.ncu-rep", pass.base);
     match &mut results.profiler {
-        Some(profiler) if pass.lines && lines_at.is_some() => {
+        Some(profiler) if pass.base == LINES_BASE => {
             profiler.lines_run = Some(LinesRun {
                 command: done.command.clone(),
                 report_file,
@@ -310,12 +320,7 @@ fn record_pass(
         }
         return Ok(());
     }
-    let lines = match (pass.lines, lines_at) {
-        (true, _) => Lines::Exported,
-        (false, Some(size)) => Lines::TakenAt(size),
-        (false, None) => Lines::Exported,
-    };
-    ingest_report(&ncu.path, folders, plan, pass, lines, &done, results)
+    ingest_report(&ncu.path, folders, plan, pass, &done, results)
 }
 
 /// Whether a report's launches carry their per-line counters, or they were
@@ -438,11 +443,10 @@ fn ingest_report(
     folders: &Folders,
     plan: &Plan,
     pass: &Pass,
-    lines: Lines,
     done: &PassOutcome,
     results: &mut Results,
 ) -> Result<(), Error> {
-    let (base, profiled) = (pass.base, &done.profiled);
+    let (base, profiled, lines) = (pass.base, &done.profiled, pass.lines);
     let pages = match lines {
         Lines::Exported => SourcePages::All,
         Lines::TakenAt(_) => SourcePages::Where(&|_| false),

@@ -12,6 +12,7 @@ use std::path::Path;
 use crate::config::Plan;
 use crate::error::Error;
 use crate::model::results::Results;
+use crate::model::timing;
 
 /// Estimated seconds ncu spends on one profiled launch (its replay
 /// passes, the export and the per-line counters), beyond its timings.
@@ -121,7 +122,7 @@ pub fn estimated_costs(labels: &[String], previous: &Results) -> Vec<f64> {
     let mut by_size: HashMap<&str, f64> = HashMap::new();
     for run in previous.variants.iter().flat_map(|v| &v.runs) {
         let samples = run.samples_ms.len() + run.cold_samples_ms.len();
-        let seconds = median(&run.samples_ms).unwrap_or(0.0) * samples as f64 / 1e3
+        let seconds = timing::median(&run.samples_ms).unwrap_or(0.0) * samples as f64 / 1e3
             + f64::from(u8::from(run.profile.is_some())) * PROFILED_LAUNCH_SECONDS;
         *by_size.entry(run.size.as_str()).or_default() += seconds;
     }
@@ -137,17 +138,6 @@ pub fn estimated_costs(labels: &[String], previous: &Results) -> Vec<f64> {
         .iter()
         .map(|l| by_size.get(l.as_str()).copied().unwrap_or(fallback))
         .collect()
-}
-
-fn median(samples: &[f64]) -> Option<f64> {
-    let mut sorted = samples.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let middle = sorted.len() / 2;
-    match sorted.len() {
-        0 => None,
-        n if n % 2 == 1 => Some(sorted[middle]),
-        _ => Some((sorted[middle - 1] + sorted[middle]) / 2.0),
-    }
 }
 
 /// The share of `plan` that `spec` runs, and what it was balanced by.

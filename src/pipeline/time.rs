@@ -91,23 +91,18 @@ pub(super) fn run(
 /// Adds a notice naming the runs whose every sample ran on a throttled SM
 /// clock.
 fn notice_throttling(results: &mut Results) {
-    let sampled: Vec<(&str, &crate::model::results::RunResult)> = results
-        .variants
-        .iter()
-        .flat_map(|v| v.runs.iter().map(move |r| (v.name.as_str(), r)))
-        .filter(|(_, run)| run.timing.is_some())
-        .collect();
-    let runs: Vec<String> = sampled
-        .iter()
-        .filter(|(_, run)| {
-            run.timing
-                .as_ref()
-                .is_some_and(|t| t.throttled_throughout())
-        })
-        .map(|(name, run)| format!("{name} at {}", run.size))
-        .collect();
+    let mut of = 0;
+    let mut runs = Vec::new();
+    for variant in &results.variants {
+        for run in &variant.runs {
+            let Some(timing) = &run.timing else { continue };
+            of += 1;
+            if timing.throttled_throughout() {
+                runs.push(format!("{} at {}", variant.name, run.size));
+            }
+        }
+    }
     if !runs.is_empty() {
-        let of = sampled.len();
         results.notices.push(Notice::Throttled { runs, of });
     }
 }
