@@ -208,14 +208,10 @@ impl Auditor<'_> {
     /// configurations, and differ by more than a tenth.
     fn sweep(&mut self, sweep: &SweepAnalysis) {
         let size = sweep.size.as_str();
-        let mut timed: Vec<(&VariantResult, f64)> =
-            sweeps::configurations_of(self.results, &sweep.group)
-                .filter(|variant| sweeps::ran_correctly(variant, size))
-                .filter_map(|variant| {
-                    Some((variant, timing::median_at(self.results, variant, size)?))
-                })
-                .collect();
-        timed.sort_by(|a, b| a.1.total_cmp(&b.1));
+        let timed: Vec<(&VariantResult, f64)> = sweeps::ranked(self.results, &sweep.group, size)
+            .into_iter()
+            .map(|r| (r.variant, r.median_ms))
+            .collect();
         let claim = format!("sweep {}", sweep.group);
         let fastest = timed.first().map(|(v, _)| v.name.as_str());
         let why = (sweep.best.as_deref() != fastest).then(|| {
@@ -324,8 +320,6 @@ impl Auditor<'_> {
     }
 }
 
-/// What is wrong with a finding's pointing at line `number`: a line the
-/// kernel lacks, or for an access finding one at ncu's ideal.
 /// What is wrong with a sweep's contrast between the fastest (`fast`) and
 /// the slowest (`slow`) profiled configuration: it must name them, and
 /// each counter it cites must carry both configurations' values and
@@ -346,25 +340,25 @@ fn contrast_fault(
             "achieved occupancy is",
             Key::AchievedOccupancy,
             format::percent,
-            |a, b| (a - b).abs() >= 10.0,
+            sweeps::occupancies_apart,
         ),
         (
             "registers per thread",
             Key::RegistersPerThread,
             format::count,
-            apart,
+            sweeps::clearly_apart,
         ),
         (
             "shared-memory wavefronts over ideal",
             Key::SharedExcessWavefronts,
             format::ratio,
-            apart,
+            sweeps::clearly_apart,
         ),
         (
             "global sectors over ideal",
             Key::GlobalExcessSectors,
             format::ratio,
-            apart,
+            sweeps::clearly_apart,
         ),
     ];
     cited.iter().find_map(|(phrase, key, shown, differ)| {
@@ -386,11 +380,8 @@ fn contrast_fault(
 /// the report writes its values, and whether two values differ clearly.
 type CitedCounter = (&'static str, Key, fn(f64) -> String, fn(f64, f64) -> bool);
 
-/// Apart by more than a tenth of the larger.
-fn apart(a: f64, b: f64) -> bool {
-    (a - b).abs() > 0.1 * a.abs().max(b.abs())
-}
-
+/// What is wrong with a finding's pointing at line `number`: a line the
+/// kernel lacks, or for an access finding one at ncu's ideal.
 fn line_fault(kind: FindingKind, number: u32, lines: &[SourceLine]) -> Option<String> {
     let Some(line) = lines.iter().find(|l| l.line == number) else {
         return Some(format!(

@@ -275,10 +275,20 @@ pub fn analyze(results: &Results) -> Analysis {
 /// The variants of one role, in results order, each sweep as its best
 /// configuration at `focus_size`.
 fn names_in_role(results: &Results, role: Role, focus_size: Option<&str>) -> Vec<String> {
+    let groups: std::collections::BTreeSet<&str> = results
+        .variants
+        .iter()
+        .filter_map(|v| Some(v.sweep.as_ref()?.group.as_str()))
+        .collect();
+    let chosen: Vec<&str> = groups
+        .into_iter()
+        .filter_map(|group| sweeps::chosen(results, group, focus_size))
+        .map(|v| v.name.as_str())
+        .collect();
     results
         .variants
         .iter()
-        .filter(|v| v.role == role && sweeps::in_chain(results, v, focus_size))
+        .filter(|v| v.role == role && (v.sweep.is_none() || chosen.contains(&v.name.as_str())))
         .map(|v| v.name.clone())
         .collect()
 }

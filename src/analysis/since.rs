@@ -86,9 +86,7 @@ pub fn since(before: &Results, after: &Results) -> Vec<RunChange> {
             let then = before
                 .variant(&variant.name)
                 .and_then(|v| Some((v, v.run(&run.size)?)));
-            let compared = then.and_then(|then| {
-                timing::compare_in_order(timing::preference(after, &run.size), then, (variant, run))
-            });
+            let compared = then.and_then(|then| timing::compare(after, then, (variant, run)));
             let then = then.and_then(|(v, r)| timing::time(before, v, r));
             changes.push(change(&variant.name, &run.size, then, now, compared));
         }

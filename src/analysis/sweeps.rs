@@ -125,16 +125,24 @@ fn analyze_sweep(
     }
 }
 
-/// A relative difference that counts as clear: 10%.
-const CLEAR: f64 = 0.1;
+/// Whether two values of a counter differ clearly: by more than a tenth
+/// of the larger.
+pub fn clearly_apart(a: f64, b: f64) -> bool {
+    (a - b).abs() > 0.1 * a.abs().max(b.abs())
+}
+
+/// Whether two achieved occupancies (percent) differ clearly: by 10
+/// points or more.
+pub fn occupancies_apart(a: f64, b: f64) -> bool {
+    (a - b).abs() >= 10.0
+}
 
 /// Sentences on the derived metrics in which the fastest profiled
 /// configuration and the slowest differ clearly.
 fn contrast((best, fast): (&str, &Derived), (slowest, slow): (&str, &Derived)) -> String {
     let mut sentences = Vec::new();
     let both = |key: Key| fast.get(key).zip(slow.get(key));
-    let clearly_apart = |a: f64, b: f64| (a - b).abs() > CLEAR * a.abs().max(b.abs());
-    if let Some((a, b)) = both(Key::AchievedOccupancy).filter(|(a, b)| (a - b).abs() >= 10.0) {
+    if let Some((a, b)) = both(Key::AchievedOccupancy).filter(|(a, b)| occupancies_apart(*a, *b)) {
         let mut sentence = format!(
             "achieved occupancy is {} in {best} and {} in {slowest}",
             format::percent(a),
@@ -253,21 +261,16 @@ pub fn is_detailed(analysis: &Analysis, name: &str) -> bool {
     })
 }
 
-/// Whether `variant` stands for its sweep in the chain: it is not a
-/// configuration, or it is its sweep's best at `size` (the first
-/// configuration when none ran correctly, so that the chain shows why).
-pub fn in_chain(results: &Results, variant: &VariantResult, size: Option<&str>) -> bool {
-    let Some(point) = &variant.sweep else {
-        return true;
-    };
-    let chosen = size
-        .and_then(|size| {
-            ranked(results, &point.group, size)
-                .first()
-                .map(|r| r.variant)
-        })
-        .or_else(|| configurations_of(results, &point.group).next());
-    chosen.is_some_and(|chosen| chosen.name == variant.name)
+/// The configuration that stands for the sweep `group` in the chain: its
+/// best at `size` (the first configuration when none ran correctly, so
+/// that the chain shows why).
+pub fn chosen<'a>(
+    results: &'a Results,
+    group: &'a str,
+    size: Option<&str>,
+) -> Option<&'a VariantResult> {
+    size.and_then(|size| ranked(results, group, size).first().map(|r| r.variant))
+        .or_else(|| configurations_of(results, group).next())
 }
 
 /// A configuration and its median time at one size.

@@ -71,7 +71,7 @@ fn other(kind: Temperature) -> Temperature {
 }
 
 /// The headline kind first, then the other.
-pub fn preference(results: &Results, size: &str) -> [Temperature; 2] {
+fn preference(results: &Results, size: &str) -> [Temperature; 2] {
     let first = headline(results, size);
     [first, other(first)]
 }
@@ -88,10 +88,13 @@ pub fn time(
     })
 }
 
-/// The median of a variant's time at `size`.
+/// The median of a variant's time at `size`, of the samples [`time`]
+/// would take (without their bootstrap interval).
 pub fn median_at(results: &Results, variant: &VariantResult, size: &str) -> Option<f64> {
     let run = variant.run(size)?;
-    time(results, variant, run).map(|(_, stats)| stats.median_ms)
+    preference(results, size)
+        .into_iter()
+        .find_map(|kind| crate::model::timing::median(samples(variant, run, kind)))
 }
 
 /// `before` against `after` on the headline kind if both have it, else on
@@ -105,7 +108,7 @@ pub fn compare(
 }
 
 /// `before` against `after` on the first of `kinds` both have.
-pub fn compare_in_order(
+fn compare_in_order(
     kinds: [Temperature; 2],
     (before_variant, before): (&VariantResult, &RunResult),
     (after_variant, after): (&VariantResult, &RunResult),

@@ -142,7 +142,10 @@ pub fn view(results: &Results, analysis: &Analysis) -> view::ReportView {
             .filter(|v| sweeps::is_detailed(analysis, &v.name))
             .cloned()
             .collect(),
-        ..analysis.clone()
+        focus_size: analysis.focus_size.clone(),
+        steps: analysis.steps.clone(),
+        ceilings: analysis.ceilings.clone(),
+        sweeps: analysis.sweeps.clone(),
     };
     view::ReportView {
         charts: figures::figures(results, &detailed),
