@@ -282,7 +282,7 @@ fn run_following(
     invocation: &Invocation,
     channel: Channel,
     idle_timeout: Option<Duration>,
-    on_line: impl FnMut(&str),
+    mut on_line: impl FnMut(&str),
 ) -> Result<ToolOutput, ToolError> {
     let command_line = invocation.display();
     let spawn_error = |kind| ToolError {
@@ -333,7 +333,17 @@ fn run_following(
             (followed, lines, None)
         }
     };
-    let (followed_text, timed_out) = follow_lines(&mut child, &lines, idle_timeout, on_line);
+    // Followed stdout is also the tool's output; a report channel's lines
+    // are only followed.
+    let mut followed_text = String::new();
+    let keeps_text = stdout_reader.is_none();
+    let timed_out = follow_lines(&mut child, &lines, idle_timeout, |line| {
+        on_line(line);
+        if keeps_text {
+            followed_text.push_str(line);
+            followed_text.push('\n');
+        }
+    });
     let waited = child.wait();
     if let Some(group) = group {
         running_groups().retain(|g| *g != group);
@@ -372,9 +382,15 @@ fn run_following(
 /// A pipe for a child's reports: the end gpuprof reads and the end the
 /// child gets, both close-on-exec (so no other child inherits them).
 fn report_pipe() -> std::io::Result<(File, OwnedFd)> {
+    pipe(libc::O_CLOEXEC)
+}
+
+/// A pipe opened with `pipe2`'s `flags`: its reading end and its writing
+/// end.
+pub(crate) fn pipe(flags: libc::c_int) -> std::io::Result<(File, OwnedFd)> {
     let mut ends = [0; 2];
     // SAFETY: `ends` has room for the two descriptors pipe2 writes.
-    if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+    if unsafe { libc::pipe2(ends.as_mut_ptr(), flags) } != 0 {
         return Err(std::io::Error::last_os_error());
     }
     // SAFETY: both descriptors were just opened and are owned by nothing
@@ -389,30 +405,27 @@ fn report_pipe() -> std::io::Result<(File, OwnedFd)> {
 
 /// Passes each followed line to `on_line` as it arrives, until its source
 /// closes or, with `idle_timeout`, nothing comes for that long and the tool
-/// is killed: the text read, and the idle seconds when it timed out.
+/// is killed: the idle seconds when it timed out.
 fn follow_lines(
     child: &mut Child,
     lines: &mpsc::Receiver<String>,
     idle_timeout: Option<Duration>,
     mut on_line: impl FnMut(&str),
-) -> (String, Option<u64>) {
-    let mut stdout_text = String::new();
+) -> Option<u64> {
     let mut last_output = Instant::now();
     loop {
         match lines.recv_timeout(Duration::from_millis(100)) {
             Ok(line) => {
                 on_line(&line);
-                stdout_text.push_str(&line);
-                stdout_text.push('\n');
                 last_output = Instant::now();
             }
-            Err(mpsc::RecvTimeoutError::Disconnected) => return (stdout_text, None),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return None,
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if let Some(limit) = idle_timeout
                     && last_output.elapsed() > limit
                 {
                     kill_tree(child);
-                    return (stdout_text, Some(limit.as_secs()));
+                    return Some(limit.as_secs());
                 }
             }
         }

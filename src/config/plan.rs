@@ -260,6 +260,20 @@ pub struct Instance {
     pub sequence: Vec<Step>,
 }
 
+impl Instance {
+    /// The device bytes of its buffers together (those in module
+    /// variables included); `None` past 2^64 bytes.
+    pub fn buffer_bytes(&self) -> Option<u64> {
+        self.args
+            .iter()
+            .map(|arg| match arg {
+                Arg::Buffer(b) => b.count.checked_mul(b.element.size_bytes() as u64),
+                Arg::Scalar(_) => Some(0),
+            })
+            .try_fold(0u64, |sum, bytes| sum.checked_add(bytes?))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Arg {

@@ -136,14 +136,7 @@ impl Capture {
     /// Redirects fd 1 into a pipe drained by a thread that reports
     /// `Printing` on `report` while output keeps coming.
     fn start(report: Report) -> io::Result<Capture> {
-        let mut ends = [0; 2];
-        // SAFETY: `ends` has room for the two descriptors pipe2 writes.
-        if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: both ends were just opened and are owned by nothing else.
-        let (reader, writer) =
-            unsafe { (File::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
+        let (reader, writer) = crate::process::pipe(libc::O_CLOEXEC | libc::O_NONBLOCK)?;
         // The kernel's side blocks when the pipe is full (the thread drains
         // it); only the reading end is non-blocking.
         // SAFETY: fcntl and dup2 on descriptors this process owns; dup2

@@ -383,6 +383,7 @@ impl Runner<'_> {
         &mut self,
         item: &Item,
         size_index: usize,
+        goal: &Goal,
         emit: &mut dyn FnMut(Event),
     ) -> Result<Prepared, Failure> {
         let variant = self.variant(&item.variant)?.clone();
@@ -410,15 +411,14 @@ impl Runner<'_> {
             self.outputs.insert(variant.name.clone(), outputs);
         }
         let (gpu, kernel) = (&self.gpu, &self.kernels[&key]);
-        let timing = &self.job.plan.timing;
         let sampler = gpu
             .sampler(
                 kernel,
                 instance,
                 &buffers,
-                timing.warmup,
+                self.job.plan.timing.warmup,
                 SAMPLES_PER_TURN,
-                timing.time_limit_s.unwrap_or(f64::INFINITY),
+                goal.time_limit_s,
             )
             .map_err(Failure::fatal(Stage::Timing))?;
         Ok(Prepared {
@@ -439,11 +439,15 @@ impl Runner<'_> {
         let needed: u64 = items
             .iter()
             .filter_map(|item| self.plan().variant(&item.variant))
-            .map(|variant| buffer_bytes(&variant.instances[size_index]))
-            .sum();
+            .map(|variant| {
+                variant.instances[size_index]
+                    .buffer_bytes()
+                    .unwrap_or(u64::MAX)
+            })
+            .fold(0, u64::saturating_add);
         let free = self.gpu.free_memory()?;
         let flush = self.gpu.l2_bytes()?;
-        if items.len() <= 1 || needed + flush + MEMORY_MARGIN_BYTES <= free {
+        if items.len() <= 1 || needed.saturating_add(flush + MEMORY_MARGIN_BYTES) <= free {
             return Ok(Schedule::Interleaved {
                 variants: items.len() as u32,
             });
@@ -467,6 +471,7 @@ impl Runner<'_> {
         size_index: usize,
         emit: &mut dyn FnMut(Event),
     ) -> Result<(), GpuError> {
+        let goal = self.goal()?;
         let schedule = self.schedule(items, size_index)?;
         let groups: Vec<Vec<&Item>> = match schedule {
             Schedule::Interleaved { .. } => vec![items.to_vec()],
@@ -476,14 +481,14 @@ impl Runner<'_> {
             let mut prepared = Vec::new();
             for item in group {
                 emit(Event::Started { item: item.clone() });
-                match self.prepare(item, size_index, emit) {
+                match self.prepare(item, size_index, &goal, emit) {
                     Ok(ready) => prepared.push(ready),
                     Err(failure) => failed(item, failure, emit)?,
                 }
             }
-            self.take_turns(&mut prepared, size_index, emit)?;
+            self.take_turns(&mut prepared, size_index, &goal, emit)?;
             for ready in prepared {
-                let event = self.measured(ready, &schedule);
+                let event = self.measured(ready, &schedule, &goal);
                 emit(event);
             }
         }
@@ -506,27 +511,32 @@ impl Runner<'_> {
         self.nvml().ok().and_then(Nvml::sm_mhz)
     }
 
-    /// Turns of samples, round-robin, until every item has enough.
+    /// What every run's samples must reach, from the plan's timing (which
+    /// `gpuprof report` always resolves with a target spread and a time
+    /// limit).
+    fn goal(&self) -> Result<Goal, GpuError> {
+        let timing = self.plan().timing;
+        match (timing.target_spread, timing.time_limit_s) {
+            (Some(target_spread), Some(time_limit_s)) => Ok(Goal {
+                min_samples: timing.repetitions as usize,
+                target_spread,
+                time_limit_s,
+            }),
+            _ => Err(GpuError {
+                during: "planning the timing".into(),
+                message: "the job gives no target spread or time limit".into(),
+            }),
+        }
+    }
+
+    /// Turns of samples, round-robin, until every item reaches `goal`.
     fn take_turns(
         &self,
         prepared: &mut [Prepared],
         size_index: usize,
+        goal: &Goal,
         emit: &mut dyn FnMut(Event),
     ) -> Result<(), GpuError> {
-        let timing = self.plan().timing;
-        let goal = match (timing.target_spread, timing.time_limit_s) {
-            (Some(target_spread), Some(time_limit_s)) => Goal {
-                min_samples: timing.repetitions as usize,
-                target_spread,
-                time_limit_s,
-            },
-            _ => {
-                return Err(GpuError {
-                    during: "planning the timing".into(),
-                    message: "the job gives no target spread or time limit".into(),
-                });
-            }
-        };
         let max_mhz = self.nvml().ok().map(|nvml| nvml.max_sm_mhz);
         let mut reported = Instant::now();
         let outcome = sampling::round_robin(
@@ -558,7 +568,7 @@ impl Runner<'_> {
                     seconds: started.elapsed().as_secs_f64(),
                 };
                 ready.collected.add(turn, max_mhz);
-                ready.stopped = ready.collected.stop(&goal);
+                ready.stopped = ready.collected.stop(goal);
                 Ok(())
             },
         );
@@ -577,8 +587,7 @@ impl Runner<'_> {
     }
 
     /// The event that reports a prepared item's samples.
-    fn measured(&self, ready: Prepared, schedule: &Schedule) -> Event {
-        let timing = self.plan().timing;
+    fn measured(&self, ready: Prepared, schedule: &Schedule, goal: &Goal) -> Event {
         let method = match ready.sampler.uses_graph() {
             true => TimingMethod::Graph {
                 launches_per_hot_sample: ready.sampler.launches_per_hot_sample,
@@ -590,8 +599,8 @@ impl Runner<'_> {
         let record = TimingRecord {
             method,
             stopped: ready.stopped.unwrap_or(Stop::TimeLimit),
-            target_spread: timing.target_spread.unwrap_or_default(),
-            time_limit_s: timing.time_limit_s.unwrap_or_default(),
+            target_spread: goal.target_spread,
+            time_limit_s: goal.time_limit_s,
             throttled_samples: ready.collected.left_out(),
             clock: ready
                 .collected
@@ -608,19 +617,6 @@ impl Runner<'_> {
             check: ready.check,
         }
     }
-}
-
-/// The device bytes of an instance's buffers (those in module variables
-/// included).
-fn buffer_bytes(instance: &Instance) -> u64 {
-    instance
-        .args
-        .iter()
-        .filter_map(|arg| match arg {
-            Arg::Buffer(buffer) => Some(buffer.count * buffer.element.size_bytes() as u64),
-            Arg::Scalar(_) => None,
-        })
-        .sum()
 }
 
 fn borrowed(contents: &[Option<Rc<Vec<u8>>>]) -> Vec<Option<&[u8]>> {

@@ -284,17 +284,9 @@ pub(super) fn timing_job(
 /// SM has. The error names the variant, the size and the limit.
 pub(super) fn check_device_limits(plan: &Plan, facts: &DriverFacts) -> Result<(), Error> {
     use crate::analysis::format;
-    use crate::config::plan::Arg;
     for variant in &plan.variants {
         for instance in &variant.instances {
-            let bytes = instance
-                .args
-                .iter()
-                .filter_map(|arg| match arg {
-                    Arg::Buffer(b) => b.count.checked_mul(b.element.size_bytes() as u64),
-                    Arg::Scalar(_) => Some(0),
-                })
-                .try_fold(0u64, u64::checked_add);
+            let bytes = instance.buffer_bytes();
             let at = format!("variant `{}` at {}", variant.name, instance.size);
             match bytes {
                 Some(bytes)
@@ -363,6 +355,20 @@ mod tests {
         let error = check_device_limits(&shared, &facts(150 << 30, 233_472)).unwrap_err();
         assert!(
             error.to_string().starts_with("variant `naive` at N=2048: shared_bytes = 300000 is more dynamic shared memory than an SM of the NVIDIA H200 has (233472 bytes)"),
+            "{error}"
+        );
+        // A buffer past 2^64 bytes is refused, not left out of the total.
+        let mut huge = plan.clone();
+        let crate::config::plan::Arg::Buffer(input) = &mut huge.variants[0].instances[0].args[0]
+        else {
+            panic!("the first argument is a buffer");
+        };
+        input.count = u64::MAX / 2;
+        let error = check_device_limits(&huge, &facts(150 << 30, 233_472)).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("its buffers need more than 2^64 bytes"),
             "{error}"
         );
     }
