@@ -8,10 +8,43 @@ use sha2::{Digest, Sha256};
 
 use crate::config::plan::{Buffer, Compare, ElementType, Fill, Tolerance};
 
-/// Random contents are drawn in chunks of this many elements, each from a
-/// generator seeded by the buffer's seed and the chunk's index: the bytes
-/// do not depend on how many threads draw them.
-const RANDOM_CHUNK_ELEMENTS: usize = 1 << 18;
+/// Buffers are filled and compared in chunks of this many elements, on
+/// every core. Random contents are drawn from a generator per chunk seeded
+/// by the buffer's seed and the chunk's index, and comparisons are combined
+/// chunk by chunk in order, so neither depends on how many threads there
+/// are.
+const CHUNK_ELEMENTS: usize = 1 << 18;
+
+/// `work` applied to every item, the items shared out in contiguous runs
+/// over the machine's cores; the results in the items' order.
+fn on_every_core<T: Send, R: Send>(items: Vec<T>, work: impl Fn(T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let per_thread = items.len().div_ceil(threads).max(1);
+    let mut items = items.into_iter();
+    let work = &work;
+    std::thread::scope(|scope| {
+        let mut running = Vec::new();
+        loop {
+            let share: Vec<T> = items.by_ref().take(per_thread).collect();
+            if share.is_empty() {
+                break;
+            }
+            running.push(scope.spawn(move || share.into_iter().map(work).collect::<Vec<R>>()));
+        }
+        running
+            .into_iter()
+            .flat_map(|thread| thread.join().expect("a fill or comparison thread panicked"))
+            .collect()
+    })
+}
+
+/// The element ranges, CHUNK_ELEMENTS long, that cover `count` elements.
+fn element_chunks(count: usize) -> Vec<std::ops::Range<usize>> {
+    (0..count)
+        .step_by(CHUNK_ELEMENTS)
+        .map(|start| start..count.min(start + CHUNK_ELEMENTS))
+        .collect()
+}
 
 /// The bytes a buffer starts with. Random contents depend only on the seed
 /// and the buffer's name, so every variant sees the same inputs; they are
@@ -28,33 +61,19 @@ pub fn initial_bytes(buffer: &Buffer, seed: u64) -> Vec<u8> {
         Fill::Random { low, high } => {
             let buffer_seed = buffer_seed(seed, &buffer.name);
             let chunks: Vec<(usize, &mut [u8])> = bytes
-                .chunks_mut(RANDOM_CHUNK_ELEMENTS * width)
+                .chunks_mut(CHUNK_ELEMENTS * width)
                 .enumerate()
                 .collect();
-            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-            let per_thread = chunks.len().div_ceil(threads).max(1);
-            let mut chunks = chunks.into_iter();
-            std::thread::scope(|scope| {
-                loop {
-                    let share: Vec<_> = chunks.by_ref().take(per_thread).collect();
-                    if share.is_empty() {
-                        break;
-                    }
-                    scope.spawn(move || {
-                        for (index, chunk) in share {
-                            let mut rng =
-                                SmallRng::seed_from_u64(buffer_seed.wrapping_add(index as u64));
-                            for raw in chunk.chunks_exact_mut(width) {
-                                let value = rng.random_range(low..high);
-                                let value = if element.is_float() {
-                                    value
-                                } else {
-                                    value.floor()
-                                };
-                                write(element, value, raw);
-                            }
-                        }
-                    });
+            on_every_core(chunks, |(index, chunk)| {
+                let mut rng = SmallRng::seed_from_u64(buffer_seed.wrapping_add(index as u64));
+                for raw in chunk.chunks_exact_mut(width) {
+                    let value = rng.random_range(low..high);
+                    let value = if element.is_float() {
+                        value
+                    } else {
+                        value.floor()
+                    };
+                    write(element, value, raw);
                 }
             });
         }
@@ -106,13 +125,17 @@ pub fn computed_from_poison(element: ElementType, bytes: &[u8]) -> u64 {
     if !element.is_float() {
         return 0;
     }
-    bytes
-        .chunks_exact(width)
-        .enumerate()
-        .filter(|(index, raw)| {
-            raw.iter().any(|&b| b != 0xFF) && decode(element, bytes, *index).is_nan()
-        })
-        .count() as u64
+    let counts = on_every_core(element_chunks(bytes.len() / width), |range| {
+        range
+            .filter(|&index| {
+                bytes[index * width..(index + 1) * width]
+                    .iter()
+                    .any(|&b| b != 0xFF)
+                    && decode(element, bytes, index).is_nan()
+            })
+            .count() as u64
+    });
+    counts.into_iter().sum()
 }
 
 /// How one output compared.
@@ -172,11 +195,51 @@ fn compare_elements(
     tolerance: Tolerance,
 ) -> Comparison {
     let count = got.len() / element.size_bytes();
-    let mut mismatches = 0u64;
-    let mut first_mismatch = None;
-    let mut max_abs_error = 0.0f64;
-    let (mut error_squares, mut want_squares) = (0.0f64, 0.0f64);
-    for index in 0..count {
+    let parts = on_every_core(element_chunks(count), |range| {
+        compare_range(element, got, want, tolerance, range)
+    });
+    let mut whole = Partial::default();
+    for part in parts {
+        whole.mismatches += part.mismatches;
+        whole.first_mismatch = whole.first_mismatch.or(part.first_mismatch);
+        whole.max_abs_error = whole.max_abs_error.max(part.max_abs_error);
+        whole.error_squares += part.error_squares;
+        whole.want_squares += part.want_squares;
+    }
+    let relative_l2_error = if whole.want_squares > 0.0 {
+        (whole.error_squares / whole.want_squares).sqrt()
+    } else {
+        whole.error_squares.sqrt()
+    };
+    Comparison {
+        compared: count as u64,
+        mismatches: whole.mismatches,
+        first_mismatch: whole.first_mismatch,
+        max_abs_error: whole.max_abs_error,
+        relative_l2_error,
+    }
+}
+
+/// What a comparison of some of the elements found, before it is combined
+/// with the rest.
+#[derive(Default)]
+struct Partial {
+    mismatches: u64,
+    first_mismatch: Option<(u64, f64, f64)>,
+    max_abs_error: f64,
+    error_squares: f64,
+    want_squares: f64,
+}
+
+fn compare_range(
+    element: ElementType,
+    got: &[u8],
+    want: &[u8],
+    tolerance: Tolerance,
+    range: std::ops::Range<usize>,
+) -> Partial {
+    let mut part = Partial::default();
+    for index in range {
         let g = decode(element, got, index);
         let w = decode(element, want, index);
         // An element neither wrote (poison in both) matches; poison against
@@ -185,31 +248,22 @@ fn compare_elements(
         let error = (g - w).abs();
         let ok = both_nan || error <= tolerance.abs + tolerance.rel * w.abs();
         if !both_nan {
-            max_abs_error = max_abs_error.max(if error.is_nan() { f64::INFINITY } else { error });
+            part.max_abs_error =
+                part.max_abs_error
+                    .max(if error.is_nan() { f64::INFINITY } else { error });
             if error.is_finite() && w.is_finite() {
-                error_squares += error * error;
-                want_squares += w * w;
+                part.error_squares += error * error;
+                part.want_squares += w * w;
             }
         }
         if !ok {
-            mismatches += 1;
-            if first_mismatch.is_none() {
-                first_mismatch = Some((index as u64, g, w));
+            part.mismatches += 1;
+            if part.first_mismatch.is_none() {
+                part.first_mismatch = Some((index as u64, g, w));
             }
         }
     }
-    let relative_l2_error = if want_squares > 0.0 {
-        (error_squares / want_squares).sqrt()
-    } else {
-        error_squares.sqrt()
-    };
-    Comparison {
-        compared: count as u64,
-        mismatches,
-        first_mismatch,
-        max_abs_error,
-        relative_l2_error,
-    }
+    part
 }
 
 #[cfg(test)]
@@ -285,17 +339,17 @@ mod tests {
             low: 0.0,
             high: 1.0,
         };
-        let chunk_bytes = RANDOM_CHUNK_ELEMENTS * 4;
+        let chunk_bytes = CHUNK_ELEMENTS * 4;
         let long = initial_bytes(
             &buffer(
                 ElementType::F32,
-                3 * RANDOM_CHUNK_ELEMENTS as u64 + 5,
+                3 * CHUNK_ELEMENTS as u64 + 5,
                 random,
             ),
             7,
         );
         let short = initial_bytes(
-            &buffer(ElementType::F32, RANDOM_CHUNK_ELEMENTS as u64 + 9, random),
+            &buffer(ElementType::F32, CHUNK_ELEMENTS as u64 + 9, random),
             7,
         );
         assert_eq!(long[..short.len()], short[..]);
@@ -401,5 +455,43 @@ mod tests {
             error.unwrap_err(),
             "the output has 1 elements but the reference has 2"
         );
+    }
+
+    #[test]
+    fn a_comparison_over_many_chunks_counts_every_mismatch_and_finds_the_first() {
+        let count = 3 * CHUNK_ELEMENTS + 5;
+        let want: Vec<f32> = (0..count).map(|i| (i % 97) as f32).collect();
+        let mut got = want.clone();
+        got[2 * CHUNK_ELEMENTS + 1] += 4.0;
+        got[CHUNK_ELEMENTS + 7] += 3.0;
+        got[count - 1] = f32::NAN;
+        let result = compare(
+            ElementType::F32,
+            Compare::Elementwise,
+            &floats(&got),
+            &floats(&want),
+            TIGHT,
+        )
+        .unwrap();
+        assert_eq!(result.compared, count as u64);
+        assert_eq!(result.mismatches, 3);
+        let first = CHUNK_ELEMENTS + 7;
+        assert_eq!(
+            result.first_mismatch,
+            Some((first as u64, f64::from(got[first]), f64::from(want[first])))
+        );
+        assert_eq!(result.max_abs_error, f64::INFINITY);
+        let want_squares: f64 = want[..count - 1].iter().map(|&w| f64::from(w).powi(2)).sum();
+        let expected = (25.0 / want_squares).sqrt();
+        assert!((result.relative_l2_error - expected).abs() < 1e-12 * expected);
+    }
+
+    #[test]
+    fn nan_computed_from_the_poison_is_counted_in_every_chunk() {
+        let mut bytes = vec![0xFF; 4 * (2 * CHUNK_ELEMENTS + 3)];
+        for index in [3, CHUNK_ELEMENTS + 1, 2 * CHUNK_ELEMENTS + 2] {
+            bytes[4 * index..4 * index + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+        }
+        assert_eq!(computed_from_poison(ElementType::F32, &bytes), 3);
     }
 }
