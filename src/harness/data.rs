@@ -341,11 +341,7 @@ mod tests {
         };
         let chunk_bytes = CHUNK_ELEMENTS * 4;
         let long = initial_bytes(
-            &buffer(
-                ElementType::F32,
-                3 * CHUNK_ELEMENTS as u64 + 5,
-                random,
-            ),
+            &buffer(ElementType::F32, 3 * CHUNK_ELEMENTS as u64 + 5, random),
             7,
         );
         let short = initial_bytes(
@@ -481,7 +477,10 @@ mod tests {
             Some((first as u64, f64::from(got[first]), f64::from(want[first])))
         );
         assert_eq!(result.max_abs_error, f64::INFINITY);
-        let want_squares: f64 = want[..count - 1].iter().map(|&w| f64::from(w).powi(2)).sum();
+        let want_squares: f64 = want[..count - 1]
+            .iter()
+            .map(|&w| f64::from(w).powi(2))
+            .sum();
         let expected = (25.0 / want_squares).sqrt();
         assert!((result.relative_l2_error - expected).abs() < 1e-12 * expected);
     }

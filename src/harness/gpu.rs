@@ -88,6 +88,23 @@ impl Kernel {
     }
 }
 
+/// A buffer's initial contents, copied into the buffers of every variant
+/// that starts with them: from the device when they fit there (far faster
+/// than another upload from host memory), else from host memory.
+pub enum Staged {
+    Device(CudaSlice<u8>),
+    Host(Vec<u8>),
+}
+
+impl Staged {
+    fn len(&self) -> usize {
+        match self {
+            Staged::Device(slice) => slice.len(),
+            Staged::Host(bytes) => bytes.len(),
+        }
+    }
+}
+
 /// An item's device buffers, in argument order (scalars hold no buffer).
 pub struct Buffers {
     slots: Vec<Option<CudaSlice<u8>>>,
@@ -251,18 +268,29 @@ impl Gpu {
         Ok(Kernel::Sgemm { blas })
     }
 
-    /// Allocates every buffer of `instance` and uploads its initial
-    /// contents (`contents[i]` for argument `i`); symbol buffers go to the
+    /// Puts a buffer's initial contents on the device, once per size.
+    pub fn stage(&self, bytes: &[u8], name: &str) -> Result<Staged, GpuError> {
+        self.stream
+            .clone_htod(bytes)
+            .map(Staged::Device)
+            .during(format!(
+                "uploading the initial contents of buffer `{name}` ({} bytes)",
+                bytes.len()
+            ))
+    }
+
+    /// Allocates every buffer of `instance` and copies its initial contents
+    /// into it (`contents[i]` for argument `i`); symbol buffers go to the
     /// module's variable of that name.
     pub fn upload(
         &self,
         kernel: &Kernel,
         instance: &Instance,
-        contents: &[Option<&[u8]>],
+        contents: &[Option<&Staged>],
     ) -> Result<Buffers, GpuError> {
         let mut slots = Vec::with_capacity(instance.args.len());
-        for (arg, bytes) in instance.args.iter().zip(contents) {
-            let (Arg::Buffer(buffer), Some(bytes)) = (arg, bytes) else {
+        for (arg, staged) in instance.args.iter().zip(contents) {
+            let (Arg::Buffer(buffer), Some(staged)) = (arg, staged) else {
                 slots.push(None);
                 continue;
             };
@@ -277,46 +305,55 @@ impl Gpu {
                     "finding the variable `{symbol}` for buffer `{}`",
                     buffer.name
                 ))?;
-                if view.len() != bytes.len() {
+                if view.len() != staged.len() {
                     return Err(GpuError {
                         during: format!("copying buffer `{}` into `{symbol}`", buffer.name),
                         message: format!(
                             "`{symbol}` holds {} bytes but the buffer has {}",
                             view.len(),
-                            bytes.len()
+                            staged.len()
                         ),
                     });
                 }
-                self.stream
-                    .memcpy_htod(*bytes, &mut view)
-                    .during(format!("copying buffer `{}` into `{symbol}`", buffer.name))?;
+                match staged {
+                    Staged::Device(slice) => self.stream.memcpy_dtod(slice, &mut view),
+                    Staged::Host(bytes) => self.stream.memcpy_htod(bytes, &mut view),
+                }
+                .during(format!("copying buffer `{}` into `{symbol}`", buffer.name))?;
                 slots.push(None);
                 continue;
             }
             let during = format!(
                 "allocating buffer `{}` ({} bytes)",
                 buffer.name,
-                bytes.len()
+                staged.len()
             );
-            slots.push(Some(self.stream.clone_htod(*bytes).during(during)?));
+            let slot = match staged {
+                Staged::Device(slice) => self.stream.clone_dtod(slice),
+                Staged::Host(bytes) => self.stream.clone_htod(bytes),
+            };
+            slots.push(Some(slot.during(during)?));
         }
         Ok(Buffers { slots })
     }
 
-    /// Copies buffer `index` back to the host.
+    /// Copies buffer `index` back to the host, into `host` (resized to fit;
+    /// reusing a buffer of the same size spares touching new host memory).
     pub fn download(
         &self,
         buffers: &Buffers,
         index: usize,
         name: &str,
-    ) -> Result<Vec<u8>, GpuError> {
+        host: &mut Vec<u8>,
+    ) -> Result<(), GpuError> {
+        let during = || format!("copying output `{name}` back");
         match &buffers.slots[index] {
-            Some(slice) => self
-                .stream
-                .clone_dtoh(slice)
-                .during(format!("copying output `{name}` back")),
+            Some(slice) => {
+                host.resize(slice.len(), 0);
+                self.stream.memcpy_dtoh(slice, host).during(during())
+            }
             None => Err(GpuError {
-                during: format!("copying output `{name}` back"),
+                during: during(),
                 message: "outputs cannot live in a symbol".into(),
             }),
         }

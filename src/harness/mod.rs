@@ -29,7 +29,7 @@ use crate::model::measurement::Check;
 use crate::model::results::Stage;
 use crate::model::timing::{Schedule, Stop, TimingMethod, TimingRecord};
 use clock::Nvml;
-use gpu::{Buffers, Gpu, Kernel, Sampler};
+use gpu::{Buffers, Gpu, Kernel, Sampler, Staged};
 pub use gpu::{GpuError, driver_available};
 pub use protocol::{Event, Item, Job, Mode, Module};
 use sampling::{Collected, Goal, Turn};
@@ -50,6 +50,8 @@ pub fn run(job: &Job, emit: &mut dyn FnMut(Event)) -> Result<(), GpuError> {
     }
     let mut runner = Runner {
         contents: BTreeMap::new(),
+        spare_outputs: Vec::new(),
+        stage_on_device: false,
         job,
         gpu,
         kernels: BTreeMap::new(),
@@ -60,10 +62,12 @@ pub fn run(job: &Job, emit: &mut dyn FnMut(Event)) -> Result<(), GpuError> {
     for (size_index, size) in job.plan.suite.sizes.iter().enumerate() {
         runner.outputs.clear();
         runner.contents.clear();
+        runner.spare_outputs.clear();
         let items: Vec<&Item> = job.items.iter().filter(|i| i.size == size.label).collect();
         match job.mode {
             Mode::Device => unreachable!("the device mode runs no items"),
             Mode::Profile => {
+                runner.plan_memory(&items, size_index)?;
                 for item in items {
                     emit(Event::Started { item: item.clone() });
                     match runner.profile_item(item, size_index, emit) {
@@ -141,9 +145,16 @@ struct Runner<'a> {
     kernels: BTreeMap<KernelKey, Kernel>,
     /// Outputs of the variants run at the current size.
     outputs: BTreeMap<String, Outputs>,
-    /// Initial buffer contents at the current size, by everything that
-    /// decides them, so that each is generated once per size.
-    contents: BTreeMap<String, Rc<Vec<u8>>>,
+    /// Initial buffer contents at the current size, staged on the device,
+    /// by everything that decides them ([`content_key`]), so that each is
+    /// generated and uploaded once per size.
+    contents: BTreeMap<String, Rc<Staged>>,
+    /// Host buffers of outputs already compared at the current size, kept
+    /// to download the next variant's outputs into.
+    spare_outputs: Vec<Vec<u8>>,
+    /// Whether the current size's initial contents are staged on the device
+    /// (see [`Runner::plan_memory`]) or kept in host memory.
+    stage_on_device: bool,
     sequence: u32,
     /// NVML for the SM clock, opened when timing first needs it.
     nvml: OnceCell<Result<Nvml, String>>,
@@ -244,7 +255,9 @@ impl Runner<'_> {
         let variant = self.variant(&item.variant)?.clone();
         let instance = &variant.instances[size_index];
         let key = self.load(&item.variant, size_index, emit)?;
-        let contents = self.initial_contents(instance);
+        let contents = self
+            .initial_contents(instance)
+            .map_err(Failure::fatal(Stage::Upload))?;
         let (gpu, kernel) = (&self.gpu, &self.kernels[&key]);
         let buffers = gpu
             .upload(kernel, instance, &borrowed(&contents))
@@ -285,28 +298,37 @@ impl Runner<'_> {
         Ok(last)
     }
 
-    /// The initial bytes of every buffer argument (None for scalars),
-    /// generated once per size and shared by the variants that use them.
-    fn initial_contents(&mut self, instance: &Instance) -> Vec<Option<Rc<Vec<u8>>>> {
+    /// The initial contents of every buffer argument (None for scalars),
+    /// generated and staged once per size and shared by the variants that
+    /// use them.
+    fn initial_contents(
+        &mut self,
+        instance: &Instance,
+    ) -> Result<Vec<Option<Rc<Staged>>>, GpuError> {
         let seed = self.job.plan.suite.seed;
-        instance
-            .args
-            .iter()
-            .map(|arg| match arg {
-                Arg::Buffer(buffer) => {
-                    let key = format!(
-                        "{}/{:?}/{}/{:?}",
-                        buffer.name, buffer.element, buffer.count, buffer.fill
-                    );
-                    let bytes = self
-                        .contents
-                        .entry(key)
-                        .or_insert_with(|| Rc::new(data::initial_bytes(buffer, seed)));
-                    Some(Rc::clone(bytes))
+        let mut contents = Vec::with_capacity(instance.args.len());
+        for arg in &instance.args {
+            let Arg::Buffer(buffer) = arg else {
+                contents.push(None);
+                continue;
+            };
+            let key = content_key(buffer);
+            let staged = match self.contents.get(&key) {
+                Some(staged) => Rc::clone(staged),
+                None => {
+                    let bytes = data::initial_bytes(buffer, seed);
+                    let staged = match self.stage_on_device {
+                        true => self.gpu.stage(&bytes, &buffer.name)?,
+                        false => Staged::Host(bytes),
+                    };
+                    let staged = Rc::new(staged);
+                    self.contents.insert(key, Rc::clone(&staged));
+                    staged
                 }
-                Arg::Scalar(_) => None,
-            })
-            .collect()
+            };
+            contents.push(Some(staged));
+        }
+        Ok(contents)
     }
 
     fn is_reference(&self, name: &str) -> bool {
@@ -354,7 +376,9 @@ impl Runner<'_> {
     ) -> Result<(Outputs, KernelKey, Buffers), Failure> {
         let instance = &variant.instances[size_index];
         let key = self.load(&variant.name, size_index, emit)?;
-        let contents = self.initial_contents(instance);
+        let contents = self
+            .initial_contents(instance)
+            .map_err(Failure::fatal(Stage::Upload))?;
         let (gpu, kernel) = (&self.gpu, &self.kernels[&key]);
         let buffers = gpu
             .upload(kernel, instance, &borrowed(&contents))
@@ -368,8 +392,8 @@ impl Runner<'_> {
             if let Arg::Buffer(buffer) = arg
                 && buffer.output
             {
-                let bytes = gpu
-                    .download(&buffers, index, &buffer.name)
+                let mut bytes = self.spare_outputs.pop().unwrap_or_default();
+                gpu.download(&buffers, index, &buffer.name, &mut bytes)
                     .map_err(Failure::fatal(Stage::Download))?;
                 outputs.insert(buffer.name.clone(), bytes);
             }
@@ -406,9 +430,12 @@ impl Runner<'_> {
                 against,
             ),
         };
-        // Keep the outputs only of variants others are compared with.
+        // Keep the outputs only of variants others are compared with; the
+        // others' host buffers take the next variant's outputs.
         if self.is_reference(&variant.name) {
             self.outputs.insert(variant.name.clone(), outputs);
+        } else {
+            self.spare_outputs.extend(outputs.into_values());
         }
         let (gpu, kernel) = (&self.gpu, &self.kernels[&key]);
         let sampler = gpu
@@ -433,21 +460,41 @@ impl Runner<'_> {
         })
     }
 
-    /// Whether the items of a size can keep their buffers on the device
-    /// together (and so take turns), or must be timed one at a time.
-    fn schedule(&self, items: &[&Item], size_index: usize) -> Result<Schedule, GpuError> {
-        let needed: u64 = items
+    /// Where the size's initial contents are staged (on the device when
+    /// they fit there beside every variant's buffers, else in host memory),
+    /// and whether the items of the size can keep their buffers on the
+    /// device together (and so take turns) or must be timed one at a time.
+    fn plan_memory(&mut self, items: &[&Item], size_index: usize) -> Result<Schedule, GpuError> {
+        let instances: Vec<&Instance> = items
             .iter()
             .filter_map(|item| self.plan().variant(&item.variant))
-            .map(|variant| {
-                variant.instances[size_index]
-                    .buffer_bytes()
-                    .unwrap_or(u64::MAX)
-            })
+            .map(|variant| &variant.instances[size_index])
+            .collect();
+        let needed = instances
+            .iter()
+            .map(|instance| instance.buffer_bytes().unwrap_or(u64::MAX))
             .fold(0, u64::saturating_add);
+        let contents: BTreeMap<String, u64> = instances
+            .iter()
+            .flat_map(|instance| &instance.args)
+            .filter_map(|arg| match arg {
+                Arg::Buffer(buffer) => Some((
+                    content_key(buffer),
+                    buffer
+                        .count
+                        .saturating_mul(buffer.element.size_bytes() as u64),
+                )),
+                Arg::Scalar(_) => None,
+            })
+            .collect();
+        let staged = contents
+            .values()
+            .fold(0u64, |sum, &bytes| sum.saturating_add(bytes));
         let free = self.gpu.free_memory()?;
         let flush = self.gpu.l2_bytes()?;
-        if items.len() <= 1 || needed.saturating_add(flush + MEMORY_MARGIN_BYTES) <= free {
+        let fits = |bytes: u64| bytes.saturating_add(flush + MEMORY_MARGIN_BYTES) <= free;
+        self.stage_on_device = fits(needed.saturating_add(staged));
+        if items.len() <= 1 || fits(needed) {
             return Ok(Schedule::Interleaved {
                 variants: items.len() as u32,
             });
@@ -472,7 +519,7 @@ impl Runner<'_> {
         emit: &mut dyn FnMut(Event),
     ) -> Result<(), GpuError> {
         let goal = self.goal()?;
-        let schedule = self.schedule(items, size_index)?;
+        let schedule = self.plan_memory(items, size_index)?;
         let groups: Vec<Vec<&Item>> = match schedule {
             Schedule::Interleaved { .. } => vec![items.to_vec()],
             Schedule::OneAtATime { .. } => items.iter().map(|item| vec![*item]).collect(),
@@ -619,11 +666,17 @@ impl Runner<'_> {
     }
 }
 
-fn borrowed(contents: &[Option<Rc<Vec<u8>>>]) -> Vec<Option<&[u8]>> {
-    contents
-        .iter()
-        .map(|c| c.as_deref().map(Vec::as_slice))
-        .collect()
+fn borrowed(contents: &[Option<Rc<Staged>>]) -> Vec<Option<&Staged>> {
+    contents.iter().map(Option::as_deref).collect()
+}
+
+/// What decides a buffer's initial contents: buffers with the same key
+/// start with the same bytes.
+fn content_key(buffer: &Buffer) -> String {
+    format!(
+        "{}/{:?}/{}/{:?}",
+        buffer.name, buffer.element, buffer.count, buffer.fill
+    )
 }
 
 /// Why the outputs cannot be trusted when a poisoned output was read
