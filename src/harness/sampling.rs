@@ -33,18 +33,21 @@ pub struct Turn {
     pub seconds: f64,
 }
 
+/// Cold and hot samples, and the SM clock of each turn they came from
+/// (where NVML read one).
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Samples {
+    cold: Vec<f64>,
+    hot: Vec<f64>,
+    clocks: Vec<u32>,
+}
+
 /// The samples of one run so far.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Collected {
-    cold: Vec<f64>,
-    hot: Vec<f64>,
+    kept: Samples,
     /// Samples of turns on a throttled clock, kept aside.
-    throttled_cold: Vec<f64>,
-    throttled_hot: Vec<f64>,
-    /// The clock of each turn whose samples were kept, and of each
-    /// throttled turn.
-    clocks: Vec<u32>,
-    throttled_clocks: Vec<u32>,
+    throttled: Samples,
     pub seconds: f64,
 }
 
@@ -53,33 +56,34 @@ impl Collected {
     /// `max_mhz`.
     pub fn add(&mut self, turn: Turn, max_mhz: Option<u32>) {
         self.seconds += turn.seconds;
-        match (turn.sm_mhz, max_mhz) {
-            (Some(mhz), Some(max)) if throttled(mhz, max) => {
-                self.throttled_cold.extend(turn.cold);
-                self.throttled_hot.extend(turn.hot);
-                self.throttled_clocks.push(mhz);
-            }
-            (mhz, _) => {
-                self.cold.extend(turn.cold);
-                self.hot.extend(turn.hot);
-                self.clocks.extend(mhz);
-            }
-        }
+        let into = match (turn.sm_mhz, max_mhz) {
+            (Some(mhz), Some(max)) if throttled(mhz, max) => &mut self.throttled,
+            _ => &mut self.kept,
+        };
+        into.cold.extend(turn.cold);
+        into.hot.extend(turn.hot);
+        into.clocks.extend(turn.sm_mhz);
     }
 
     /// Whether every turn so far ran throttled: its samples are then the
     /// only ones there are, and are used.
     fn throttled_throughout(&self) -> bool {
-        self.cold.is_empty() && self.hot.is_empty() && !self.throttled_clocks.is_empty()
+        self.kept.cold.is_empty() && self.kept.hot.is_empty() && !self.throttled.clocks.is_empty()
     }
 
     /// The samples that count: those at full clock, or every one when all
     /// were throttled.
-    pub fn effective(&self) -> (&[f64], &[f64]) {
+    fn counted(&self) -> &Samples {
         match self.throttled_throughout() {
-            true => (&self.throttled_cold, &self.throttled_hot),
-            false => (&self.cold, &self.hot),
+            true => &self.throttled,
+            false => &self.kept,
         }
+    }
+
+    /// The cold and hot samples that count.
+    pub fn effective(&self) -> (&[f64], &[f64]) {
+        let counted = self.counted();
+        (&counted.cold, &counted.hot)
     }
 
     /// Why the run may stop now, if it may.
@@ -105,7 +109,7 @@ impl Collected {
     pub fn left_out(&self) -> u32 {
         match self.throttled_throughout() {
             true => 0,
-            false => (self.throttled_cold.len() + self.throttled_hot.len()) as u32,
+            false => (self.throttled.cold.len() + self.throttled.hot.len()) as u32,
         }
     }
 
@@ -119,10 +123,7 @@ impl Collected {
                 };
             }
         };
-        let mut seen = match self.throttled_throughout() {
-            true => self.throttled_clocks.clone(),
-            false => self.clocks.clone(),
-        };
+        let mut seen = self.counted().clocks.clone();
         if seen.is_empty() {
             return Clock::Unavailable {
                 reason: "NVML gave no SM clock while the samples ran".into(),
@@ -140,10 +141,11 @@ impl Collected {
 
     /// The kept samples, cold then hot.
     pub fn into_samples(self) -> (Vec<f64>, Vec<f64>) {
-        match self.throttled_throughout() {
-            true => (self.throttled_cold, self.throttled_hot),
-            false => (self.cold, self.hot),
-        }
+        let counted = match self.throttled_throughout() {
+            true => self.throttled,
+            false => self.kept,
+        };
+        (counted.cold, counted.hot)
     }
 }
 

@@ -78,9 +78,7 @@ fn read_nvidia_smi(notices: &mut Vec<Notice>) -> Option<SmiFacts> {
 /// The first entry of `CUDA_VISIBLE_DEVICES`: the GPU the harness runs on,
 /// among those nvidia-smi lists (which ignores the variable).
 fn first_visible_device() -> Option<String> {
-    let visible = std::env::var("CUDA_VISIBLE_DEVICES").ok()?;
-    let first = visible.split(',').next()?.trim();
-    (!first.is_empty()).then(|| first.to_string())
+    super::gpus::cuda_visible_devices()?.into_iter().next()
 }
 
 /// The name of this machine (`gethostname`), or `unknown`.

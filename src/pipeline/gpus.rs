@@ -156,14 +156,18 @@ fn describe(outcome: &Result<process::ToolOutput, ToolError>, seconds: f64) -> S
     }
 }
 
+/// The entries of CUDA_VISIBLE_DEVICES (indices or UUIDs), when it is set
+/// and names any.
+pub(super) fn cuda_visible_devices() -> Option<Vec<String>> {
+    let entries = split_list(&std::env::var("CUDA_VISIBLE_DEVICES").ok()?);
+    (!entries.is_empty()).then_some(entries)
+}
+
 /// The GPUs this process may use: CUDA_VISIBLE_DEVICES's entries when it
 /// is set, else the indices nvidia-smi lists.
 fn visible_gpus() -> Result<Vec<String>, Error> {
-    if let Some(visible) = std::env::var("CUDA_VISIBLE_DEVICES")
-        .ok()
-        .filter(|v| !v.trim().is_empty())
-    {
-        return Ok(split_list(&visible));
+    if let Some(visible) = cuda_visible_devices() {
+        return Ok(visible);
     }
     let listed = process::run(
         &Invocation::new("nvidia-smi").args(["--query-gpu=index", "--format=csv,noheader"]),
