@@ -264,7 +264,7 @@ pub enum Command {
         after_help = "Example:\n  gpuprof init my-suite && gpuprof report my-suite/variants.toml"
     )]
     Init {
-        /// The folder to create them in (made if missing) [default: .]
+        /// The folder to create them in (made if missing)
         #[arg(default_value = ".")]
         folder: PathBuf,
         /// Write a variants.toml for the kernels of your own .cu file instead: every kernel and template, its parameters as args to fill in, geometry from its literal <<<…>>> launches

@@ -211,10 +211,14 @@ fn init(folder: &std::path::Path, from: Option<&std::path::Path>) -> ExitCode {
                 .iter()
                 .map(|path| format!("wrote {}\n", path.display()))
                 .collect();
-            text.push_str(&format!(
-                "next: gpuprof report {}\n",
-                folder.join("variants.toml").display()
-            ));
+            let toml = folder.join("variants.toml");
+            text.push_str(&match from {
+                Some(_) => format!(
+                    "next: fill in what is marked `fill in`, then check it without a GPU: gpuprof report {} --check\n",
+                    toml.display()
+                ),
+                None => format!("next: gpuprof report {}\n", toml.display()),
+            });
             print_out(&text, ExitCode::SUCCESS)
         }
         Err(error) => fail(&Error::Input(error)),

@@ -1,6 +1,6 @@
 //! The content-addressed build cache: CUBINs stored under a hash of the
-//! source path and text, the compiler and its version, the entry and every
-//! compile option, each beside a small record of its kernels' symbols and
+//! source path and text, the compiler and its version, the entry, every
+//! compile option and the user's headers the source includes, each beside a small record of its kernels' symbols and
 //! the command that built it, written atomically so that a crash never
 //! leaves a truncated binary behind.
 

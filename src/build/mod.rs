@@ -4,9 +4,11 @@
 //! page can show the file; the entry looked up through a name expression),
 //! or nvcc for a file that holds host code too (`nvcc`, `symbols`). The
 //! toolkit's headers are found for NVRTC (`toolkit`). Results are cached by
-//! a hash of everything that affects the binary. Launches nothing.
+//! a hash of everything that affects the binary, the user's headers
+//! included (`headers`). Launches nothing.
 
 mod cache;
+mod headers;
 mod nvcc;
 mod nvrtc;
 pub mod symbols;
@@ -275,15 +277,25 @@ pub fn compile(request: Request, cache: &Cache) -> Result<Compiled, BuildError> 
             (format!("nvcc {}", nvcc.display()), Some(nvcc))
         }
     };
-    let key = cache::key(
-        &[
-            source.to_string_lossy().as_ref(),
-            &text,
-            &version,
-            &request.entries.join("\n"),
-        ],
-        request.options,
-    );
+    let toolkit_folders = match request.compiler {
+        Compiler::Nvrtc => toolkit::include_dirs(),
+        Compiler::Nvcc => Vec::new(),
+    };
+    let headers = headers::user_headers(source, &text, request.options, &toolkit_folders);
+    let header_parts: Vec<String> = headers
+        .iter()
+        .flat_map(|(path, bytes)| {
+            [
+                path.display().to_string(),
+                String::from_utf8_lossy(bytes).into_owned(),
+            ]
+        })
+        .collect();
+    let source_name = source.to_string_lossy();
+    let entries = request.entries.join("\n");
+    let mut parts: Vec<&str> = vec![&source_name, &text, &version, &entries];
+    parts.extend(header_parts.iter().map(String::as_str));
+    let key = cache::key(&parts, request.options);
     let started = Instant::now();
     let describe =
         |functions: Vec<String>, command: String, log: String, from_cache: bool, cubin: PathBuf| {

@@ -4,7 +4,8 @@
 //! instance that the file itself never launches would not be in the CUBIN,
 //! so such an entry is compiled through a two-line wrapper that includes
 //! the file by its absolute path (line info still names the user's file)
-//! and takes the instance's address.
+//! and takes the instance's address. A source not named `.cu` (a `.cuh`
+//! header of kernels) is compiled as CUDA all the same.
 
 use std::path::{Path, PathBuf};
 
@@ -41,6 +42,11 @@ pub(super) fn compile(
     let mut invocation = Invocation::new(nvcc).arg("-cubin").args(options);
     if let Some(dir) = source.parent() {
         invocation = invocation.arg(format!("-I{}", dir.display()));
+    }
+    // nvcc picks the language by the extension: a header (`.cuh`, `.h`)
+    // or any other name is CUDA because the suite says it is.
+    if input.extension().is_none_or(|extension| extension != "cu") {
+        invocation = invocation.arg("-x").arg("cu");
     }
     let invocation = invocation
         .arg("-o")

@@ -39,25 +39,22 @@ pub fn demangled(symbol: &str) -> String {
 pub fn find(symbols: &[String], entry: &str) -> Result<String, Vec<String>> {
     let wanted = comparable(entry);
     let readable: Vec<String> = symbols.iter().map(|s| demangled(s)).collect();
-    let exact = readable.iter().position(|name| comparable(name) == wanted);
-    // A kernel in an anonymous namespace reads `(anonymous namespace)::k`.
-    let nested = || {
-        let matches: Vec<usize> = (0..readable.len())
-            .filter(|&i| comparable(&readable[i]).ends_with(&format!("::{wanted}")))
-            .collect();
-        (matches.len() == 1).then(|| matches[0])
-    };
-    match exact.or_else(nested) {
+    match readable.iter().position(|name| comparable(name) == wanted) {
         Some(index) => Ok(symbols[index].clone()),
         None => Err(readable),
     }
 }
 
 /// `entry` with what may differ between how people and demanglers write it
-/// taken out: spaces, integer suffixes, C-style casts of numbers and
+/// taken out: spaces, anonymous namespaces (the file's own code names their
+/// kernels without one), integer suffixes, C-style casts of numbers and
 /// `true` / `false`.
 fn comparable(name: &str) -> String {
-    let compact: String = name.chars().filter(|c| !c.is_whitespace()).collect();
+    let compact: String = name
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .replace("(anonymousnamespace)::", "");
     let casts = regex::Regex::new(r"\([A-Za-z_:]+\)(-?\d)").expect("a valid pattern");
     let suffixes =
         regex::Regex::new(r"(\d)(?:[uU][lL]{0,2}|[lL]{1,2}[uU]?)\b").expect("a valid pattern");
@@ -83,6 +80,8 @@ mod tests {
             "_ZN2ns6reduceILi256ELb1EEEvPKfPfi".to_string(),
             "_Z5plainPf".to_string(),
             "copy_reference".to_string(),
+            "_ZN12_GLOBAL__N_16hiddenEPf".to_string(),
+            "_ZN2ns12_GLOBAL__N_15innerEPf".to_string(),
         ];
         assert_eq!(demangled(&symbols[0]), "reduce6<(unsigned int)256, true>");
         for (entry, index) in [
@@ -92,6 +91,8 @@ mod tests {
             ("ns::reduce<256, true>", 1),
             ("plain", 2),
             ("copy_reference", 3),
+            ("hidden", 4),
+            ("ns::inner", 5),
         ] {
             assert_eq!(find(&symbols, entry), Ok(symbols[index].clone()), "{entry}");
         }
@@ -102,7 +103,9 @@ mod tests {
                 "reduce6<(unsigned int)256, true>",
                 "ns::reduce<256, true>",
                 "plain",
-                "copy_reference"
+                "copy_reference",
+                "(anonymous namespace)::hidden",
+                "ns::(anonymous namespace)::inner"
             ]
         );
     }

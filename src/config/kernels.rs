@@ -2,11 +2,14 @@
 //! `__global__` functions (with their namespace, their template parameter
 //! list and whether they are `extern "C"`), whether a macro may declare
 //! more of them, and whether the file holds host code (a `main`, a
-//! `<<<…>>>` launch, a host header), which NVRTC cannot compile. It lets the
-//! config check name a wrong `entry` and the kernels the file does define,
-//! and lets the build choose its compiler. A light tokenizer, not a C++
+//! `<<<…>>>` launch, a host header), which NVRTC cannot compile; and the
+//! headers it includes. It lets the config check name a wrong `entry` and
+//! the kernels the file does define, lets the build choose its compiler,
+//! and lets the build cache follow the user's headers. A light tokenizer, not a C++
 //! parser: comments, string and character literals are skipped, and
 //! preprocessor lines are read only for `#include` and `#define`.
+
+use super::signature::split_top_level;
 
 /// The kernels of one source file and what else the scan saw.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -21,6 +24,9 @@ pub(crate) struct Kernels {
     pub(crate) host_code: Option<String>,
     /// The `<<<…>>>` launches of its host code, in source order.
     pub(crate) launches: Vec<Launch>,
+    /// Names the file gives an integer: `#define BLOCK 256` and
+    /// `const int THREADS = 128;` (at any scope), in source order.
+    pub(crate) integers: Vec<(String, i64)>,
 }
 
 /// One `kernel<<<grid, block[, shared]>>>` launch, as written.
@@ -135,6 +141,9 @@ pub(crate) fn scan(source: &str) -> Kernels {
             .iter()
             .any(|d| d.starts_with("define") && d.contains("__global__")),
         host_code: host_header(&directives),
+        integers: defined_integers(&directives)
+            .chain(constant_integers(&tokens))
+            .collect(),
         ..Kernels::default()
     };
     let mut scopes: Vec<Scope> = Vec::new();
@@ -163,7 +172,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
                 }
             }
             Token::Ident(word) if word == "template" => {
-                if let Some((parameters, end)) = template_at(&tokens, &chars, i + 1) {
+                if let Some((parameters, end)) = template_at(&tokens, i + 1) {
                     template = Some(parameters);
                     i = end;
                     continue;
@@ -174,7 +183,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
                     let kernel = Kernel {
                         name: qualified(&scopes, &name),
                         template: template.take(),
-                        parameters: parameters_at(&tokens, &chars, i + 1 + open),
+                        parameters: parameters_at(&tokens, i + 1 + open),
                     };
                     if !found.kernels.iter().any(|k| k.name == kernel.name) {
                         found.kernels.push(kernel);
@@ -210,12 +219,98 @@ pub(crate) fn scan(source: &str) -> Kernels {
     found
 }
 
-/// `name` inside the namespaces open in `scopes`.
+/// An integer literal as C++ writes it (`256`, `0x100`, `256u`, `(64)`).
+fn integer_literal(text: &str) -> Option<i64> {
+    let text = text.trim();
+    let text = text
+        .strip_prefix('(')
+        .and_then(|t| t.strip_suffix(')'))
+        .unwrap_or(text)
+        .trim();
+    let digits = text.trim_end_matches(['u', 'U', 'l', 'L']);
+    match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        Some(hex) => i64::from_str_radix(hex, 16).ok(),
+        None => digits.parse().ok(),
+    }
+}
+
+/// `#define NAME <integer>` lines.
+fn defined_integers(directives: &[String]) -> impl Iterator<Item = (String, i64)> + '_ {
+    directives.iter().filter_map(|d| {
+        let rest = d.strip_prefix("define")?;
+        let mut words = rest.trim().splitn(2, char::is_whitespace);
+        let name = words.next()?;
+        let value = integer_literal(words.next()?)?;
+        let plain = name.chars().all(|c| c.is_alphanumeric() || c == '_');
+        plain.then(|| (name.to_string(), value))
+    })
+}
+
+/// `const TYPE NAME = <integer>;` and `constexpr` ones.
+fn constant_integers(tokens: &[Located]) -> impl Iterator<Item = (String, i64)> + '_ {
+    (1..tokens.len().saturating_sub(2)).filter_map(move |i| {
+        let (Token::Ident(name), _) = &tokens[i] else {
+            return None;
+        };
+        let assigned = matches!(tokens[i + 1].0, Token::Punct('='))
+            && matches!(tokens.get(i + 3), Some((Token::Punct(';'), _)));
+        let Token::Ident(value) = &tokens[i + 2].0 else {
+            return None;
+        };
+        let constant = tokens[i.saturating_sub(4)..i]
+            .iter()
+            .rev()
+            .take_while(|(t, _)| !matches!(t, Token::Punct(';' | '{' | '}')))
+            .any(|(t, _)| matches!(t, Token::Ident(w) if w == "const" || w == "constexpr"));
+        (assigned && constant)
+            .then(|| integer_literal(value))
+            .flatten()
+            .map(|value| (name.clone(), value))
+    })
+}
+
+/// One `#include` of a source: the header as written and whether it was
+/// quoted (`"…"`, searched beside the including file first) or not (`<…>`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Include {
+    pub(crate) header: String,
+    pub(crate) quoted: bool,
+}
+
+/// The `#include` lines of `source`, in order, wherever they are
+/// (conditional ones too).
+pub(crate) fn includes(source: &str) -> Vec<Include> {
+    let chars: Vec<char> = source.chars().collect();
+    let (_, directives) = tokenize(&chars);
+    directives
+        .iter()
+        .filter_map(|d| {
+            let rest = d.strip_prefix("include")?.trim();
+            let (quoted, close) = match rest.chars().next()? {
+                '"' => (true, '"'),
+                '<' => (false, '>'),
+                _ => return None,
+            };
+            let header = rest[1..].split(close).next()?.trim();
+            (!header.is_empty()).then(|| Include {
+                header: header.to_string(),
+                quoted,
+            })
+        })
+        .collect()
+}
+
+/// `name` inside the namespaces open in `scopes`. An anonymous namespace
+/// adds nothing: its kernels are named as if it were not there, as code in
+/// the same file names them.
 fn qualified(scopes: &[Scope], name: &str) -> String {
     let mut parts: Vec<&str> = scopes
         .iter()
         .filter_map(|s| match s {
-            Scope::Namespace(n) => Some(n.as_str()),
+            Scope::Namespace(n) if !n.is_empty() => Some(n.as_str()),
             _ => None,
         })
         .collect();
@@ -240,20 +335,19 @@ fn namespace_at(tokens: &[Located], start: usize) -> Option<(String, usize)> {
 
 /// After `template`: the parameter list between `<` and its `>`, as
 /// written with runs of whitespace made one space, and the index after `>`.
-fn template_at(tokens: &[Located], chars: &[char], start: usize) -> Option<(String, usize)> {
-    let (Token::Punct('<'), open) = tokens.get(start)? else {
+fn template_at(tokens: &[Located], start: usize) -> Option<(String, usize)> {
+    let (Token::Punct('<'), _) = tokens.get(start)? else {
         return None;
     };
     let mut depth = 0usize;
-    for (offset, (token, at)) in tokens[start..].iter().enumerate() {
+    for (offset, (token, _)) in tokens[start..].iter().enumerate() {
         match token {
             Token::Punct('<') => depth += 1,
             Token::Punct('>') => {
                 depth -= 1;
                 if depth == 0 {
-                    let text: String = chars[open + 1..*at].iter().collect();
-                    let words: Vec<&str> = text.split_whitespace().collect();
-                    return Some((words.join(" "), start + offset + 1));
+                    let close = start + offset;
+                    return Some((text_of(&tokens[start + 1..close]), close + 1));
                 }
             }
             Token::Punct(';' | '{' | '}') => return None,
@@ -281,16 +375,36 @@ fn host_header(directives: &[String]) -> Option<String> {
     })
 }
 
-/// The text between the `(` at token `open` and its `)`, with runs of
-/// whitespace made one space.
-fn parameters_at(tokens: &[Located], chars: &[char], open: usize) -> String {
+/// The text between the `(` at token `open` and its `)`, without comments
+/// and with runs of whitespace made one space.
+fn parameters_at(tokens: &[Located], open: usize) -> String {
     let end = skip_group(tokens, open);
-    let (Some((_, from)), Some((_, to))) = (tokens.get(open), tokens.get(end.saturating_sub(1)))
-    else {
-        return String::new();
-    };
-    let text: String = chars[from + 1..*to].iter().collect();
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    match end > open + 1 {
+        true => text_of(&tokens[open + 1..end - 1]),
+        false => String::new(),
+    }
+}
+
+/// The source text of `tokens`: one space wherever the source had
+/// whitespace or a comment between two of them (none before a comma or a
+/// closing bracket).
+fn text_of(tokens: &[Located]) -> String {
+    let mut text = String::new();
+    let mut previous_end: Option<usize> = None;
+    for (token, at) in tokens {
+        let (piece, length) = match token {
+            Token::Ident(word) => (word.clone(), Some(word.chars().count())),
+            Token::Punct(c) => (c.to_string(), Some(1)),
+            Token::Str(literal) => (format!("{literal:?}"), None),
+        };
+        let closes = matches!(token, Token::Punct(',' | ')' | ']'));
+        if previous_end.is_some_and(|end| end != *at) && !closes {
+            text.push(' ');
+        }
+        text.push_str(&piece);
+        previous_end = length.map(|length| at + length);
+    }
+    text
 }
 
 /// The launch whose `<<<` starts at token `at`: the callee written before
@@ -328,34 +442,8 @@ fn launch_at(tokens: &[Located], chars: &[char], at: usize) -> Option<Launch> {
     let inside: String = chars[tokens[at].1 + 3..tokens[close].1].iter().collect();
     Some(Launch {
         callee: callee.split_whitespace().collect(),
-        config: split_top_level(&inside),
+        config: split_top_level(&inside, false),
     })
-}
-
-/// `a, f(b, c), d` → [`a`, `f(b, c)`, `d`], each with whitespace made one
-/// space.
-fn split_top_level(text: &str) -> Vec<String> {
-    let mut parts = vec![String::new()];
-    let mut depth = 0i32;
-    for c in text.chars() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(String::new());
-                continue;
-            }
-            _ => {}
-        }
-        if let Some(last) = parts.last_mut() {
-            last.push(c);
-        }
-    }
-    parts
-        .iter()
-        .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
-        .filter(|p| !p.is_empty())
-        .collect()
 }
 
 /// The declared name in the tokens after `__global__` (the first
@@ -530,7 +618,10 @@ mod tests {
                 __launch_bounds__((BM * BN) / 64, 1) sgemm2D(int M, float *A) {}
             } }
             template <typename T> __device__ T helper(T x) { return x; }
-            __global__ void after(int n) {}
+            __global__ void after(int n /* elements */, // the count
+                                  float *out) {}
+            namespace { __global__ void hidden(int n) {} }
+            namespace outer { namespace { __global__ void inner(int n) {} } }
         "#;
         let kernels = scan(source);
         assert_eq!(
@@ -539,7 +630,14 @@ mod tests {
                 "reduce6<unsigned int blockSize, bool nIsPow2>",
                 "gemm::v2::sgemm2D<const int BM, const int BN>",
                 "after",
+                "hidden",
+                "outer::inner",
             ]
+        );
+        assert_eq!(
+            kernels.find("after").map(|k| k.parameters.as_str()),
+            Some("int n, float *out"),
+            "comments are left out of the parameters"
         );
         assert_eq!(
             kernels.find("reduce6<256, true>").map(|k| k.name.as_str()),
@@ -551,6 +649,26 @@ mod tests {
             "namespaces are part of the name"
         );
         assert!(is_instance("reduce6<256, true>") && !is_instance("after"));
+    }
+
+    #[test]
+    fn integers_the_file_names() {
+        let source = r#"
+            #define BLOCK_SIZE 256
+            #define N (32 * 1024)
+            #define MASK 0xffu
+            const int THREADS = 128;
+            int main() { constexpr unsigned int PER_THREAD = 4u; const float *p; n = 5; }
+        "#;
+        assert_eq!(
+            scan(source).integers,
+            [
+                ("BLOCK_SIZE".to_string(), 256),
+                ("MASK".to_string(), 255),
+                ("THREADS".to_string(), 128),
+                ("PER_THREAD".to_string(), 4)
+            ]
+        );
     }
 
     #[test]

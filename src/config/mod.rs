@@ -15,6 +15,7 @@ pub(crate) mod kernels;
 pub mod plan;
 mod raw;
 mod resolve;
+pub(crate) mod signature;
 mod suggest;
 #[cfg(test)]
 mod tests;

@@ -10,15 +10,20 @@ use std::fmt::Write;
 use std::path::Path;
 
 use crate::config::kernels::{self, Kernel, Launch};
+use crate::config::signature::{self, CType, Parameter, Takes};
 
-/// The variants.toml text for the CUDA file at `source`, whose path from
-/// the toml's folder is `relative`.
-pub fn suite_for(source: &str, relative: &Path, suite_name: &str) -> Result<String, String> {
+/// The variants.toml text for the CUDA file whose text is `source`, named
+/// `shown` in errors and `relative` from the toml's folder.
+pub fn suite_for(
+    source: &str,
+    (shown, relative): (&Path, &Path),
+    suite_name: &str,
+) -> Result<String, String> {
     let scanned = kernels::scan(source);
     if scanned.kernels.is_empty() {
         return Err(format!(
             "{} defines no __global__ function: give the .cu file that holds your kernels",
-            relative.display()
+            shown.display()
         ));
     }
     let variants: Vec<(String, &Kernel)> = scanned
@@ -37,7 +42,7 @@ pub fn suite_for(source: &str, relative: &Path, suite_name: &str) -> Result<Stri
             .launches
             .iter()
             .find(|l| kernels::entry_base(&l.callee) == kernel.name || l.callee == kernel.name);
-        text.push_str(&variant(name, kernel, launch, relative));
+        text.push_str(&variant(name, kernel, launch, relative, &scanned.integers));
     }
     Ok(text)
 }
@@ -75,18 +80,38 @@ fn variant_name(kernel: &str) -> String {
         .replace(['<', '>', ',', ' '], "_")
 }
 
-fn variant(name: &str, kernel: &Kernel, launch: Option<&Launch>, relative: &Path) -> String {
+fn variant(
+    name: &str,
+    kernel: &Kernel,
+    launch: Option<&Launch>,
+    relative: &Path,
+    integers: &[(String, i64)],
+) -> String {
     let mut text = format!(
         "\n[[variant]]\nname = {}\nsource = {}\n",
         quoted(name),
         quoted(&relative.display().to_string())
     );
+    let mut instance: Vec<String> = Vec::new();
     let _ = match (&kernel.template, launch) {
-        (Some(_), Some(launch)) if launch.callee.contains('<') => writeln!(
-            text,
-            "entry = {}                # the instance the file launches",
-            quoted(&launch.callee)
-        ),
+        (Some(parameters), Some(launch)) if launch.callee.contains('<') => {
+            let (entry, unread) = launched_instance(&launch.callee, integers);
+            instance = signature::instance_arguments(&entry).unwrap_or_default();
+            match unread.is_empty() {
+                true => writeln!(
+                    text,
+                    "entry = {}                # the instance the file launches",
+                    quoted(&entry)
+                ),
+                false => writeln!(
+                    text,
+                    "entry = {}                # fill in: a number for {} (the file launches {}; template <{parameters}>)",
+                    quoted(&entry),
+                    unread.join(", "),
+                    launch.callee
+                ),
+            }
+        }
         (Some(parameters), _) => writeln!(
             text,
             "entry = {}                # fill in: a value for each of <{parameters}>",
@@ -96,11 +121,47 @@ fn variant(name: &str, kernel: &Kernel, launch: Option<&Launch>, relative: &Path
     };
     text.push_str(&geometry(launch));
     text.push_str("args = [\n");
-    for parameter in parameters(&kernel.parameters) {
-        text.push_str(&argument(&parameter));
+    match signature::parameters(&kernel.parameters, kernel.template.as_deref(), &instance) {
+        Some(parameters) => {
+            for (position, parameter) in parameters.iter().enumerate() {
+                text.push_str(&argument(position, parameter));
+            }
+        }
+        None => text.push_str(
+            "  # fill in: the kernel takes a parameter pack; list one argument per value it is launched with\n",
+        ),
     }
     text.push_str("]\n");
     text
+}
+
+/// The instance a launch names (`reduce<BLOCK, 2>`) with the names the
+/// file gives an integer replaced by it (`reduce<256, 2>`), and the
+/// arguments left that are neither numbers nor types.
+fn launched_instance(callee: &str, integers: &[(String, i64)]) -> (String, Vec<String>) {
+    let Ok(arguments) = signature::instance_arguments(callee) else {
+        return (callee.to_string(), vec![callee.to_string()]);
+    };
+    let mut unread = Vec::new();
+    let filled: Vec<String> = arguments
+        .into_iter()
+        .map(
+            |argument| match integers.iter().rev().find(|(name, _)| *name == argument) {
+                Some((_, value)) => value.to_string(),
+                None => {
+                    let plain = argument.parse::<i64>().is_ok()
+                        || matches!(argument.as_str(), "true" | "false")
+                        || signature::is_scalar_type(&argument);
+                    if !plain {
+                        unread.push(format!("`{argument}`"));
+                    }
+                    argument
+                }
+            },
+        )
+        .collect();
+    let base = callee.split('<').next().unwrap_or(callee).trim();
+    (format!("{base}<{}>", filled.join(", ")), unread)
 }
 
 /// `grid` and `block` from a launch whose configuration is literal.
@@ -122,7 +183,13 @@ fn geometry(launch: Option<&Launch>) -> String {
     let config = launch.map(|l| l.config.as_slice()).unwrap_or_default();
     let grid = config.first().and_then(|g| literal(g));
     let block = config.get(1).and_then(|b| literal(b));
-    let mut text = match block {
+    let threads = block
+        .as_deref()
+        .and_then(|b| b.trim_matches(['[', ']']).split(',').next())
+        .unwrap_or("256")
+        .trim()
+        .to_string();
+    let mut text = match &block {
         Some(block) => format!("block = {block}\n"),
         None => format!("block = [256]  # fill in: threads per block{launched}\n"),
     };
@@ -133,7 +200,7 @@ fn geometry(launch: Option<&Launch>) -> String {
         None => {
             let _ = writeln!(
                 text,
-                "grid = [\"cdiv(N, 256)\"]  # fill in: blocks per grid, an expression over N{launched}"
+                "grid = [\"cdiv(N, {threads})\"]  # fill in: blocks per grid, an expression over N{launched}"
             );
         }
     }
@@ -151,66 +218,50 @@ fn quoted(text: &str) -> String {
     toml::Value::String(text.to_string()).to_string()
 }
 
-/// One parameter: its type (as written) and name.
-struct Parameter {
-    ty: String,
-    name: String,
-}
-
-fn parameters(list: &str) -> Vec<Parameter> {
-    list.split(',')
-        .map(str::trim)
-        .filter(|p| !p.is_empty() && *p != "void")
-        .map(|p| {
-            let split = p
-                .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .map_or(0, |i| i + 1);
-            Parameter {
-                ty: p[..split].trim().to_string(),
-                name: p[split..].to_string(),
-            }
-        })
-        .collect()
-}
-
-/// A parameter as an `args` entry.
-fn argument(parameter: &Parameter) -> String {
-    let pointer = parameter.ty.contains('*');
-    let base = parameter
-        .ty
-        .replace(['*', '&'], " ")
-        .replace("const", " ")
-        .replace("__restrict__", " ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    let element = match base.as_str() {
-        "float" => Some("f32"),
-        "double" => Some("f64"),
-        "int" | "int32_t" => Some("i32"),
-        "unsigned" | "unsigned int" | "uint32_t" => Some("u32"),
-        "long long" | "int64_t" | "long" => Some("i64"),
-        "size_t" | "unsigned long" | "unsigned long long" | "uint64_t" => Some("u64"),
-        _ => None,
-    };
-    let name = quoted(&parameter.name);
+/// The parameter at `position` as an `args` entry: a pointer as a buffer
+/// (an input when it points to `const`), a value as a scalar.
+fn argument(position: usize, parameter: &Parameter) -> String {
+    let name = quoted(
+        &parameter
+            .name()
+            .unwrap_or_else(|| format!("arg{}", position + 1)),
+    );
+    let written = &parameter.written;
     let unknown = |what: &str| {
         format!(
-            "  # fill in: `{} {name}` is a {what} gpuprof cannot make; gpuprof passes f32, f64, i32, u32, i64 and u64\n",
-            parameter.ty
+            "  # fill in: `{written}` is a {what} gpuprof cannot make; gpuprof passes f32, f64, i32, u32, i64 and u64\n"
         )
     };
-    match (pointer, element) {
-        (true, Some(element)) if parameter.ty.contains("const") => format!(
-            "  {{ name = {name}, buffer = \"{element}\", count = \"N\", fill = \"random\" }},  # fill in: its element count\n"
-        ),
-        (true, Some(element)) => format!(
-            "  {{ name = {name}, buffer = \"{element}\", count = \"N\", output = true }},  # fill in: its element count (add a fill if the kernel reads it first)\n"
-        ),
-        (false, Some(element)) => format!(
-            "  {{ name = {name}, scalar = \"{element}\", value = \"N\" }},  # fill in: its value\n"
-        ),
-        (true, None) => unknown("pointer to a type"),
-        (false, None) => unknown("parameter type"),
+    match &parameter.takes {
+        Takes::Pointer(pointee) => match pointee.and_then(CType::element) {
+            Some(element) if points_to_const(written) => format!(
+                "  {{ name = {name}, buffer = \"{element}\", count = \"N\", fill = \"random\" }},  # fill in: its element count\n"
+            ),
+            Some(element) => format!(
+                "  {{ name = {name}, buffer = \"{element}\", count = \"N\", output = true }},  # fill in: its element count; if the kernel only reads it, write fill = \"random\" instead of output = true\n"
+            ),
+            None => unknown("pointer to a type"),
+        },
+        Takes::Value(c_type) => match c_type.element() {
+            Some(element) if c_type.float => format!(
+                "  {{ name = {name}, scalar = \"{element}\", value = 1 }},  # fill in: its value\n"
+            ),
+            Some(element) => format!(
+                "  {{ name = {name}, scalar = \"{element}\", value = \"N\" }},  # fill in: its value\n"
+            ),
+            None => unknown("parameter type"),
+        },
+        Takes::Unknown => unknown("parameter type"),
     }
+}
+
+/// Whether the pointer declared as `written` points to `const` data
+/// (`const float *in`, `float const *in`; not `float *const out`).
+fn points_to_const(written: &str) -> bool {
+    let pointee = written
+        .rsplit_once('*')
+        .map_or(written, |(before, _)| before);
+    pointee
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| w == "const")
 }

@@ -40,10 +40,11 @@ pub fn write(folder: &Path) -> Result<Vec<PathBuf>, String> {
 pub fn write_from(folder: &Path, source: &Path) -> Result<PathBuf, String> {
     let target = folder.join("variants.toml");
     refuse_existing(std::slice::from_ref(&target))?;
-    let text = std::fs::read_to_string(source)
-        .map_err(|e| format!("cannot read {}: {e}", source.display()))?;
-    std::fs::create_dir_all(folder)
-        .map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
+    let bytes =
+        std::fs::read(source).map_err(|e| format!("cannot read {}: {e}", source.display()))?;
+    // nvcc compiles a file in any 8-bit encoding; a comment in Latin-1
+    // changes no kernel.
+    let text = String::from_utf8_lossy(&bytes);
     let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     let relative = pathdiff::diff_paths(absolute(source), absolute(folder))
         .unwrap_or_else(|| absolute(source));
@@ -62,9 +63,11 @@ pub fn write_from(folder: &Path, source: &Path) -> Result<PathBuf, String> {
         .collect();
     let suite = from_source::suite_for(
         &text,
-        &relative,
+        (source, &relative),
         if name.is_empty() { "suite" } else { &name },
     )?;
+    std::fs::create_dir_all(folder)
+        .map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
     std::fs::write(&target, suite)
         .map_err(|e| format!("cannot write {}: {e}", target.display()))?;
     Ok(target)

@@ -609,7 +609,7 @@ mod tests {
         fails(
             &with_args(r#"{ name = "a", buffer = "f32", scalar = "f32", count = 1 }"#),
             "argument `a` is both a buffer and a scalar",
-            "scalar = »\"f32\"",
+            "buffer = \"f32\", scalar = »\"f32\"",
         );
         fails(
             &with_args(r#"{ name = "a", count = 1 }"#),

@@ -154,7 +154,7 @@ mod tests {
     #[test]
     fn the_compiler_is_nvrtc_for_device_code_and_nvcc_for_a_file_with_host_code() {
         use crate::model::variant::Compiler;
-        let homework = "source = \"../../kernels/cpp/homework.cu\"\nentry = \"tiledCopy<64>\"";
+        let homework = "source = \"../../kernels/cpp/homework.cu\"\nentry = \"tiledCopy<64>\"\nargs = [\n  { name = \"out\", buffer = \"f32\", count = \"N\", output = true },\n  { name = \"in\", buffer = \"f32\", count = \"N\", fill = \"random\" },\n  { name = \"n\", scalar = \"i32\", value = \"N\" },\n]";
         let kernel = |keys: &str| ok(&one_variant(keys)).variants[0].kernel().unwrap().clone();
         let plain = kernel("");
         assert_eq!(plain.compiler, Compiler::Nvrtc);

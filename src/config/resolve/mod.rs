@@ -27,6 +27,7 @@ mod checks;
 mod command;
 mod compile;
 mod library;
+mod parameters;
 mod sequence;
 mod source;
 mod suite;

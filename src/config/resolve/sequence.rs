@@ -115,6 +115,22 @@ impl<'c> Context<'c> {
                 value,
                 inherited: false,
             };
+            let args: Vec<StepSpec> = step
+                .args
+                .iter()
+                .map(|arg| self.step_arg(arg, buffers, &|key: &str| scope(key, false)))
+                .collect::<Result<_, _>>()?;
+            if let Some(declared) = source.1.find(step.entry.get_ref()) {
+                let passed: Vec<&ArgSpec> = args
+                    .iter()
+                    .map(|arg| match arg {
+                        StepSpec::Buffer(index) => &buffers[*index],
+                        StepSpec::Scalar(spec) => spec,
+                    })
+                    .collect();
+                let launch = format!("step {} of variant `{name}`", index + 1);
+                self.check_arguments(&step.entry, declared, &passed, &launch)?;
+            }
             steps.push(StepValues {
                 kernel,
                 grid: self.geometry(&geometry(&step.grid), "grid", &scope)?,
@@ -124,11 +140,7 @@ impl<'c> Context<'c> {
                     Some(value) => Some(self.compile(value, scope("shared_bytes", false))?),
                     None => None,
                 },
-                args: step
-                    .args
-                    .iter()
-                    .map(|arg| self.step_arg(arg, buffers, &|key: &str| scope(key, false)))
-                    .collect::<Result<_, _>>()?,
+                args,
             });
         }
         Ok((entries, steps))

@@ -3,7 +3,8 @@
 //! byte, UTF-8) and scanned for its kernels, and the entry point looked up
 //! among them: a plain or `extern "C"` kernel by name, a kernel in a
 //! namespace by its qualified name, a template by an instance with its
-//! arguments. A wrong entry is named with the kernels the file defines.
+//! arguments (as many as it takes). A wrong entry is named with the
+//! kernels the file defines.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -16,6 +17,7 @@ use super::{Context, Merged, merged};
 use crate::config::error::ConfigError;
 use crate::config::kernels::{self, Kernel, Kernels};
 use crate::config::raw::RawVariant;
+use crate::config::signature;
 use crate::config::suggest;
 
 impl Context<'_> {
@@ -125,8 +127,64 @@ impl Context<'_> {
                 .doc
                 .error(entry.span(), format!("`{}` is not a template", kernel.name))
                 .help(format!("name it without arguments: entry = \"{}\"", kernel.name))),
-            _ => Ok(()),
+            (Some(parameters), true) => self.check_template_arguments(entry, kernel, parameters),
+            (None, false) => Ok(()),
         }
+    }
+
+    /// That the instance `entry` gives the template `kernel`, declared
+    /// `template <parameters>`, as many arguments as it takes, in a list
+    /// that closes; the compiler judges the arguments themselves.
+    fn check_template_arguments(
+        &self,
+        entry: &Spanned<String>,
+        kernel: &Kernel,
+        parameters: &str,
+    ) -> Result<(), ConfigError> {
+        let name = entry.get_ref();
+        let example = format!(
+            "entry = \"{}<…>\" with a value for each of {parameters}",
+            kernel.name
+        );
+        let arguments = signature::instance_arguments(name).map_err(|reason| {
+            self.doc
+                .error(
+                    entry.span(),
+                    format!("the template arguments of `{name}` cannot be read: {reason}"),
+                )
+                .help(example.clone())
+        })?;
+        if let Some(placeholder) = arguments.iter().find(|a| a.contains('{')) {
+            return Err(self
+                .doc
+                .error(
+                    entry.span(),
+                    format!("`{placeholder}` in `{name}` is a placeholder, filled only by a sweep"),
+                )
+                .help("write the value itself, or sweep it: sweep = { NAME = [64, 128] } fills {NAME}"));
+        }
+        let (least, most) = signature::template_arity(parameters);
+        let given = arguments.len();
+        if given >= least && most.is_none_or(|most| given <= most) {
+            return Ok(());
+        }
+        let expected = match most {
+            Some(most) if most == least => format!("{least}"),
+            Some(most) => format!("{least} to {most}"),
+            None => format!("at least {least}"),
+        };
+        Err(self
+            .doc
+            .error(
+                entry.span(),
+                format!(
+                    "`{name}` gives {given} template argument{} but `{}` takes {expected}",
+                    if given == 1 { "" } else { "s" },
+                    kernel.name
+                ),
+            )
+            .note(format!("it is declared `template <{parameters}>`"))
+            .help(example))
     }
 
     /// The text of a kernel source read as `bytes`: refused when it holds a

@@ -17,8 +17,13 @@ pub(crate) const GEOMETRY: &str = "grid = [\"cdiv(N, 256)\"]\nblock = [256]";
 pub(crate) const ARGS: &str = r#"args = [
   { name = "in",  buffer = "f32", count = "N", fill = "random" },
   { name = "out", buffer = "f32", count = "N", output = true },
+  { name = "factor", scalar = "f32", value = "2" },
   { name = "n",   scalar = "i32", value = "N" },
 ]"#;
+
+/// A variant's keys that launch a kernel taking any arguments, for tests
+/// of what the arguments are rather than which a kernel takes.
+pub(crate) const ANY_KERNEL: &str = "source = \"kernels/any.cu\"\nentry = \"any_arguments<>\"";
 
 /// A suite at sizes 1024 and 4096 with baseline "plain": `suite` is added
 /// to [suite], `defaults` to [defaults] (which runs the `scale` kernel),
@@ -40,9 +45,10 @@ pub(crate) fn one_variant(keys: &str) -> String {
     )
 }
 
-/// The standard suite with variant "plain" taking `args` (lines of inline tables).
+/// The standard suite with variant "plain" taking `args` (lines of inline
+/// tables), launching a kernel that takes any arguments.
 pub(crate) fn with_args(args: &str) -> String {
-    one_variant(&format!("args = [\n{args}\n]"))
+    one_variant(&format!("{ANY_KERNEL}\nargs = [\n{args}\n]"))
 }
 
 pub(crate) fn ok(text: &str) -> Plan {
@@ -124,7 +130,7 @@ compile_options = []
 block = [128]
 args = [{ name = "out", buffer = "f32", count = "N", output = true }]
 "#;
-    let plan = ok(&suite("", &defaults, variants));
+    let plan = ok(&suite("", &defaults, &format!("{variants}{ANY_KERNEL}\n")));
     let plain = plan.variant("plain").unwrap();
     assert_eq!(plain.notes, "shared");
     assert_eq!(plain.kernel().unwrap().compile_options, ["-lineinfo"]);
@@ -135,7 +141,7 @@ args = [{ name = "out", buffer = "f32", count = "N", output = true }]
             abs: 1e-4
         }
     );
-    assert_eq!(plain.instances[0].args.len(), 3);
+    assert_eq!(plain.instances[0].args.len(), 4);
     assert_eq!(plain.instances[0].block, [256, 1, 1]);
     let other = plan.variant("other").unwrap();
     assert_eq!(other.notes, "shared");
@@ -169,10 +175,9 @@ fn defaults_cannot_name_a_variant() {
 
 #[test]
 fn size_labels_bind_n_or_the_table_keys_in_file_order() {
-    let text = one_variant(
-        r#"grid = [1]
-args = [{ name = "out", buffer = "f32", count = "C", output = true }]"#,
-    )
+    let text = one_variant(&format!(
+        "{ANY_KERNEL}\ngrid = [1]\nargs = [{{ name = \"out\", buffer = \"f32\", count = \"C\", output = true }}]"
+    ))
     .replace(
         "sizes = [1024, 4096]",
         "sizes = [64, { K = 2, M = 3 }, { M = 1, K = 9 }]\nconstants = { C = 5, A = 1 }",
@@ -469,7 +474,14 @@ fn a_source_that_is_not_utf8_is_an_error() {
 #[test]
 fn entry_points_name_plain_extern_c_and_template_kernels_of_the_source() {
     for entry in ["scale", "scale_mangled", "scale_by<2>", "scale_by< 4 >"] {
-        let plan = ok(&one_variant(&format!("entry = \"{entry}\"")));
+        let args = match entry.starts_with("scale_by") {
+            true => ARGS.replace(
+                "  { name = \"factor\", scalar = \"f32\", value = \"2\" },\n",
+                "",
+            ),
+            false => ARGS.to_string(),
+        };
+        let plan = ok(&one_variant(&format!("entry = \"{entry}\"\n{args}")));
         assert_eq!(plan.variants[0].kernel().unwrap().entry, entry);
     }
     let e = fails(
@@ -681,7 +693,7 @@ fn tolerances() {
 }
 
 fn reference_and(other_args: &str) -> String {
-    two("", &format!("args = [\n{other_args}\n]"))
+    two("", &format!("{ANY_KERNEL}\nargs = [\n{other_args}\n]"))
 }
 
 #[test]
@@ -725,9 +737,11 @@ fn elementwise_outputs_must_match_the_reference_at_every_size() {
 fn sum_compared_outputs_only_need_the_same_name_and_type() {
     let sum = |element: &str| {
         two(
-            "args = [{ name = \"out\", buffer = \"f32\", count = \"N\", output = true, compare = \"sum\" }]",
             &format!(
-                "args = [{{ name = \"out\", buffer = \"{element}\", count = \"N / 4\", output = true, compare = \"sum\" }}]"
+                "{ANY_KERNEL}\nargs = [{{ name = \"out\", buffer = \"f32\", count = \"N\", output = true, compare = \"sum\" }}]"
+            ),
+            &format!(
+                "{ANY_KERNEL}\nargs = [{{ name = \"out\", buffer = \"{element}\", count = \"N / 4\", output = true, compare = \"sum\" }}]"
             ),
         )
     };
@@ -747,7 +761,9 @@ fn sum_compared_outputs_only_need_the_same_name_and_type() {
 fn unverified_variants_need_no_matching_outputs() {
     let plan = ok(&two(
         "",
-        "verify = \"none\"\nargs = [{ name = \"x\", buffer = \"f64\", count = 1, fill = 0 }]",
+        &format!(
+            "{ANY_KERNEL}\nverify = \"none\"\nargs = [{{ name = \"x\", buffer = \"f64\", count = 1, fill = 0 }}]"
+        ),
     ));
     assert_eq!(plan.variants[1].verify, Verify::Skip);
 }
@@ -780,7 +796,7 @@ fn expression_errors_point_inside_the_string() {
 
 #[test]
 fn unknown_symbols_say_the_size_only_when_another_size_binds_them() {
-    let text = one_variant("grid = [\"M\"]\nargs = []")
+    let text = one_variant(&format!("{ANY_KERNEL}\ngrid = [\"M\"]\nargs = []"))
         .replace("sizes = [1024, 4096]", "sizes = [{ M = 4, N = 8 }, 16]");
     let e = fails(
         &text,

@@ -92,6 +92,12 @@ impl<'c> Context<'c> {
         let tolerance = self.tolerance(raw)?;
 
         let values = self.size_values(raw, name, keys, library.as_ref(), command.as_ref())?;
+        if let (true, Some(entry)) = (one_launch, merged(raw, d, |r| &r.entry))
+            && let Some(kernel) = kernels[&source_path].find(entry.value.get_ref())
+        {
+            let args: Vec<&ArgSpec> = values.args.iter().collect();
+            self.check_arguments(entry.value, kernel, &args, &format!("variant `{name}`"))?;
+        }
         let (entries, steps) = match runs_kernel {
             true => self.sequence_steps(
                 raw,

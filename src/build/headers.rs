@@ -1,0 +1,140 @@
+//! The user's own headers behind a kernel source: every file it includes,
+//! directly or through other headers, that is found where the compiler
+//! would look first (a quoted include beside the file that includes it,
+//! then the source's folder and the include folders of the compile
+//! options). Their contents go into the build cache's key, so that editing
+//! a header rebuilds the kernels that include it. A header found nowhere
+//! there (the toolkit's, the system's) belongs to the compiler, whose
+//! version the key holds already; the toolkit's own folders, which NVRTC is
+//! given as include folders, are not searched.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use crate::config::kernels;
+
+/// Headers followed at most, so that a folder of generated headers cannot
+/// make a cache lookup slow.
+const MOST_HEADERS: usize = 4096;
+
+/// Each header `source` (whose text is `text`) includes, transitively, as
+/// its canonical path and contents, in the order found. `options` are the
+/// compile options (`-I` folders are searched); `toolkit` the folders left
+/// out.
+pub(super) fn user_headers(
+    source: &Path,
+    text: &str,
+    options: &[String],
+    toolkit: &[PathBuf],
+) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut folders: Vec<PathBuf> = source.parent().map(Path::to_path_buf).into_iter().collect();
+    folders.extend(
+        include_folders(options)
+            .into_iter()
+            .filter(|folder| !toolkit.contains(folder)),
+    );
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    let mut found: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+    let mut pending: Vec<(PathBuf, String)> = vec![(source.to_path_buf(), text.to_string())];
+    while let Some((file, text)) = pending.pop() {
+        for include in kernels::includes(&text) {
+            let beside = include
+                .quoted
+                .then(|| file.parent().map(|dir| dir.join(&include.header)))
+                .flatten();
+            let Some(path) = beside
+                .into_iter()
+                .chain(folders.iter().map(|dir| dir.join(&include.header)))
+                .find(|candidate| candidate.is_file())
+                .and_then(|path| path.canonicalize().ok())
+            else {
+                continue;
+            };
+            if found.len() >= MOST_HEADERS || !seen.insert(path.clone()) {
+                continue;
+            }
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
+            pending.push((path.clone(), String::from_utf8_lossy(&bytes).into_owned()));
+            found.push((path, bytes));
+        }
+    }
+    found
+}
+
+/// The folders of `-I DIR`, `-IDIR`, `--include-path DIR` and
+/// `--include-path=DIR` among `options`, in order.
+fn include_folders(options: &[String]) -> Vec<PathBuf> {
+    let mut folders = Vec::new();
+    let mut words = options.iter();
+    while let Some(word) = words.next() {
+        let folder = match word.as_str() {
+            "-I" | "--include-path" => words.next().cloned(),
+            _ => word
+                .strip_prefix("--include-path=")
+                .or_else(|| word.strip_prefix("-I"))
+                .map(str::to_string),
+        };
+        folders.extend(folder.map(PathBuf::from));
+    }
+    folders
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn follows_quoted_and_angle_includes_through_the_include_folders() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path();
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        std::fs::create_dir_all(dir.join("include/util")).unwrap();
+        std::fs::create_dir_all(dir.join("toolkit")).unwrap();
+        std::fs::write(dir.join("src/local.cuh"), "#include <util/deep.h>\n").unwrap();
+        std::fs::write(
+            dir.join("include/util/deep.h"),
+            "// #include \"not.h\"\n#include \"local.cuh\"\n",
+        )
+        .unwrap();
+        std::fs::write(dir.join("toolkit/cuda_fp16.h"), "").unwrap();
+        let source = dir.join("src/k.cu");
+        let text = "#include \"local.cuh\"\n#include <cuda_fp16.h>\n#include <cstdio>\n#ifdef X\n#include \"util/deep.h\"\n#endif\n";
+        let options = vec![
+            "-I".to_string(),
+            dir.join("include").display().to_string(),
+            format!("-I{}", dir.join("toolkit").display()),
+        ];
+        let headers = user_headers(&source, text, &options, &[dir.join("toolkit")]);
+        let names: Vec<String> = headers
+            .iter()
+            .map(|(path, _)| {
+                path.strip_prefix(dir.canonicalize().unwrap())
+                    .unwrap()
+                    .display()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(names, ["src/local.cuh", "include/util/deep.h"]);
+    }
+
+    #[test]
+    fn include_folders_in_every_spelling() {
+        let options: Vec<String> = [
+            "-Ia",
+            "-I",
+            "b",
+            "--include-path=c",
+            "--include-path",
+            "d",
+            "-lineinfo",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            include_folders(&options),
+            ["a", "b", "c", "d"].map(PathBuf::from)
+        );
+    }
+}

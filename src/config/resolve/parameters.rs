@@ -1,0 +1,216 @@
+//! That a launch's arguments fit its kernel's declaration, before anything
+//! is compiled: one argument per parameter, in order (a buffer bound to a
+//! module variable with `symbol` is no parameter), a buffer where the
+//! kernel takes a pointer and a scalar where it takes a value, and types
+//! that a launch passes as the kernel reads them. The driver copies each
+//! parameter's bytes from what gpuprof hands it, so a missing argument or
+//! an `i32` where the kernel takes a `size_t` is garbage in the kernel, not
+//! an error: it is refused here, at the line of the toml. Types the source
+//! scan cannot name are left unchecked (`config::signature`).
+
+use toml::Spanned;
+
+use super::Context;
+use super::args::ArgSpec;
+use crate::config::error::ConfigError;
+use crate::config::kernels::Kernel;
+use crate::config::plan::ElementType;
+use crate::config::signature::{self, CType, Parameter, Takes};
+
+impl Context<'_> {
+    /// That `args` fit the parameters of `kernel`, launched as `entry` by
+    /// `launch` ("variant `x`", "step 2 of variant `x`").
+    pub(super) fn check_arguments(
+        &self,
+        entry: &Spanned<String>,
+        kernel: &Kernel,
+        args: &[&ArgSpec],
+        launch: &str,
+    ) -> Result<(), ConfigError> {
+        let instance = signature::instance_arguments(entry.get_ref()).unwrap_or_default();
+        let Some(parameters) =
+            signature::parameters(&kernel.parameters, kernel.template.as_deref(), &instance)
+        else {
+            return Ok(());
+        };
+        let passed: Vec<&ArgSpec> = args
+            .iter()
+            .copied()
+            .filter(|arg| !matches!(arg, ArgSpec::Buffer(b) if b.symbol.is_some()))
+            .collect();
+        let listed = || {
+            let written: Vec<&str> = parameters.iter().map(|p| p.written.as_str()).collect();
+            format!(
+                "`{}` is declared ({})",
+                kernel.name,
+                match written.is_empty() {
+                    true => "no parameters".to_string(),
+                    false => written.join(", "),
+                }
+            )
+        };
+        if passed.len() < parameters.len() {
+            let missing: Vec<String> = parameters[passed.len()..]
+                .iter()
+                .map(|p| format!("`{}`", p.written))
+                .collect();
+            return Err(self
+                .doc
+                .error(
+                    entry.span(),
+                    format!(
+                        "`{}` takes {} but {launch} passes {}",
+                        kernel.name,
+                        count(parameters.len(), "parameter"),
+                        count(passed.len(), "argument")
+                    ),
+                )
+                .note(listed())
+                .help(format!(
+                    "add an argument for {} to `args`: one per parameter, in order (a buffer with `symbol` fills a variable of the module and is no parameter)",
+                    missing.join(", ")
+                )));
+        }
+        if let Some(extra) = passed.get(parameters.len()) {
+            return Err(self
+                .doc
+                .error(
+                    extra.name_span(),
+                    format!(
+                        "{launch} passes {} but `{}` takes {}",
+                        count(passed.len(), "argument"),
+                        kernel.name,
+                        count(parameters.len(), "parameter")
+                    ),
+                )
+                .note(listed())
+                .help(format!(
+                    "remove `{}` and any argument after it, or give `entry` the kernel that takes them",
+                    extra.name()
+                )));
+        }
+        for (position, (arg, parameter)) in passed.iter().zip(&parameters).enumerate() {
+            if let Some((message, mut help)) = mismatch(arg, parameter) {
+                let declared_at = parameters
+                    .iter()
+                    .position(|p| p.name().as_deref() == Some(arg.name()));
+                if let Some(elsewhere) = declared_at.filter(|&at| at != position) {
+                    help = format!(
+                        "`{}` is parameter {} of `{}`: list the arguments in the order the kernel declares them",
+                        arg.name(),
+                        elsewhere + 1,
+                        kernel.name
+                    );
+                }
+                return Err(self
+                    .doc
+                    .error(
+                        arg.name_span(),
+                        format!(
+                            "{message}, but parameter {} of `{}` is `{}`",
+                            position + 1,
+                            kernel.name,
+                            parameter.written
+                        ),
+                    )
+                    .note(listed())
+                    .help(help));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `n` things, singular or plural.
+fn count(n: usize, thing: &str) -> String {
+    match n {
+        1 => format!("1 {thing}"),
+        _ => format!("{n} {thing}s"),
+    }
+}
+
+/// What is wrong with passing `arg` to `parameter`, and how to fix it.
+fn mismatch(arg: &ArgSpec, parameter: &Parameter) -> Option<(String, String)> {
+    match (arg, &parameter.takes) {
+        (ArgSpec::Buffer(buffer), Takes::Value(c_type)) => Some((
+            format!("`{}` is a buffer", buffer.name),
+            format!(
+                "the kernel takes a value there: pass a scalar, {{ name = \"{}\", scalar = \"{}\", value = \"…\" }}",
+                buffer.name,
+                c_type.element().unwrap_or("…")
+            ),
+        )),
+        (ArgSpec::Scalar(scalar), Takes::Pointer(pointee)) => Some((
+            format!("`{}` is a scalar", scalar.name),
+            format!(
+                "the kernel takes a pointer there: pass a buffer, {{ name = \"{}\", buffer = \"{}\", count = \"…\" }}",
+                scalar.name,
+                pointee.and_then(CType::element).unwrap_or("…")
+            ),
+        )),
+        (ArgSpec::Buffer(buffer), Takes::Pointer(Some(pointee)))
+            if matches!(pointee.bytes, 4 | 8)
+                && (pointee.float != buffer.element.is_float()
+                    || pointee.bytes != buffer.element.size_bytes()) =>
+        {
+            Some((
+                format!(
+                    "buffer `{}` holds {}",
+                    buffer.name,
+                    described(buffer.element)
+                ),
+                format!(
+                    "declare buffer = \"{}\" to match the kernel's pointer",
+                    pointee.element().unwrap_or("…")
+                ),
+            ))
+        }
+        (ArgSpec::Scalar(scalar), Takes::Value(c_type)) if !passes(scalar.element, *c_type) => {
+            let help = match c_type.element() {
+                Some(element) => format!("declare scalar = \"{element}\""),
+                None => format!(
+                    "no scalar type of gpuprof (f32, f64, i32, u32, i64, u64) passes a {}-byte {}: launch it from a kernel that takes one of those",
+                    c_type.bytes,
+                    match c_type.float {
+                        true => "float",
+                        false => "integer",
+                    }
+                ),
+            };
+            Some((
+                format!("scalar `{}` is {}", scalar.name, described(scalar.element)),
+                help,
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// Whether a scalar of `element` is read right by a parameter of
+/// `c_type`: a float of the same size, or an integer at least as wide (the
+/// kernel reads its low bytes; the value was checked to fit when it is
+/// small).
+fn passes(element: ElementType, c_type: CType) -> bool {
+    match (element.is_float(), c_type.float) {
+        (true, true) => element.size_bytes() == c_type.bytes,
+        (false, false) => element.size_bytes() >= c_type.bytes,
+        _ => false,
+    }
+}
+
+/// `an f32 (4-byte float)`, `a u64 (8-byte integer)`.
+fn described(element: ElementType) -> String {
+    let kind = match element.is_float() {
+        true => "float",
+        false => "integer",
+    };
+    let article = match element {
+        ElementType::U32 | ElementType::U64 => "a",
+        _ => "an",
+    };
+    format!(
+        "{article} {} ({}-byte {kind})",
+        element.name(),
+        element.size_bytes()
+    )
+}

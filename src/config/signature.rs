@@ -1,0 +1,566 @@
+//! A kernel's declaration read as what a launch must give it: its template
+//! parameters (how many arguments an instance takes, and which are types
+//! the instance fills in) and its function parameters (how many, which take
+//! a pointer and which a value, and of what scalar type). Read from the text
+//! the source scan kept (`kernels`), not by a C++ parser: a type it cannot
+//! name (a struct, `float4`, a template parameter left open) is left
+//! unchecked rather than guessed.
+
+/// A scalar type of C++ as a launch passes it: its size and whether it is
+/// a floating-point type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CType {
+    pub(crate) bytes: usize,
+    pub(crate) float: bool,
+    pub(crate) unsigned: bool,
+}
+
+impl CType {
+    /// The element type gpuprof writes for it, where one fits: the same
+    /// kind and size (an integer narrower than 4 bytes takes a 4-byte one,
+    /// which a launch passes in its low bytes).
+    pub(crate) fn element(self) -> Option<&'static str> {
+        match (self.float, self.bytes, self.unsigned) {
+            (true, 4, _) => Some("f32"),
+            (true, 8, _) => Some("f64"),
+            (false, 1..=4, false) => Some("i32"),
+            (false, 1..=4, true) => Some("u32"),
+            (false, 8, false) => Some("i64"),
+            (false, 8, true) => Some("u64"),
+            _ => None,
+        }
+    }
+}
+
+/// What one function parameter takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Takes {
+    /// A pointer (or an array, which is one); the pointee's type when it is
+    /// a scalar type named here.
+    Pointer(Option<CType>),
+    /// A value of a scalar type named here.
+    Value(CType),
+    /// Something else (a struct, a vector type, a reference, a type left
+    /// open): not checked.
+    Unknown,
+}
+
+/// One function parameter: as written, and what it takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Parameter {
+    pub(crate) written: String,
+    pub(crate) takes: Takes,
+}
+
+impl Parameter {
+    /// The name the declaration gives it (`n` of `const int n = 4`,
+    /// `a` of `float a[]`), if any.
+    pub(crate) fn name(&self) -> Option<String> {
+        let declared = without_default(&self.written);
+        let declared = declared.split('[').next().unwrap_or(declared);
+        match declared.rfind('*') {
+            Some(star) => words(&declared[star + 1..]).pop(),
+            None => {
+                let mut words = words(declared);
+                (words.len() > 1).then(|| words.pop()).flatten()
+            }
+        }
+    }
+}
+
+/// The scalar types by their spellings, words sorted, after [`scalar`]
+/// has made them canonical: size, float, unsigned; for a 64-bit Linux host
+/// and its device code (`long` is 8 bytes).
+const SCALARS: [(&[&str], usize, bool, bool); 29] = [
+    (&["float"], 4, true, false),
+    (&["double"], 8, true, false),
+    (&["half"], 2, true, false),
+    (&["__half"], 2, true, false),
+    (&["__nv_bfloat16"], 2, true, false),
+    (&["bool"], 1, false, true),
+    (&["char"], 1, false, false),
+    (&["char", "unsigned"], 1, false, true),
+    (&["int8_t"], 1, false, false),
+    (&["uint8_t"], 1, false, true),
+    (&["short"], 2, false, false),
+    (&["short", "unsigned"], 2, false, true),
+    (&["int16_t"], 2, false, false),
+    (&["uint16_t"], 2, false, true),
+    (&["int"], 4, false, false),
+    (&["signed"], 4, false, false),
+    (&["unsigned"], 4, false, true),
+    (&["int", "unsigned"], 4, false, true),
+    (&["uint"], 4, false, true),
+    (&["int32_t"], 4, false, false),
+    (&["uint32_t"], 4, false, true),
+    (&["long"], 8, false, false),
+    (&["long", "unsigned"], 8, false, true),
+    (&["int64_t"], 8, false, false),
+    (&["uint64_t"], 8, false, true),
+    (&["size_t"], 8, false, true),
+    (&["ptrdiff_t"], 8, false, false),
+    (&["intptr_t"], 8, false, false),
+    (&["uintptr_t"], 8, false, true),
+];
+
+/// Words that qualify a type without changing what a launch passes.
+const QUALIFIERS: [&str; 7] = [
+    "const",
+    "volatile",
+    "__restrict__",
+    "__restrict",
+    "restrict",
+    "register",
+    "__grid_constant__",
+];
+
+/// The scalar type the words `words` spell (qualifiers already left out),
+/// made canonical first: `std::` dropped, `int` dropped beside `long` or
+/// `short`, `long long` made `long`, `signed` dropped beside another word.
+fn scalar(words: &[String]) -> Option<CType> {
+    let mut words: Vec<&str> = words
+        .iter()
+        .map(|w| w.strip_prefix("std::").unwrap_or(w))
+        .collect();
+    if words.iter().any(|w| *w == "long" || *w == "short") {
+        words.retain(|w| *w != "int");
+    }
+    if words.len() > 1 {
+        words.retain(|w| *w != "signed");
+    }
+    words.sort_unstable();
+    words.dedup_by(|a, b| *a == "long" && *b == "long");
+    SCALARS
+        .iter()
+        .find(|(spelling, ..)| *spelling == words.as_slice())
+        .map(|&(_, bytes, float, unsigned)| CType {
+            bytes,
+            float,
+            unsigned,
+        })
+}
+
+/// Whether `text` spells a scalar type (`float`, `unsigned int`).
+pub(crate) fn is_scalar_type(text: &str) -> bool {
+    scalar(&words(text)).is_some()
+}
+
+/// `a, f<b, c>(d), e` → [`a`, `f<b, c>(d)`, `e`], each with whitespace
+/// made one space. With `angle_brackets`, `<` and `>` outside parentheses
+/// nest like brackets (template arguments and parameter lists hold no
+/// comparisons there); without, they are operators (a launch
+/// configuration).
+pub(crate) fn split_top_level(text: &str, angle_brackets: bool) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    let (mut depth, mut angles) = (0i32, 0i32);
+    for c in text.chars() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            '<' if angle_brackets && depth == 0 => angles += 1,
+            '>' if angle_brackets && depth == 0 => angles -= 1,
+            ',' if depth == 0 && angles == 0 => {
+                parts.push(String::new());
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(last) = parts.last_mut() {
+            last.push(c);
+        }
+    }
+    parts
+        .iter()
+        .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// The identifiers of `text` (with `::` kept inside qualified names), in
+/// order.
+fn words(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_alphanumeric() || c == '_' {
+            current.push(c);
+        } else if c == ':' && chars.get(i + 1) == Some(&':') && !current.is_empty() {
+            current.push_str("::");
+            i += 1;
+        } else if !current.is_empty() {
+            words.push(std::mem::take(&mut current));
+        }
+        i += 1;
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
+}
+
+/// `text` up to its first `=` outside brackets (a default value cut off).
+fn without_default(text: &str) -> &str {
+    let mut depth = 0i32;
+    for (at, c) in text.char_indices() {
+        match c {
+            '(' | '[' | '{' | '<' => depth += 1,
+            ')' | ']' | '}' | '>' => depth -= 1,
+            '=' if depth == 0 => return text[..at].trim_end(),
+            _ => {}
+        }
+    }
+    text
+}
+
+/// One template parameter: its name, whether it is a type (`typename T`,
+/// `class T`), whether it has a default, whether it is a pack.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct TemplateParameter {
+    name: String,
+    is_type: bool,
+    has_default: bool,
+    is_pack: bool,
+}
+
+/// The template parameter list `typename T, int BM = 64, typename... Ts`.
+fn template_parameters(list: &str) -> Vec<TemplateParameter> {
+    split_top_level(list, true)
+        .iter()
+        .map(|written| {
+            let declared = without_default(written);
+            let words = words(declared);
+            TemplateParameter {
+                name: words.last().cloned().unwrap_or_default(),
+                is_type: matches!(
+                    words.first().map(String::as_str),
+                    Some("typename" | "class")
+                ),
+                has_default: declared.len() < written.len(),
+                is_pack: declared.contains("..."),
+            }
+        })
+        .collect()
+}
+
+/// The template arguments an entry gives (`reduce<256, float>` →
+/// [`256`, `float`]), or why they cannot be read.
+pub(crate) fn instance_arguments(entry: &str) -> Result<Vec<String>, String> {
+    let Some(open) = entry.find('<') else {
+        return Ok(Vec::new());
+    };
+    let rest = &entry[open + 1..];
+    let (mut angles, mut parentheses) = (1i32, 0i32);
+    for (at, c) in rest.char_indices() {
+        match c {
+            '(' => parentheses += 1,
+            ')' => parentheses -= 1,
+            '<' if parentheses == 0 => angles += 1,
+            '>' if parentheses == 0 => angles -= 1,
+            _ => {}
+        }
+        if angles == 0 {
+            return match rest[at + 1..].trim().is_empty() {
+                true => Ok(split_top_level(&rest[..at], true)),
+                false => Err(format!(
+                    "`{}` follows the template arguments",
+                    rest[at + 1..].trim()
+                )),
+            };
+        }
+    }
+    Err("its `<` is never closed by a `>`".into())
+}
+
+/// How many template arguments the list `template` accepts: at least the
+/// parameters without a default, at most all of them (no limit with a
+/// pack).
+pub(crate) fn template_arity(template: &str) -> (usize, Option<usize>) {
+    let parameters = template_parameters(template);
+    let required = parameters
+        .iter()
+        .filter(|p| !p.has_default && !p.is_pack)
+        .count();
+    match parameters.iter().any(|p| p.is_pack) {
+        true => (required, None),
+        false => (required, Some(parameters.len())),
+    }
+}
+
+/// The parameters of a kernel whose parameter list is `parameters`, with
+/// the type parameters of its `template` list replaced by the arguments
+/// `instance` gives them; `None` when the list holds a pack (`Ts... args`),
+/// whose length the text does not fix.
+pub(crate) fn parameters(
+    parameters: &str,
+    template: Option<&str>,
+    instance: &[String],
+) -> Option<Vec<Parameter>> {
+    let substitutions: Vec<(String, String)> = template
+        .map(template_parameters)
+        .unwrap_or_default()
+        .into_iter()
+        .zip(instance)
+        .filter(|(p, _)| p.is_type && !p.is_pack)
+        .map(|(p, argument)| (p.name, argument.clone()))
+        .collect();
+    let list = split_top_level(parameters, true);
+    if list.iter().any(|p| p.contains("...")) {
+        return None;
+    }
+    if list.len() == 1 && words(&list[0]) == ["void"] && !list[0].contains('*') {
+        return Some(Vec::new());
+    }
+    Some(
+        list.into_iter()
+            .map(|written| Parameter {
+                takes: takes(&substitute(without_default(&written), &substitutions)),
+                written,
+            })
+            .collect(),
+    )
+}
+
+/// `text` with each identifier named in `substitutions` replaced by its
+/// value.
+fn substitute(text: &str, substitutions: &[(String, String)]) -> String {
+    if substitutions.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        match substitutions.iter().find(|(name, _)| name == word) {
+            Some((_, value)) => out.push_str(value),
+            None => out.push_str(word),
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+/// What the parameter declared as `text` (no default) takes.
+fn takes(text: &str) -> Takes {
+    if text.contains('&') {
+        return Takes::Unknown;
+    }
+    let outside_templates = {
+        let mut depth = 0i32;
+        text.chars()
+            .filter(|c| {
+                match c {
+                    '<' => depth += 1,
+                    '>' => depth -= 1,
+                    _ => return depth == 0,
+                }
+                false
+            })
+            .collect::<String>()
+    };
+    let stars = outside_templates.matches('*').count();
+    if let Some(at) = outside_templates.find('[') {
+        // `float a[]`: the words before `[` are the type and the name.
+        let mut type_words = words(&outside_templates[..at]);
+        type_words.pop();
+        return match stars {
+            0 => Takes::Pointer(type_of(&type_words)),
+            _ => Takes::Pointer(None),
+        };
+    }
+    match stars {
+        0 => {
+            let mut type_words: Vec<String> = words(&outside_templates);
+            type_words.retain(|w| !QUALIFIERS.contains(&w.as_str()));
+            // The last word is the parameter's name unless the type is
+            // all there is (an unnamed parameter).
+            if type_words.len() > 1 && scalar(&type_words).is_none() {
+                type_words.pop();
+            }
+            type_of(&type_words).map_or(Takes::Unknown, Takes::Value)
+        }
+        1 => {
+            let before = &outside_templates[..outside_templates.find('*').unwrap_or(0)];
+            Takes::Pointer(type_of(&words(before)))
+        }
+        _ => Takes::Pointer(None),
+    }
+}
+
+/// The scalar type spelled by `type_words`, qualifiers left out.
+fn type_of(type_words: &[String]) -> Option<CType> {
+    let kept: Vec<String> = type_words
+        .iter()
+        .filter(|w| !QUALIFIERS.contains(&w.as_str()))
+        .cloned()
+        .collect();
+    scalar(&kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c_type(bytes: usize, float: bool) -> CType {
+        CType {
+            bytes,
+            float,
+            unsigned: false,
+        }
+    }
+
+    fn value(bytes: usize, float: bool) -> Takes {
+        Takes::Value(c_type(bytes, float))
+    }
+
+    fn pointer(bytes: usize, float: bool) -> Takes {
+        Takes::Pointer(Some(c_type(bytes, float)))
+    }
+
+    fn kind(takes: &Takes) -> Takes {
+        match takes {
+            Takes::Value(c) => value(c.bytes, c.float),
+            Takes::Pointer(Some(c)) => pointer(c.bytes, c.float),
+            other => other.clone(),
+        }
+    }
+
+    /// What each parameter takes, signedness left out.
+    fn read(list: &str) -> Vec<Takes> {
+        parameters(list, None, &[])
+            .unwrap()
+            .iter()
+            .map(|p| kind(&p.takes))
+            .collect()
+    }
+
+    #[test]
+    fn pointers_values_and_their_scalar_types() {
+        assert_eq!(
+            read("float *odata, const float* __restrict__ idata, int width, unsigned int n"),
+            [
+                pointer(4, true),
+                pointer(4, true),
+                value(4, false),
+                value(4, false)
+            ]
+        );
+        assert_eq!(
+            read("size_t m, std::size_t k, unsigned long long int a, long int b, double x"),
+            [
+                value(8, false),
+                value(8, false),
+                value(8, false),
+                value(8, false),
+                value(8, true)
+            ]
+        );
+        assert_eq!(
+            read("float a[], int b[16], float **c, float4 *d, float4 v, const Params p, int &r"),
+            [
+                pointer(4, true),
+                pointer(4, false),
+                Takes::Pointer(None),
+                Takes::Pointer(None),
+                Takes::Unknown,
+                Takes::Unknown,
+                Takes::Unknown
+            ]
+        );
+        assert_eq!(
+            read("int, float, const int n = 4, bool flag, __half h"),
+            [
+                value(4, false),
+                value(4, true),
+                value(4, false),
+                value(1, false),
+                value(2, true)
+            ]
+        );
+        assert_eq!(read(""), []);
+        assert_eq!(read("void"), []);
+        assert_eq!(parameters("int n, Ts... rest", None, &[]), None);
+    }
+
+    #[test]
+    fn element_types_for_scalar_types() {
+        let element = |list: &str| match &parameters(list, None, &[]).unwrap()[0].takes {
+            Takes::Value(c) | Takes::Pointer(Some(c)) => c.element(),
+            _ => None,
+        };
+        assert_eq!(element("unsigned int n"), Some("u32"));
+        assert_eq!(element("size_t n"), Some("u64"));
+        assert_eq!(element("long long n"), Some("i64"));
+        assert_eq!(element("short n"), Some("i32"));
+        assert_eq!(element("const double *x"), Some("f64"));
+        assert_eq!(element("__half h"), None);
+    }
+
+    #[test]
+    fn parameters_are_named_by_their_last_word() {
+        let named = parameters(
+            "const int n = 4, float a[16], float *, int, T *out",
+            None,
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(Parameter::name)
+        .collect::<Vec<_>>();
+        assert_eq!(
+            named,
+            [
+                Some("n".into()),
+                Some("a".into()),
+                None,
+                None,
+                Some("out".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn type_parameters_take_the_instance_arguments() {
+        let list = "size_t m, T alpha, T const* A, TOut *C";
+        let template = "typename T, int BM, typename TOut = T";
+        let filled = parameters(list, Some(template), &["double".into(), "64".into()]).unwrap();
+        let takes: Vec<Takes> = filled.iter().map(|p| kind(&p.takes)).collect();
+        assert_eq!(
+            takes,
+            [
+                value(8, false),
+                value(8, true),
+                pointer(8, true),
+                Takes::Pointer(None)
+            ]
+        );
+        let open = parameters(list, Some(template), &[]).unwrap();
+        assert_eq!(open[1].takes, Takes::Unknown);
+    }
+
+    #[test]
+    fn template_arguments_and_arity() {
+        assert_eq!(
+            instance_arguments("gemm<float, 128, (N > 2)>").unwrap(),
+            ["float", "128", "(N > 2)"]
+        );
+        assert_eq!(instance_arguments("plain").unwrap(), Vec::<String>::new());
+        assert!(instance_arguments("reduce<256").is_err());
+        assert!(instance_arguments("reduce<256>x").is_err());
+        assert_eq!(
+            template_arity("const int BM, const int BN, int BK = 8"),
+            (2, Some(3))
+        );
+        assert_eq!(template_arity("typename T, int... Sizes"), (1, None));
+    }
+}
