@@ -122,7 +122,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("block = [32]\ngrid = [\"cdiv(N, 256)\"]  # fill in"),
+            text.contains("block = [32]\ngrid = [\"cdiv(N, 32)\"]  # fill in"),
             "{text}"
         );
         assert!(
