@@ -32,10 +32,10 @@ pub fn check(config: &Path, architecture: (u32, u32)) -> Result<Checked, Error> 
     let plan = crate::config::load(config)?;
     let cache = Cache::default_location();
     let mut text = format!(
-        "{}: {} variants at {} sizes ({}), baseline `{}`; compiled for sm_{}{}\n",
+        "{}: {} at {} ({}), baseline `{}`; compiled for sm_{}{}\n",
         plan.suite.name,
-        plan.variants.len(),
-        plan.suite.sizes.len(),
+        format::counted(plan.variants.len(), "variant"),
+        format::counted(plan.suite.sizes.len(), "size"),
         plan.suite
             .sizes
             .iter()
@@ -46,6 +46,7 @@ pub fn check(config: &Path, architecture: (u32, u32)) -> Result<Checked, Error> 
         architecture.0,
         architecture.1
     );
+    text.push_str(&unfilled_lines(config));
     let mut all_compiled = true;
     for variant in &plan.variants {
         let (line, compiled) = build_line(variant, architecture, &cache)?;
@@ -54,6 +55,30 @@ pub fn check(config: &Path, architecture: (u32, u32)) -> Result<Checked, Error> 
         text.push_str(&sizes_table(&plan, variant));
     }
     Ok(Checked { text, all_compiled })
+}
+
+/// A warning naming the lines of `config` that still carry the comment
+/// `gpuprof init --from` puts after a guessed value (empty when none do).
+fn unfilled_lines(config: &Path) -> String {
+    let text = std::fs::read_to_string(config).unwrap_or_default();
+    let lines: Vec<String> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| line.contains(crate::init::FILL_IN))
+        .map(|(index, _)| (index + 1).to_string())
+        .collect();
+    match lines.len() {
+        0 => String::new(),
+        count => format!(
+            "warning: {} of {} still {} `{}` (line{} {}): gpuprof init guessed those values; check each, then delete the comment\n",
+            format::counted(count, "line"),
+            crate::render::terminal::visible(&config.display().to_string()),
+            if count == 1 { "says" } else { "say" },
+            crate::init::FILL_IN,
+            if count == 1 { "" } else { "s" },
+            lines.join(", ")
+        ),
+    }
 }
 
 /// How the variant is built, and whether it compiled (true when there is

@@ -979,6 +979,41 @@ fn open_hands_the_report_to_the_desktop() {
 }
 
 #[test]
+fn check_names_the_lines_init_from_a_file_left_to_fill_in() {
+    let out = tempfile::tempdir().unwrap();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/cpp/homework.cu");
+    gpuprof()
+        .arg("init")
+        .arg(out.path().join("s"))
+        .arg("--from")
+        .arg(&source)
+        .assert()
+        .success();
+    let written = std::fs::read_to_string(out.path().join("s/variants.toml")).unwrap();
+    let marked: Vec<String> = written
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| line.contains("# fill in:"))
+        .map(|(index, _)| (index + 1).to_string())
+        .collect();
+    assert!(marked.len() > 4, "{written}");
+    let checked = gpuprof()
+        .args(["report", "--check"])
+        .arg(out.path().join("s/variants.toml"))
+        .assert();
+    let stdout = String::from_utf8_lossy(&checked.get_output().stdout).into_owned();
+    assert!(
+        stdout.contains(&format!(
+            "warning: {} lines of {} still say `# fill in:` (lines {}): gpuprof init guessed those values",
+            marked.len(),
+            out.path().join("s/variants.toml").display(),
+            marked.join(", ")
+        )),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn init_writes_a_suite_that_loads() {
     let out = tempfile::tempdir().unwrap();
     gpuprof()
@@ -1125,7 +1160,7 @@ fn check_compiles_every_kernel_and_prints_the_plan_without_a_gpu() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}");
-    assert!(stdout.starts_with("own-kernels: 9 variants at 1 sizes (N=1048576), baseline `naive-copy`; compiled for sm_90"), "{stdout}");
+    assert!(stdout.starts_with("own-kernels: 9 variants at 1 size (N=1048576), baseline `naive-copy`; compiled for sm_90"), "{stdout}");
     for symbol in [
         "copy_reference",
         "_Z14transposeNaivePfPKfii",

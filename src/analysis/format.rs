@@ -29,6 +29,12 @@ pub fn count(value: f64) -> String {
 }
 
 /// `text` with its first letter in upper case.
+/// `count` and `noun`, the noun in the plural unless the count is one:
+/// "1 size", "2 sizes".
+pub fn counted(count: usize, noun: &str) -> String {
+    format!("{count} {noun}{}", if count == 1 { "" } else { "s" })
+}
+
 pub fn capitalize(text: &str) -> String {
     let mut chars = text.chars();
     chars

@@ -5,6 +5,10 @@
 
 mod from_source;
 
+/// The comment `gpuprof init --from` puts after every value it guessed;
+/// `--check` lists the lines that still carry it.
+pub const FILL_IN: &str = "# fill in:";
+
 use std::path::{Path, PathBuf};
 
 const FILES: [(&str, &str); 3] = [

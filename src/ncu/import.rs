@@ -266,8 +266,8 @@ fn imported_variant(variant: &Grouped, sizes: usize) -> VariantResult {
         },
         changes: Vec::new(),
         notes: format!(
-            "{launches} ncu result{} of {}",
-            if launches == 1 { "" } else { "s" },
+            "{} of {}",
+            crate::analysis::format::counted(launches, "ncu result"),
             variant.origin
         ),
         verify_against: None,

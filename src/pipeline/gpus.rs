@@ -38,8 +38,8 @@ pub fn report_on_gpus(request: &ReportRequest, choice: &GpuChoice) -> Result<Out
     let exe = std::env::current_exe()
         .map_err(|e| Error::Tool(format!("cannot find the gpuprof executable: {e}")))?;
     anstream::eprintln!(
-        "running {count} shard{} side by side, one per GPU ({})",
-        if count == 1 { "" } else { "s" },
+        "running {} side by side, one per GPU ({})",
+        crate::analysis::format::counted(count, "shard"),
         gpus.join(", ")
     );
     let shards: Vec<(usize, &String, PathBuf)> = gpus

@@ -61,8 +61,8 @@ impl Context<'_> {
                     format!(
                         "`{}` takes {} but {launch} passes {}",
                         kernel.name,
-                        count(parameters.len(), "parameter"),
-                        count(passed.len(), "argument")
+                        crate::analysis::format::counted(parameters.len(), "parameter"),
+                        crate::analysis::format::counted(passed.len(), "argument")
                     ),
                 )
                 .note(listed())
@@ -78,9 +78,9 @@ impl Context<'_> {
                     extra.name_span(),
                     format!(
                         "{launch} passes {} but `{}` takes {}",
-                        count(passed.len(), "argument"),
+                        crate::analysis::format::counted(passed.len(), "argument"),
                         kernel.name,
-                        count(parameters.len(), "parameter")
+                        crate::analysis::format::counted(parameters.len(), "parameter")
                     ),
                 )
                 .note(listed())
@@ -118,14 +118,6 @@ impl Context<'_> {
             }
         }
         Ok(())
-    }
-}
-
-/// `n` things, singular or plural.
-fn count(n: usize, thing: &str) -> String {
-    match n {
-        1 => format!("1 {thing}"),
-        _ => format!("{n} {thing}s"),
     }
 }
 

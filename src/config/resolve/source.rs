@@ -178,8 +178,8 @@ impl Context<'_> {
             .error(
                 entry.span(),
                 format!(
-                    "`{name}` gives {given} template argument{} but `{}` takes {expected}",
-                    if given == 1 { "" } else { "s" },
+                    "`{name}` gives {} but `{}` takes {expected}",
+                    crate::analysis::format::counted(given, "template argument"),
                     kernel.name
                 ),
             )
