@@ -19,11 +19,12 @@ use crate::error::Error;
 use crate::model::results::BuildRecord;
 use crate::model::variant::Compiler;
 
-/// What the check found: the plan as text, and whether every kernel that
-/// could be compiled here compiled.
+/// What the check found: the plan as text, and the variants whose kernel
+/// failed to compile (empty when every kernel that could be compiled here
+/// compiled).
 pub struct Checked {
     pub text: String,
-    pub all_compiled: bool,
+    pub failed: Vec<String>,
 }
 
 /// Resolves `config` and compiles its kernels for compute capability
@@ -47,14 +48,30 @@ pub fn check(config: &Path, architecture: (u32, u32)) -> Result<Checked, Error> 
         architecture.1
     );
     text.push_str(&unfilled_lines(config));
-    let mut all_compiled = true;
+    let mut failed: Vec<String> = Vec::new();
+    // Each distinct compiler error with the first variant that met it, so
+    // that a file failing the same way for every variant is shown once.
+    let mut errors_seen: Vec<(String, String)> = Vec::new();
     for variant in &plan.variants {
-        let (line, compiled) = build_line(variant, architecture, &cache)?;
-        all_compiled &= compiled;
+        let line = match build_line(variant, architecture, &cache)? {
+            Built::Fine(line) => line,
+            Built::Failed { described, error } => {
+                failed.push(variant.name.clone());
+                match errors_seen.iter().find(|(seen, _)| *seen == error) {
+                    Some((_, first)) => {
+                        format!("{described}\n  FAILED: the same error as `{first}` above")
+                    }
+                    None => {
+                        errors_seen.push((error.clone(), variant.name.clone()));
+                        format!("{described}\n  FAILED: {error}")
+                    }
+                }
+            }
+        };
         let _ = writeln!(text, "\n{}: {line}", variant.name);
         text.push_str(&sizes_table(&plan, variant));
     }
-    Ok(Checked { text, all_compiled })
+    Ok(Checked { text, failed })
 }
 
 /// A warning naming the lines of `config` that still carry the comment
@@ -81,16 +98,19 @@ fn unfilled_lines(config: &Path) -> String {
     }
 }
 
-/// How the variant is built, and whether it compiled (true when there is
-/// nothing to compile or its compiler is not installed here).
-fn build_line(
-    variant: &Variant,
-    architecture: (u32, u32),
-    cache: &Cache,
-) -> Result<(String, bool), Error> {
+/// How a variant is built: a line to print (also when there is nothing
+/// to compile or its compiler is not installed here), or what it is and
+/// the compiler's error.
+enum Built {
+    Fine(String),
+    Failed { described: String, error: String },
+}
+
+/// How the variant is built, and whether it compiled.
+fn build_line(variant: &Variant, architecture: (u32, u32), cache: &Cache) -> Result<Built, Error> {
     let kernel = match &variant.kind {
         VariantKind::Library { library } => {
-            return Ok((format!("library call {}", library.word()), true));
+            return Ok(Built::Fine(format!("library call {}", library.word())));
         }
         VariantKind::Command(command) => {
             let build = command
@@ -98,13 +118,10 @@ fn build_line(
                 .as_ref()
                 .map(|argv| format!("; built with `{}` (not run by --check)", argv.join(" ")))
                 .unwrap_or_default();
-            return Ok((
-                format!(
-                    "command, ncu profiles kernels matching `{}`{build}",
-                    command.kernel
-                ),
-                true,
-            ));
+            return Ok(Built::Fine(format!(
+                "command, ncu profiles kernels matching `{}`{build}",
+                command.kernel
+            )));
         }
         VariantKind::Kernel(kernel) => kernel,
     };
@@ -125,26 +142,25 @@ fn build_line(
                 0 | 1 => String::new(),
                 distinct => format!(" ({distinct} builds: its defines differ by size)"),
             };
-            (
-                format!(
-                    "{described}\n  compiled at every size{sizes}: symbol {}\n  command: {}",
-                    compiled
-                        .first()
-                        .map(|c| c.functions.join(", "))
-                        .unwrap_or_default(),
-                    record.command.unwrap_or_default()
-                ),
-                true,
-            )
+            Built::Fine(format!(
+                "{described}\n  compiled at every size{sizes}: symbol {}\n  command: {}",
+                compiled
+                    .first()
+                    .map(|c| c.functions.join(", "))
+                    .unwrap_or_default(),
+                record.command.unwrap_or_default()
+            ))
         }
-        Err(BuildError::NvrtcMissing) if kernel.compiler == Compiler::Nvrtc => (
+        Err(BuildError::NvrtcMissing) if kernel.compiler == Compiler::Nvrtc => Built::Fine(
             format!("{described}\n  not compiled: {}", BuildError::NvrtcMissing),
-            true,
         ),
         Err(missing @ BuildError::NvccMissing { .. }) => {
-            (format!("{described}\n  not compiled: {missing}"), true)
+            Built::Fine(format!("{described}\n  not compiled: {missing}"))
         }
-        Err(error) => (format!("{described}\n  FAILED: {error}"), false),
+        Err(error) => Built::Failed {
+            described,
+            error: error.to_string(),
+        },
     })
 }
 
@@ -155,7 +171,13 @@ fn sizes_table(plan: &Plan, variant: &Variant) -> String {
         .load_style(presets::UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic)
         .set_header([
-            "size", "grid", "block", "shared", "buffers", "bytes", "flops",
+            "size",
+            "grid",
+            "block",
+            "dynamic shared",
+            "buffers",
+            "bytes",
+            "flops",
         ]);
     for (instance, size) in variant.instances.iter().zip(&plan.suite.sizes) {
         table.add_row([

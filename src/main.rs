@@ -188,12 +188,17 @@ fn stop_children_on_ctrl_c(graceful: bool) {
 /// a GPU; a kernel that does not compile fails the check.
 fn check(config: &std::path::Path, architecture: (u32, u32)) -> ExitCode {
     match gpuprof::check::check(config, architecture) {
+        Ok(checked) if checked.failed.is_empty() => {
+            print_out(&checked.text, ExitCode::from(exit_code::SUCCESS))
+        }
         Ok(checked) => {
-            let code = match checked.all_compiled {
-                true => exit_code::SUCCESS,
-                false => exit_code::VARIANT_FAILED,
-            };
-            print_out(&checked.text, ExitCode::from(code))
+            let printed = print_out(&checked.text, ExitCode::from(exit_code::VARIANT_FAILED));
+            eprintln!(
+                "error: {} did not compile ({}): their compiler errors are above, marked FAILED",
+                gpuprof::analysis::format::counted(checked.failed.len(), "variant"),
+                gpuprof::render::terminal::visible(&checked.failed.join(", "))
+            );
+            printed
         }
         Err(error) => fail(&error),
     }

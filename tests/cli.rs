@@ -1206,7 +1206,16 @@ fn check_fails_a_kernel_that_does_not_compile_with_the_compilers_message() {
     assert_eq!(output.status.code(), Some(3), "{stdout}");
     assert!(stdout.contains("broken: `copy_broken` of"), "{stdout}");
     assert!(stdout.contains("identifier \"j\" is undefined"), "{stdout}");
+    assert!(
+        stdout.contains("\n  command: NVRTC --gpu-architecture="),
+        "{stdout}"
+    );
     assert!(stdout.contains("good: `copy` of"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr.trim(),
+        "error: 1 variant did not compile (broken): their compiler errors are above, marked FAILED"
+    );
     let bad_arch = gpuprof()
         .args([
             "report",

@@ -247,6 +247,34 @@ fn a_compile_error_carries_the_compilers_log() {
 }
 
 #[test]
+fn a_missing_header_is_named_with_where_to_list_its_folder_by_both_compilers() {
+    let folder = tempfile::tempdir().unwrap();
+    let source = folder.path().join("needs_helper.cu");
+    std::fs::write(
+        &source,
+        "#include \"helper_math.h\"\nextern \"C\" __global__ void scale(float *x) { x[0] *= 2.0f; }\n",
+    )
+    .unwrap();
+    let mut compilers = Vec::new();
+    if nvrtc_or_skip() {
+        compilers.push(Compiler::Nvrtc);
+    }
+    if nvcc_or_skip() {
+        compilers.push(Compiler::Nvcc);
+    }
+    for compiler in compilers {
+        let error = compile(&source, "scale", compiler, &[], &cache()).unwrap_err();
+        let message = error.to_string();
+        assert!(matches!(error, BuildError::Compile { .. }), "{message}");
+        assert!(message.contains("\n  command: "), "{message}");
+        assert!(
+            message.ends_with("\n  help: `helper_math.h` was not found: list the folder that holds it in `include_dirs` (relative to the variants.toml)"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
 fn a_second_compile_comes_from_the_cache() {
     if !nvrtc_or_skip() {
         return;

@@ -111,11 +111,13 @@ pub enum BuildError {
     Nul {
         what: String,
     },
-    /// The compiler rejected the source; `log` is its message.
+    /// The compiler rejected the source; `log` is its message and
+    /// `command` how it was called.
     Compile {
         path: PathBuf,
         compiler: &'static str,
         log: String,
+        command: String,
     },
     /// nvcc compiled the file, but no kernel of its CUBIN is `entry`.
     NoSuchKernel {
@@ -156,12 +158,22 @@ impl fmt::Display for BuildError {
                 path,
                 compiler,
                 log,
-            } => write!(
-                f,
-                "{compiler} could not compile {}:\n{}",
-                path.display(),
-                log.trim_end()
-            ),
+                command,
+            } => {
+                write!(
+                    f,
+                    "{compiler} could not compile {}:\n{}\n  command: {command}",
+                    path.display(),
+                    log.trim_end()
+                )?;
+                for header in missing_headers(log) {
+                    write!(
+                        f,
+                        "\n  help: `{header}` was not found: list the folder that holds it in `include_dirs` (relative to the variants.toml)"
+                    )?;
+                }
+                Ok(())
+            }
             BuildError::NoSuchKernel { path, entry, found } => write!(
                 f,
                 "nvcc compiled {}, but it holds no kernel `{entry}`; its kernels are: {}",
@@ -186,6 +198,27 @@ impl fmt::Display for BuildError {
 }
 
 impl std::error::Error for BuildError {}
+
+/// The headers a compiler's `log` says it could not find, in order, each
+/// once: nvcc's (the host compiler's) `fatal error: NAME: No such file or
+/// directory` and NVRTC's `cannot open source file "NAME"`.
+fn missing_headers(log: &str) -> Vec<&str> {
+    let mut missing: Vec<&str> = Vec::new();
+    for line in log.lines() {
+        let header = line
+            .split_once("fatal error: ")
+            .and_then(|(_, rest)| rest.strip_suffix(": No such file or directory"))
+            .or_else(|| {
+                line.split_once("cannot open source file \"")
+                    .and_then(|(_, rest)| rest.split_once('"'))
+                    .map(|(name, _)| name)
+            });
+        if let Some(header) = header.filter(|header| !missing.contains(header)) {
+            missing.push(header);
+        }
+    }
+    missing
+}
 
 /// Whether libnvrtc can be loaded (cudarc panics on first use otherwise).
 pub fn nvrtc_available() -> bool {
@@ -315,7 +348,22 @@ pub fn compile(request: Request, cache: &Cache) -> Result<Compiled, BuildError> 
     }
     let (binary, functions, command, log) = match &nvcc {
         None => {
-            let out = nvrtc::compile(source, &text, request.entries, request.options)?;
+            let out = nvrtc::compile(source, &text, request.entries, request.options).map_err(
+                |error| match error {
+                    BuildError::Compile {
+                        path,
+                        compiler,
+                        log,
+                        ..
+                    } => BuildError::Compile {
+                        path,
+                        compiler,
+                        log,
+                        command: nvrtc_call(),
+                    },
+                    other => other,
+                },
+            )?;
             (out.cubin, out.functions, nvrtc_call(), out.log)
         }
         Some(nvcc) => {

@@ -59,6 +59,7 @@ pub(super) fn compile(
         log: format!("{}\n{}", error.stderr.trim(), error.stdout.trim())
             .trim()
             .to_string(),
+        command: command.clone(),
     })?;
     let cubin = std::fs::read(&cubin_path).map_err(|e| BuildError::Unreadable {
         path: cubin_path.clone(),

@@ -67,6 +67,8 @@ pub(super) fn compile(
             path: source.to_path_buf(),
             compiler: "NVRTC",
             log,
+            // Filled in by the caller, which describes the call.
+            command: String::new(),
         });
     }
     let functions = entries_c

@@ -65,7 +65,7 @@ pub(crate) struct RawVariant {
     pub(crate) grid: Option<Spanned<Vec<Spanned<ExprSource>>>>,
     pub(crate) block: Option<Spanned<Vec<Spanned<ExprSource>>>>,
     pub(crate) shared_bytes: Option<Spanned<ExprSource>>,
-    pub(crate) compile_options: Option<Vec<String>>,
+    pub(crate) compile_options: Option<Vec<Spanned<String>>>,
     pub(crate) compiler: Option<Spanned<String>>,
     pub(crate) include_dirs: Option<Vec<Spanned<String>>>,
     pub(crate) defines: Option<Spanned<BTreeMap<String, Spanned<ExprSource>>>>,

@@ -1,7 +1,8 @@
 //! How a kernel variant is compiled: the compiler (NVRTC unless the file
 //! holds host code, or as `compiler` says, refusing NVRTC for a file it
-//! cannot compile), the folders of `include_dirs` (relative to the toml,
-//! checked to exist) and the `defines`, whose values are numbers or
+//! cannot compile), the folders of `include_dirs` and of the include-path
+//! options in `compile_options` (relative to the toml, checked to exist)
+//! and the `defines`, whose values are numbers or
 //! expressions over the size symbols, compiled once here and evaluated at
 //! every size.
 
@@ -17,12 +18,18 @@ use crate::config::raw::RawVariant;
 use crate::model::suite::Size;
 use crate::model::variant::Compiler;
 
-/// A kernel's compiler, the reason it was chosen and its include folders.
+/// A kernel's compiler, the reason it was chosen, its include folders and
+/// its extra compiler options.
 pub(super) struct CompileSettings {
     pub(super) compiler: Compiler,
     pub(super) reason: String,
     pub(super) include_dirs: Vec<PathBuf>,
+    pub(super) options: Vec<String>,
 }
+
+/// The compiler options whose value is a folder searched for includes,
+/// written `-Idir`, `-I dir`, `--include-path=dir` or `--include-path dir`.
+const INCLUDE_PATH_OPTIONS: [&str; 3] = ["-I", "--include-path", "-isystem"];
 
 impl<'c> Context<'c> {
     /// The compiler and include folders of a kernel whose source scanned
@@ -47,7 +54,72 @@ impl<'c> Context<'c> {
             compiler,
             reason,
             include_dirs: self.include_dirs(raw)?,
+            options: self.compile_options(raw)?,
         })
+    }
+
+    /// `compile_options` as given, except that a relative folder after an
+    /// include-path option is made relative to the toml's folder (like every
+    /// other path in it) and checked to exist, so the suite compiles the
+    /// same from any working folder.
+    fn compile_options(&self, raw: &RawVariant) -> Result<Vec<String>, ConfigError> {
+        let Some(options) = merged(raw, self.defaults, |r| &r.compile_options) else {
+            return Ok(Vec::new());
+        };
+        let mut resolved = Vec::with_capacity(options.value.len());
+        let mut folder_follows = false;
+        for option in options.value {
+            let text = option.get_ref();
+            if std::mem::take(&mut folder_follows) {
+                resolved.push(self.include_folder(text, option.span())?);
+                continue;
+            }
+            let Some(flag) = INCLUDE_PATH_OPTIONS
+                .iter()
+                .find(|flag| text.starts_with(*flag))
+            else {
+                resolved.push(text.clone());
+                continue;
+            };
+            let rest = &text[flag.len()..];
+            let folder = rest.strip_prefix('=').unwrap_or(rest);
+            if folder.is_empty() {
+                folder_follows = true;
+                resolved.push(text.clone());
+            } else if rest.starts_with('=') || *flag == "-I" {
+                let separator = if rest.starts_with('=') { "=" } else { "" };
+                resolved.push(format!(
+                    "{flag}{separator}{}",
+                    self.include_folder(folder, option.span())?
+                ));
+            } else {
+                // Another option that merely starts like one of these.
+                resolved.push(text.clone());
+            }
+        }
+        Ok(resolved)
+    }
+
+    /// `folder`, an include folder written in `compile_options` at `span`:
+    /// absolute, taken from the toml's folder when relative, and required
+    /// to exist.
+    fn include_folder(
+        &self,
+        folder: &str,
+        span: std::ops::Range<usize>,
+    ) -> Result<String, ConfigError> {
+        let shown = self.doc.dir.join(folder);
+        match std::fs::canonicalize(&shown) {
+            Ok(path) if path.is_dir() => Ok(path.display().to_string()),
+            _ => Err(self
+                .doc
+                .error(
+                    span,
+                    format!("include folder {} does not exist", shown.display()),
+                )
+                .note("folders in `compile_options` are relative to the folder of the variants.toml, like every path in it")
+                .help("fix the path, or list the folder in `include_dirs`")),
+        }
     }
 
     /// `compiler = "nvrtc" | "nvcc"` ("auto" is chosen from the file).
@@ -196,6 +268,42 @@ mod tests {
             &one_variant("include_dirs = [\"kernels/scale.cu\"]"),
             "tests/configs/errors/kernels/scale.cu is not a folder",
             "include_dirs = [»\"kernels/scale.cu\"",
+        );
+    }
+
+    #[test]
+    fn include_paths_in_compile_options_are_taken_from_the_toml_folder() {
+        let options = |keys: &str| {
+            ok(&one_variant(keys)).variants[0]
+                .kernel()
+                .unwrap()
+                .compile_options
+                .clone()
+        };
+        let folder = std::fs::canonicalize("tests/configs/errors/kernels")
+            .unwrap()
+            .display()
+            .to_string();
+        assert_eq!(
+            options("compile_options = [\"-Ikernels\", \"--use_fast_math\"]"),
+            [format!("-I{folder}"), "--use_fast_math".to_string()]
+        );
+        assert_eq!(
+            options("compile_options = [\"-I\", \"kernels\", \"--include-path=kernels\"]"),
+            [
+                "-I".to_string(),
+                folder.clone(),
+                format!("--include-path={folder}")
+            ]
+        );
+        assert_eq!(
+            options(&format!("compile_options = [\"-isystem\", \"{folder}\"]")),
+            ["-isystem".to_string(), folder.clone()]
+        );
+        let e = err(&one_variant("compile_options = [\"-Ino-such-folder\"]"));
+        assert_eq!(
+            e.message(),
+            "include folder tests/configs/errors/no-such-folder does not exist"
         );
     }
 

@@ -154,6 +154,17 @@ impl Context<'_> {
                 )
                 .help(example.clone())
         })?;
+        if arguments.iter().any(|a| a.contains('…')) {
+            return Err(self
+                .doc
+                .error(
+                    entry.span(),
+                    format!("`{name}` still holds the placeholder `…` that gpuprof init wrote"),
+                )
+                .help(format!(
+                    "write a value for each of <{parameters}> in place of `…`"
+                )));
+        }
         if let Some(placeholder) = arguments.iter().find(|a| a.contains('{')) {
             return Err(self
                 .doc

@@ -131,9 +131,7 @@ impl<'c> Context<'c> {
                 VariantKind::Kernel(KernelSource {
                     path: source_path,
                     entry: entry_name,
-                    compile_options: merged(raw, d, |r| &r.compile_options)
-                        .map(|m| m.value.clone())
-                        .unwrap_or_default(),
+                    compile_options: settings.options,
                     compiler: settings.compiler,
                     compiler_reason: settings.reason,
                     include_dirs: settings.include_dirs,
