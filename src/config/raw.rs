@@ -99,7 +99,8 @@ pub(crate) struct RawStep {
     pub(crate) args: Vec<Spanned<RawArg>>,
 }
 
-/// `library = { routine = "cublas-sgemm", m = "N", n = "N", k = "N" }`.
+/// `library = { routine = "cublas-sgemm", m = "N", n = "N", k = "N" }`,
+/// optionally with `alpha` and `beta` (C = alpha·A·B + beta·C; 1 and 0).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[serde(
@@ -110,6 +111,8 @@ pub(crate) struct RawLibrary {
     pub(crate) m: Spanned<ExprSource>,
     pub(crate) n: Spanned<ExprSource>,
     pub(crate) k: Spanned<ExprSource>,
+    pub(crate) alpha: Option<Spanned<ExprSource>>,
+    pub(crate) beta: Option<Spanned<ExprSource>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -368,7 +368,7 @@ fn the_matmul_suite_calls_cublas_as_its_ceiling() {
     assert_eq!(
         cublas.kind,
         crate::config::plan::VariantKind::Library {
-            library: crate::model::variant::Library::CublasSgemm
+            library: crate::model::variant::Library::CUBLAS_SGEMM
         }
     );
     assert_eq!(cublas.role, Role::Ceiling);

@@ -22,6 +22,7 @@ use cudarc::nvrtc::Ptx;
 use crate::config::plan::{Arg, ElementType, Instance, StepArg};
 use crate::model::device::DriverFacts;
 use crate::model::measurement::KernelResources;
+use crate::model::variant::Library;
 
 /// A CUDA failure: `during` says what gpuprof was doing.
 #[derive(Debug, Clone)]
@@ -75,8 +76,13 @@ pub enum Kernel {
         module: Arc<CudaModule>,
         functions: Vec<(CudaFunction, KernelResources)>,
     },
-    /// cuBLAS SGEMM on the harness's stream, in pedantic (pure FP32) math.
-    Sgemm { blas: CudaBlas },
+    /// cuBLAS SGEMM on the harness's stream, in pedantic (pure FP32) math,
+    /// computing C = alpha·A·B + beta·C.
+    Sgemm {
+        blas: CudaBlas,
+        alpha: f32,
+        beta: f32,
+    },
 }
 
 impl Kernel {
@@ -239,8 +245,9 @@ impl Gpu {
     }
 
     /// A cuBLAS handle on this stream that computes in FP32 only
-    /// (CUBLAS_PEDANTIC_MATH: no TF32 tensor cores).
-    pub fn sgemm(&self) -> Result<Kernel, GpuError> {
+    /// (CUBLAS_PEDANTIC_MATH: no TF32 tensor cores), for `library`.
+    pub fn sgemm(&self, library: Library) -> Result<Kernel, GpuError> {
+        let Library::CublasSgemm { alpha, beta } = library;
         // SAFETY: only tries to dlopen the library (cudarc panics on first
         // use when it is missing).
         if !unsafe { cudarc::cublas::sys::is_culib_present() } {
@@ -265,7 +272,7 @@ impl Gpu {
             during: "setting cuBLAS to FP32 math".into(),
             message: format!("{e:?}"),
         })?;
-        Ok(Kernel::Sgemm { blas })
+        Ok(Kernel::Sgemm { blas, alpha, beta })
     }
 
     /// Puts a buffer's initial contents on the device, once per size.
@@ -369,7 +376,9 @@ impl Gpu {
     ) -> Result<(), GpuError> {
         let functions = match kernel {
             Kernel::Module { functions, .. } => functions,
-            Kernel::Sgemm { blas } => return self.launch_sgemm(blas, instance, buffers),
+            Kernel::Sgemm { blas, alpha, beta } => {
+                return self.launch_sgemm(blas, (*alpha, *beta), instance, buffers);
+            }
         };
         if instance.sequence.is_empty() {
             let params: Vec<Param> = instance
@@ -474,12 +483,16 @@ impl Gpu {
         Ok(())
     }
 
-    /// Row-major C (m×n) = A (m×k) · B (k×n) as cuBLAS's column-major
-    /// Cᵀ = Bᵀ·Aᵀ: A and B are the first two f32 inputs, C the first f32
-    /// output (config checked their sizes).
+    /// Row-major C (m×n) = alpha·A (m×k) · B (k×n) + beta·C as cuBLAS's
+    /// column-major Cᵀ = alpha·Bᵀ·Aᵀ + beta·Cᵀ (a row-major matrix is its
+    /// transpose in column-major order, so no operand is transposed): A and
+    /// B are the first two f32 inputs, C the first f32 output (config
+    /// checked their sizes). With beta 0 cuBLAS does not read C; otherwise
+    /// C holds its initial contents, as a kernel's read-write output does.
     fn launch_sgemm(
         &self,
         blas: &CudaBlas,
+        (alpha, beta): (f32, f32),
         instance: &Instance,
         buffers: &Buffers,
     ) -> Result<(), GpuError> {
@@ -509,7 +522,6 @@ impl Gpu {
         let (a, _a_sync) = a.device_ptr(&self.stream);
         let (b, _b_sync) = b.device_ptr(&self.stream);
         let (c, _c_sync) = c.device_ptr(&self.stream);
-        let (alpha, beta) = (1.0f32, 0.0f32);
         let int = |v: u32| v as std::ffi::c_int;
         let none = cudarc::cublas::sys::cublasOperation_t::CUBLAS_OP_N;
         // SAFETY: the pointers are live device buffers of the sizes the

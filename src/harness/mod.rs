@@ -196,8 +196,8 @@ impl Runner<'_> {
         if !self.kernels.contains_key(&key) {
             match &self.variant(name)?.kind {
                 VariantKind::Kernel(_) => {}
-                VariantKind::Library { .. } => {
-                    let kernel = self.gpu.sgemm().map_err(|error| Failure {
+                VariantKind::Library { library } => {
+                    let kernel = self.gpu.sgemm(*library).map_err(|error| Failure {
                         stage: Stage::Load,
                         error,
                         fatal: false,

@@ -92,7 +92,7 @@ mod tests {
                     entry: "transpose_naive".into()
                 },
                 VariantKind::Library {
-                    library: Library::CublasSgemm
+                    library: Library::CUBLAS_SGEMM
                 },
                 VariantKind::Command { kernel: "t".into() },
             ]

@@ -15,19 +15,99 @@ pub enum Role {
 
 /// A library routine run as a variant, as the ceiling a suite's kernels are
 /// measured against.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+///
+/// Written as the routine's name alone (`"cublas-sgemm"`) when alpha and
+/// beta are the defaults, as every results.json before them was, and as a
+/// table (`{ "routine": "cublas-sgemm", "alpha": 0.5, "beta": 3.0 }`)
+/// otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(from = "WrittenLibrary", into = "WrittenLibrary")]
 pub enum Library {
-    /// cuBLAS SGEMM, C = A·B with row-major A (m×k), B (k×n), C (m×n):
-    /// the first two f32 input buffers and the first f32 output buffer.
-    /// Run in CUBLAS_PEDANTIC_MATH mode: FP32 arithmetic, no tensor cores.
+    /// cuBLAS SGEMM, C = alpha·A·B + beta·C with row-major A (m×k), B (k×n),
+    /// C (m×n): the first two f32 input buffers and the first f32 output
+    /// buffer. alpha 1 and beta 0 (C = A·B, C not read) unless the suite
+    /// says otherwise. Run in CUBLAS_PEDANTIC_MATH mode: FP32 arithmetic,
+    /// no tensor cores.
+    CublasSgemm { alpha: f32, beta: f32 },
+}
+
+/// alpha and beta are finite (the config refuses anything else, and JSON
+/// holds no NaN), so `==` is an equivalence.
+impl Eq for Library {}
+
+impl Library {
+    /// cuBLAS SGEMM computing C = A·B.
+    pub const CUBLAS_SGEMM: Library = Library::CublasSgemm {
+        alpha: 1.0,
+        beta: 0.0,
+    };
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Library::CublasSgemm { .. } => "cublas-sgemm",
+        }
+    }
+
+    /// The routine with its alpha and beta where they are not 1 and 0:
+    /// `cublas-sgemm` or `cublas-sgemm, alpha 0.5, beta 3`.
+    pub fn label(self) -> String {
+        match self {
+            Library::CublasSgemm { alpha, beta } if self != Library::CUBLAS_SGEMM => {
+                format!("{}, alpha {alpha}, beta {beta}", self.word())
+            }
+            Library::CublasSgemm { .. } => self.word().to_string(),
+        }
+    }
+}
+
+/// How [`Library`] is written: the routine's name, or a table with it.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum WrittenLibrary {
+    Routine(Routine),
+    Scaled {
+        routine: Routine,
+        #[serde(default = "one")]
+        alpha: f32,
+        #[serde(default)]
+        beta: f32,
+    },
+}
+
+fn one() -> f32 {
+    1.0
+}
+
+#[derive(Clone, Copy, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum Routine {
     CublasSgemm,
 }
 
-impl Library {
-    pub fn word(self) -> &'static str {
-        match self {
-            Library::CublasSgemm => "cublas-sgemm",
+impl From<WrittenLibrary> for Library {
+    fn from(written: WrittenLibrary) -> Library {
+        match written {
+            WrittenLibrary::Routine(Routine::CublasSgemm) => Library::CUBLAS_SGEMM,
+            WrittenLibrary::Scaled {
+                routine: Routine::CublasSgemm,
+                alpha,
+                beta,
+            } => Library::CublasSgemm { alpha, beta },
+        }
+    }
+}
+
+impl From<Library> for WrittenLibrary {
+    fn from(library: Library) -> WrittenLibrary {
+        match library {
+            Library::CublasSgemm { .. } if library == Library::CUBLAS_SGEMM => {
+                WrittenLibrary::Routine(Routine::CublasSgemm)
+            }
+            Library::CublasSgemm { alpha, beta } => WrittenLibrary::Scaled {
+                routine: Routine::CublasSgemm,
+                alpha,
+                beta,
+            },
         }
     }
 }
@@ -67,7 +147,7 @@ impl VariantKind {
     pub fn source_label(&self) -> String {
         match self {
             VariantKind::Kernel { source, .. } => source.clone(),
-            VariantKind::Library { library } => format!("library: {}", library.word()),
+            VariantKind::Library { library } => format!("library: {}", library.label()),
             VariantKind::Command { kernel } => format!("command, kernels matching `{kernel}`"),
             VariantKind::Imported { origin, .. } => origin.clone(),
         }
@@ -101,5 +181,30 @@ impl Compiler {
             Compiler::Nvrtc => "nvrtc",
             Compiler::Nvcc => "nvcc",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_library_is_written_as_its_name_unless_alpha_or_beta_differ() {
+        let plain = serde_json::to_value(Library::CUBLAS_SGEMM).unwrap();
+        assert_eq!(plain, serde_json::json!("cublas-sgemm"));
+        let scaled = Library::CublasSgemm {
+            alpha: 0.5,
+            beta: 3.0,
+        };
+        let written = serde_json::to_value(scaled).unwrap();
+        assert_eq!(
+            written,
+            serde_json::json!({ "routine": "cublas-sgemm", "alpha": 0.5, "beta": 3.0 })
+        );
+        for (value, library) in [(plain, Library::CUBLAS_SGEMM), (written, scaled)] {
+            assert_eq!(serde_json::from_value::<Library>(value).unwrap(), library);
+        }
+        assert_eq!(scaled.label(), "cublas-sgemm, alpha 0.5, beta 3");
+        assert_eq!(Library::CUBLAS_SGEMM.label(), "cublas-sgemm");
     }
 }

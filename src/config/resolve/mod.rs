@@ -142,6 +142,7 @@ pub(crate) fn resolve(raw: &RawFile, text: &str, path: &Path) -> Result<Plan, Co
     }
     for variant in &resolved {
         context.check_outputs(variant, &resolved)?;
+        context.check_library_reads(variant, &resolved)?;
     }
     Ok(Plan {
         suite: Suite {

@@ -810,3 +810,149 @@ fn unknown_symbols_say_the_size_only_when_another_size_binds_them() {
         "Q\"]",
     );
 }
+
+/// A GEMM suite at sizes 256 and 512: the kernel `naive` (the baseline)
+/// with A, B and C (its fill `c_fill`, e.g. `, fill = "random"`), and the
+/// ceiling `cublas` with `library` and its own `args` when given.
+fn gemm(c_fill: &str, library: &str, args: &str) -> String {
+    format!(
+        r#"[suite]
+name = "gemm"
+sizes = [256, 512]
+baseline = "naive"
+
+[defaults]
+grid = ["cdiv(N, 16)", "cdiv(N, 16)"]
+block = [16, 16]
+args = [
+  {{ name = "A", buffer = "f32", count = "N*N", fill = "random" }},
+  {{ name = "B", buffer = "f32", count = "N*N", fill = "random" }},
+  {{ name = "C", buffer = "f32", count = "N*N", output = true{c_fill} }},
+]
+
+[[variant]]
+name = "naive"
+{ANY_KERNEL}
+
+[[variant]]
+name = "cublas"
+role = "ceiling"
+library = {{ routine = "cublas-sgemm", m = "N", n = "N", k = "N"{library} }}
+{args}
+"#
+    )
+}
+
+fn library_of(plan: &Plan) -> crate::model::variant::Library {
+    match plan.variant("cublas").unwrap().kind {
+        crate::config::plan::VariantKind::Library { library } => library,
+        ref other => panic!("cublas runs {other:?}"),
+    }
+}
+
+#[test]
+fn a_library_gemm_takes_alpha_and_beta_as_numbers_or_expressions() {
+    use crate::model::variant::Library;
+    assert_eq!(library_of(&ok(&gemm("", "", ""))), Library::CUBLAS_SGEMM);
+    let fill = ", fill = \"random\"";
+    assert_eq!(
+        library_of(&ok(&gemm(fill, ", alpha = 0.5, beta = 3", ""))),
+        Library::CublasSgemm {
+            alpha: 0.5,
+            beta: 3.0
+        }
+    );
+    let plan = ok(&gemm(fill, ", alpha = \"1/4\", beta = \"2 - 3\"", ""));
+    assert_eq!(
+        library_of(&plan),
+        Library::CublasSgemm {
+            alpha: 0.25,
+            beta: -1.0
+        }
+    );
+    // The m, n and k are the size's as before; alpha alone leaves beta 0.
+    assert_eq!(
+        plan.variant("cublas").unwrap().instances[1].gemm,
+        Some([512; 3])
+    );
+    assert_eq!(
+        library_of(&ok(&gemm("", ", alpha = 2", ""))),
+        Library::CublasSgemm {
+            alpha: 2.0,
+            beta: 0.0
+        }
+    );
+}
+
+#[test]
+fn a_library_gemm_refuses_alpha_and_beta_that_are_not_one_f32() {
+    fails(
+        &gemm("", ", alpha = \"half\"", ""),
+        "unknown symbol `half` in library `alpha`",
+        "half\"",
+    );
+    fails(
+        &gemm("", ", beta = 1e39", ""),
+        "library `beta` is 1e39, but must be a finite number that fits an f32",
+        "1e39",
+    );
+    let e = fails(
+        &gemm("", ", alpha = \"N / 256\"", ""),
+        "library `alpha` is 1 at N=256 but 2 at N=512",
+        "\"N / 256\"",
+    );
+    assert!(help(&e).starts_with("one alpha serves every size"), "{e}");
+    let e = err(&gemm("", ", alpha = true", ""));
+    assert!(
+        e.message().contains("a number or an expression string"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_library_gemm_that_reads_c_starts_from_its_references_c() {
+    // beta 0: cuBLAS does not read C, so C may be poisoned.
+    ok(&gemm("", ", beta = 0", ""));
+    let e = fails(
+        &gemm("", ", beta = 3", ""),
+        "cublas-sgemm with beta = 3 reads C, but `C` of variant `cublas` is poisoned",
+        "\"C\"",
+    );
+    assert!(help(&e).contains("fill = \"random\""), "{e}");
+    // The same fill as the reference's (here inherited from [defaults]).
+    let random = ", fill = \"random\"";
+    ok(&gemm(random, ", alpha = 0.5, beta = 3", ""));
+    let own_args = |c: &str| {
+        format!(
+            "args = [\n  {{ name = \"A\", buffer = \"f32\", count = \"N*N\", fill = \"random\" }},\n  \
+             {{ name = \"B\", buffer = \"f32\", count = \"N*N\", fill = \"random\" }},\n  \
+             {{ name = \"C\", buffer = \"f32\", count = \"N*N\", output = true, {c} }},\n]"
+        )
+    };
+    let text = gemm(random, ", beta = 3", &own_args("fill = \"zeros\""));
+    let e = err(&text);
+    assert_eq!(
+        e.message(),
+        "cublas-sgemm with beta = 3 reads C, but `C` starts filled with 0 in `cublas` and \
+         random in [-1, 1) in `naive`, which it verifies against"
+    );
+    assert_eq!(e.line(), Some(text.lines().count() - 1), "{e}");
+    fails(
+        &gemm(
+            random,
+            ", beta = 3",
+            &own_args("fill = \"random\", range = [0, 1]"),
+        ),
+        "cublas-sgemm with beta = 3 reads C, but `C` starts random in [0, 1) in `cublas` and \
+         random in [-1, 1) in `naive`, which it verifies against",
+        "\"C\", buffer = \"f32\", count = \"N*N\", output = true, fill = \"random\", range",
+    );
+    ok(&gemm(random, ", beta = 3", &own_args("fill = \"random\"")));
+    // Unverified, it only needs C filled; with beta 0 the fills may differ.
+    ok(&gemm(
+        random,
+        ", beta = 3",
+        &format!("verify = \"none\"\n{}", own_args("fill = 1")),
+    ));
+    ok(&gemm(random, ", alpha = 2", &own_args("fill = \"zeros\"")));
+}
