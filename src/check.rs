@@ -110,7 +110,7 @@ enum Built {
 fn build_line(variant: &Variant, architecture: (u32, u32), cache: &Cache) -> Result<Built, Error> {
     let kernel = match &variant.kind {
         VariantKind::Library { library } => {
-            return Ok(Built::Fine(format!("library call {}", library.word())));
+            return Ok(Built::Fine(format!("library call {}", library.label())));
         }
         VariantKind::Command(command) => {
             let build = command
