@@ -5,9 +5,15 @@
 //! `<<<…>>>` launch, a host header), which NVRTC cannot compile; and the
 //! headers it includes. It lets the config check name a wrong `entry` and
 //! the kernels the file does define, lets the build choose its compiler,
-//! and lets the build cache follow the user's headers. A light tokenizer, not a C++
-//! parser: comments, string and character literals are skipped, and
-//! preprocessor lines are read only for `#include` and `#define`.
+//! and lets the build cache follow the user's headers. For `gpuprof init
+//! --from` it also keeps each kernel's body, reads from it which pointer
+//! parameters the kernel reads and writes (`pointer_use`) and in how many
+//! dimensions it indexes (`index_dimensions`), and keeps what the host
+//! code launches with: the launches' arguments, its `dim3` variables, the
+//! kernels it assigns to function pointers and its integer variables. A
+//! light tokenizer, not a C++ parser: comments, string and character
+//! literals are skipped, and preprocessor lines are read only for
+//! `#include` and `#define`.
 
 use super::signature::split_top_level;
 
@@ -27,6 +33,25 @@ pub(crate) struct Kernels {
     /// Names the file gives an integer: `#define BLOCK 256` and
     /// `const int THREADS = 128;` (at any scope), in source order.
     pub(crate) integers: Vec<(String, i64)>,
+    /// The `dim3` variables its host code declares, in source order.
+    pub(crate) dim3s: Vec<Dim3>,
+    /// `name = &function;` and `name = function;` (a function pointer
+    /// given a kernel, maybe): the variable and the name it is given.
+    pub(crate) assignments: Vec<(String, String)>,
+    /// `int blocks = (n + 255) / 256;`: integer variables declared with an
+    /// initializer (not constants), by name, with the initializer as written.
+    pub(crate) initializers: Vec<(String, String)>,
+}
+
+/// One `dim3 name(a, b)` (or `dim3 name = dim3(a, b)`, `dim3 name{a, b}`,
+/// `dim3 name = n`) declaration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Dim3 {
+    pub(crate) name: String,
+    /// Its dimensions' expressions, as written.
+    pub(crate) values: Vec<String>,
+    /// The character offset of the declaration.
+    pub(crate) at: usize,
 }
 
 /// One `kernel<<<grid, block[, shared]>>>` launch, as written.
@@ -36,6 +61,10 @@ pub(crate) struct Launch {
     pub(crate) callee: String,
     /// The launch configuration's expressions: grid, block, shared memory, stream.
     pub(crate) config: Vec<String>,
+    /// The arguments it passes the kernel, as written.
+    pub(crate) arguments: Vec<String>,
+    /// The character offset of its `<<<`.
+    pub(crate) at: usize,
 }
 
 /// One `__global__` function.
@@ -48,6 +77,9 @@ pub(crate) struct Kernel {
     pub(crate) template: Option<String>,
     /// The parameter list, as written (whitespace made single spaces).
     pub(crate) parameters: String,
+    /// The source text between the braces of its definition (`None` for a
+    /// declaration the file never defines).
+    pub(crate) body: Option<String>,
 }
 
 impl Kernel {
@@ -184,9 +216,12 @@ pub(crate) fn scan(source: &str) -> Kernels {
                         name: qualified(&scopes, &name),
                         template: template.take(),
                         parameters: parameters_at(&tokens, i + 1 + open),
+                        body: body_after(&tokens, &chars, skip_group(&tokens, i + 1 + open)),
                     };
-                    if !found.kernels.iter().any(|k| k.name == kernel.name) {
-                        found.kernels.push(kernel);
+                    match found.kernels.iter_mut().find(|k| k.name == kernel.name) {
+                        Some(declared) if declared.body.is_none() => declared.body = kernel.body,
+                        Some(_) => {}
+                        None => found.kernels.push(kernel),
                     }
                 }
             }
@@ -216,6 +251,9 @@ pub(crate) fn scan(source: &str) -> Kernels {
         }
         i += 1;
     }
+    found.dim3s = dim3_declarations(&tokens);
+    found.assignments = function_assignments(&tokens);
+    found.initializers = integer_initializers(&tokens);
     found
 }
 
@@ -237,13 +275,13 @@ fn integer_literal(text: &str) -> Option<i64> {
     }
 }
 
-/// `#define NAME <integer>` lines.
+/// `#define NAME <integer>` lines (a comment after the value left out).
 fn defined_integers(directives: &[String]) -> impl Iterator<Item = (String, i64)> + '_ {
     directives.iter().filter_map(|d| {
         let rest = d.strip_prefix("define")?;
-        let mut words = rest.trim().splitn(2, char::is_whitespace);
-        let name = words.next()?;
-        let value = integer_literal(words.next()?)?;
+        let (name, value) = rest.trim().split_once(char::is_whitespace)?;
+        let value = value.split("//").next().unwrap_or(value);
+        let value = integer_literal(value.split("/*").next().unwrap_or(value))?;
         let plain = name.chars().all(|c| c.is_alphanumeric() || c == '_');
         plain.then(|| (name.to_string(), value))
     })
@@ -440,10 +478,626 @@ fn launch_at(tokens: &[Located], chars: &[char], at: usize) -> Option<Launch> {
         (0..3).all(|j| matches!(tokens[k + j], (Token::Punct('>'), o) if o == tokens[k].1 + j))
     })?;
     let inside: String = chars[tokens[at].1 + 3..tokens[close].1].iter().collect();
+    let arguments = match tokens.get(close + 3) {
+        Some((Token::Punct('('), _)) => split_top_level(&parameters_at(tokens, close + 3), false),
+        _ => Vec::new(),
+    };
     Some(Launch {
         callee: callee.split_whitespace().collect(),
         config: split_top_level(&inside, false),
+        arguments,
+        at: tokens[at].1,
     })
+}
+
+/// The source text between the braces of a definition whose parameter list
+/// ends before token `after`; `None` for a declaration (a `;` first).
+fn body_after(tokens: &[Located], chars: &[char], after: usize) -> Option<String> {
+    let open = (after..tokens.len())
+        .take_while(|&k| !matches!(tokens[k].0, Token::Punct(';' | '}' | '=' | ',')))
+        .find(|&k| tokens[k].0 == Token::Punct('{'))?;
+    let end = group_end(tokens, open);
+    let to = match end > open + 1 && end <= tokens.len() {
+        true => tokens[end - 1].1,
+        false => chars.len(),
+    };
+    Some(
+        chars[tokens[open].1 + 1..to.max(tokens[open].1 + 1)]
+            .iter()
+            .collect(),
+    )
+}
+
+/// The bracket that closes `open`, and the one that opens `close`.
+fn partner(c: char) -> Option<char> {
+    match c {
+        '(' => Some(')'),
+        '[' => Some(']'),
+        '{' => Some('}'),
+        ')' => Some('('),
+        ']' => Some('['),
+        '}' => Some('{'),
+        _ => None,
+    }
+}
+
+/// Index after the group that the bracket at `open` (`(`, `[` or `{`)
+/// opens; the length when it never closes; `open` when no group starts
+/// there.
+fn group_end(tokens: &[Located], open: usize) -> usize {
+    let Some((Token::Punct(c @ ('(' | '[' | '{')), _)) = tokens.get(open) else {
+        return open;
+    };
+    let close = partner(*c).unwrap_or(*c);
+    let mut depth = 0usize;
+    for (offset, (token, _)) in tokens[open..].iter().enumerate() {
+        match token {
+            Token::Punct(t) if t == c => depth += 1,
+            Token::Punct(t) if *t == close => {
+                depth -= 1;
+                if depth == 0 {
+                    return open + offset + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    tokens.len()
+}
+
+/// Index of the bracket that opens the group closed at `close`.
+fn group_start(tokens: &[Located], close: usize) -> Option<usize> {
+    let Some((Token::Punct(c @ (')' | ']' | '}')), _)) = tokens.get(close) else {
+        return None;
+    };
+    let open = partner(*c)?;
+    let mut depth = 0usize;
+    for k in (0..=close).rev() {
+        match tokens[k].0 {
+            Token::Punct(t) if t == *c => depth += 1,
+            Token::Punct(t) if t == open => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The text inside the group that the bracket at `open` opens.
+fn inner_text(tokens: &[Located], open: usize) -> String {
+    let end = group_end(tokens, open);
+    match end > open + 1 {
+        true => text_of(&tokens[open + 1..end - 1]),
+        false => String::new(),
+    }
+}
+
+/// Whether token `k` is the punctuation `c`.
+fn is(tokens: &[Located], k: usize, c: char) -> bool {
+    matches!(tokens.get(k), Some((Token::Punct(p), _)) if *p == c)
+}
+
+/// Whether token `k` is the punctuation `c` written right after token `k - 1`.
+fn joined(tokens: &[Located], k: usize, c: char) -> bool {
+    k > 0 && is(tokens, k, c) && tokens[k].1 == tokens[k - 1].1 + 1
+}
+
+/// The tokens from `start` up to the first `,` or `;` outside brackets, as
+/// text, and the index of that `,` or `;`.
+fn expression_at(tokens: &[Located], start: usize) -> (String, usize) {
+    let mut k = start;
+    while k < tokens.len() {
+        match tokens[k].0 {
+            Token::Punct('(' | '[' | '{') => {
+                k = group_end(tokens, k);
+                continue;
+            }
+            Token::Punct(',' | ';' | ')' | ']' | '}') => break,
+            _ => {}
+        }
+        k += 1;
+    }
+    (text_of(&tokens[start..k.min(tokens.len())]), k)
+}
+
+/// `dim3 grid(a, b), threads(c, d);`, `dim3 g = dim3(a, b);`,
+/// `dim3 g{a, b};` and `dim3 g = n;`: each variable with its expressions.
+fn dim3_declarations(tokens: &[Located]) -> Vec<Dim3> {
+    let mut found = Vec::new();
+    for i in 0..tokens.len() {
+        if !matches!(&tokens[i].0, Token::Ident(w) if w == "dim3") {
+            continue;
+        }
+        let mut k = i + 1;
+        while let Some((Token::Ident(name), at)) = tokens.get(k) {
+            let (values, next) = match tokens.get(k + 1).map(|t| &t.0) {
+                Some(Token::Punct('(' | '{')) => (
+                    split_top_level(&inner_text(tokens, k + 1), false),
+                    group_end(tokens, k + 1),
+                ),
+                Some(Token::Punct('=')) => {
+                    let value = k + 2;
+                    let braced = match tokens.get(value).map(|t| &t.0) {
+                        Some(Token::Ident(w)) if w == "dim3" => Some(value + 1),
+                        Some(Token::Punct('{')) => Some(value),
+                        _ => None,
+                    };
+                    match braced.filter(|&open| {
+                        matches!(tokens.get(open), Some((Token::Punct('(' | '{'), _)))
+                    }) {
+                        Some(open) => (
+                            split_top_level(&inner_text(tokens, open), false),
+                            group_end(tokens, open),
+                        ),
+                        None => {
+                            let (text, end) = expression_at(tokens, value);
+                            (vec![text], end)
+                        }
+                    }
+                }
+                _ => (Vec::new(), k + 1),
+            };
+            if !values.is_empty() {
+                found.push(Dim3 {
+                    name: name.clone(),
+                    values,
+                    at: *at,
+                });
+            }
+            match tokens.get(next) {
+                Some((Token::Punct(','), _)) => k = next + 1,
+                _ => break,
+            }
+        }
+    }
+    found
+}
+
+/// Whether the `=` at token `k` assigns (not `==`, `<=`, `+=` …).
+fn plain_assignment(tokens: &[Located], k: usize) -> bool {
+    is(tokens, k, '=')
+        && !joined(tokens, k + 1, '=')
+        && !(k > 0
+            && tokens[k - 1].1 + 1 == tokens[k].1
+            && matches!(tokens[k - 1].0, Token::Punct(c) if "=!<>+-*/%&|^".contains(c)))
+}
+
+/// `kernel = &copy;`, `kernel = copy;` and `void (*kernel)(float *) =
+/// &copy;`: the variable and the (possibly qualified) name given it.
+fn function_assignments(tokens: &[Located]) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for i in 1..tokens.len() {
+        if !plain_assignment(tokens, i) {
+            continue;
+        }
+        let mut k = i + 1;
+        if is(tokens, k, '&') {
+            k += 1;
+        }
+        let mut value = String::new();
+        while let Some((Token::Ident(part), _)) = tokens.get(k) {
+            value.push_str(part);
+            if is(tokens, k + 1, ':') && is(tokens, k + 2, ':') {
+                value.push_str("::");
+                k += 3;
+            } else {
+                k += 1;
+                break;
+            }
+        }
+        if value.is_empty() || value.ends_with(':') || !is(tokens, k, ';') {
+            continue;
+        }
+        let variable = match &tokens[i - 1].0 {
+            Token::Ident(name) => Some(name.clone()),
+            // `(*name)(…) =`: the declarator of a function pointer.
+            Token::Punct(')') => group_start(tokens, i - 1)
+                .and_then(|open| open.checked_sub(1))
+                .filter(|&close| is(tokens, close, ')'))
+                .and_then(|close| group_start(tokens, close))
+                .filter(|&open| is(tokens, open + 1, '*'))
+                .and_then(|open| match &tokens.get(open + 2)?.0 {
+                    Token::Ident(name) if is(tokens, open + 3, ')') => Some(name.clone()),
+                    _ => None,
+                }),
+            _ => None,
+        };
+        if let Some(variable) = variable {
+            found.push((variable, value));
+        }
+    }
+    found
+}
+
+/// The type word right before an integer variable's name.
+const INTEGER_WORDS: [&str; 11] = [
+    "int", "unsigned", "signed", "long", "short", "size_t", "int32_t", "int64_t", "uint32_t",
+    "uint64_t", "uint",
+];
+
+/// `int blocks = (n + 255) / 256;`: integer variables and their initializers.
+fn integer_initializers(tokens: &[Located]) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for i in 1..tokens.len() {
+        let (Token::Ident(name), Token::Ident(before)) = (&tokens[i].0, &tokens[i - 1].0) else {
+            continue;
+        };
+        if !INTEGER_WORDS.contains(&before.as_str()) || !plain_assignment(tokens, i + 1) {
+            continue;
+        }
+        let (text, end) = expression_at(tokens, i + 2);
+        if is(tokens, end, ';') && !text.is_empty() {
+            found.push((name.clone(), text));
+        }
+    }
+    found
+}
+
+/// How a kernel's body uses one of its pointer parameters, as far as a
+/// scan of its tokens can tell.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct PointerUse {
+    /// An element is read: `x = p[i]`, `p[i] += x`, `*(p + i)` in a value,
+    /// `atomicAdd(&p[i], x)`.
+    pub(crate) read: bool,
+    /// An element is written: `p[i] = x`, `*p = x`, `*(p + i) = x`,
+    /// `reinterpret_cast<float4 *>(&p[i])[0] = v`, `p[i]++`,
+    /// `atomicAdd(&p[i], x)`.
+    pub(crate) written: bool,
+    /// The pointer itself is passed on where the scan cannot follow it (to
+    /// a function, into another variable): reads or writes may hide there.
+    pub(crate) escapes: bool,
+}
+
+/// How `body` (a kernel's body) uses its pointer parameter `name`.
+/// Arithmetic on the pointer itself (`p += BK;`, `p = p + 1;`) and tests
+/// of it (`if (p)`) touch no element and count for nothing.
+pub(crate) fn pointer_use(body: &str, name: &str) -> PointerUse {
+    let chars: Vec<char> = body.chars().collect();
+    let (tokens, _) = tokenize(&chars);
+    let mut found = PointerUse::default();
+    for i in 0..tokens.len() {
+        if !matches!(&tokens[i].0, Token::Ident(w) if w == name) {
+            continue;
+        }
+        // A member (`s.name`, `s->name`) or a qualified name is another thing.
+        let member = i > 0 && (is(&tokens, i - 1, '.') || is(&tokens, i - 1, ':'))
+            || (i > 1
+                && is(&tokens, i - 1, '>')
+                && joined(&tokens, i - 1, '>')
+                && is(&tokens, i - 2, '-'));
+        if member || (is(&tokens, i + 1, ':') && is(&tokens, i + 2, ':')) {
+            continue;
+        }
+        occurrence(&tokens, i, name, &mut found);
+    }
+    found
+}
+
+/// The dimensions a kernel's body indexes: of its block (`threadIdx`,
+/// `blockDim`) and of its grid (`blockIdx`, `gridDim`), each 1 to 3.
+pub(crate) fn index_dimensions(body: &str) -> (usize, usize) {
+    let chars: Vec<char> = body.chars().collect();
+    let (tokens, _) = tokenize(&chars);
+    let (mut block, mut grid) = (1, 1);
+    for i in 0..tokens.len().saturating_sub(2) {
+        let (Token::Ident(base), Token::Ident(axis)) = (&tokens[i].0, &tokens[i + 2].0) else {
+            continue;
+        };
+        if !is(&tokens, i + 1, '.') {
+            continue;
+        }
+        let dimensions = match axis.as_str() {
+            "y" => 2,
+            "z" => 3,
+            _ => continue,
+        };
+        match base.as_str() {
+            "threadIdx" | "blockDim" => block = block.max(dimensions),
+            "blockIdx" | "gridDim" => grid = grid.max(dimensions),
+            _ => {}
+        }
+    }
+    (block, grid)
+}
+
+/// Whether the `*` or `&` at token `k` is a unary operator (a dereference,
+/// an address), not a product, a bitwise and or half of `&&`.
+fn is_unary(tokens: &[Located], k: usize, c: char) -> bool {
+    if !is(tokens, k, c) || (c == '&' && and_and(tokens, k)) {
+        return false;
+    }
+    match k.checked_sub(1).map(|p| &tokens[p].0) {
+        None => true,
+        Some(Token::Punct(p)) => !matches!(p, ')' | ']'),
+        Some(Token::Ident(word)) => matches!(word.as_str(), "return" | "case"),
+        Some(Token::Str(_)) => false,
+    }
+}
+
+/// Whether token `k` is half of `&&`.
+fn and_and(tokens: &[Located], k: usize) -> bool {
+    is(tokens, k, '&')
+        && (joined(tokens, k + 1, '&')
+            || (k > 0 && is(tokens, k - 1, '&') && joined(tokens, k, '&')))
+}
+
+/// An assignment operator at token `k`: whether it is compound (`+=`,
+/// `<<=`: it reads too); `None` for none (`==`, `<=` are comparisons).
+fn assignment_at(tokens: &[Located], k: usize) -> Option<bool> {
+    let Some((Token::Punct(c), _)) = tokens.get(k) else {
+        return None;
+    };
+    match c {
+        '=' => (!joined(tokens, k + 1, '=')).then_some(false),
+        '+' | '-' | '*' | '/' | '%' | '&' | '|' | '^' => {
+            (joined(tokens, k + 1, '=') && !joined(tokens, k + 2, '=')).then_some(true)
+        }
+        '<' | '>' => {
+            (joined(tokens, k + 1, *c) && joined(tokens, k + 2, '=') && !joined(tokens, k + 3, '='))
+                .then_some(true)
+        }
+        _ => None,
+    }
+}
+
+/// `++` or `--` at token `k`.
+fn increment_at(tokens: &[Located], k: usize) -> bool {
+    ['+', '-']
+        .iter()
+        .any(|&c| is(tokens, k, c) && joined(tokens, k + 1, c))
+}
+
+/// The first token of a cast that ends right before token `lo`: `(float4 *)`
+/// (a C cast: type words and `*` in parentheses that follow no name).
+fn c_cast_before(tokens: &[Located], lo: usize) -> Option<usize> {
+    let open = group_start(tokens, lo.checked_sub(1)?)?;
+    let inside = &tokens[open + 1..lo - 1];
+    let typed = !inside.is_empty()
+        && inside.iter().any(|(t, _)| *t == Token::Punct('*'))
+        && inside
+            .iter()
+            .all(|(t, _)| matches!(t, Token::Ident(_) | Token::Punct('*' | ':')));
+    let after_name = open > 0
+        && matches!(
+            tokens[open - 1].0,
+            Token::Ident(_) | Token::Punct(')' | ']')
+        );
+    (typed && !after_name).then_some(open)
+}
+
+/// The first token of `reinterpret_cast<…>` (or another `…_cast`) whose
+/// argument's `(` is at `open`.
+fn named_cast_before(tokens: &[Located], open: usize) -> Option<usize> {
+    let mut k = open.checked_sub(1)?;
+    if !is(tokens, k, '>') {
+        return None;
+    }
+    let mut depth = 0usize;
+    loop {
+        match tokens[k].0 {
+            Token::Punct('>') => depth += 1,
+            Token::Punct('<') => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            Token::Punct(';' | '{' | '}') => return None,
+            _ => {}
+        }
+        k = k.checked_sub(1)?;
+    }
+    let start = k.checked_sub(1)?;
+    matches!(&tokens[start].0, Token::Ident(w) if w.ends_with("_cast")).then_some(start)
+}
+
+/// Whether the `(` at `open` is a call's or a statement's (`f(`, `if (`,
+/// `a[i](`), not a pair of parentheses around an expression.
+fn opens_call(tokens: &[Located], open: usize) -> bool {
+    open > 0
+        && matches!(
+            tokens[open - 1].0,
+            Token::Ident(_) | Token::Punct(')' | ']')
+        )
+}
+
+/// The `(` whose group holds token `k` (`None` at a statement's start).
+fn enclosing_paren(tokens: &[Located], k: usize) -> Option<usize> {
+    let mut j = k.checked_sub(1)?;
+    loop {
+        match tokens[j].0 {
+            Token::Punct(')' | ']' | '}') if group_start(tokens, j).is_some() => {
+                j = group_start(tokens, j)?;
+            }
+            Token::Punct('(') => return Some(j),
+            Token::Punct(';' | '{' | '}' | '[') => return None,
+            _ => {}
+        }
+        j = j.checked_sub(1)?;
+    }
+}
+
+/// With `tokens[lo..hi]` a pointer inside parentheses that hold only a sum
+/// with it (`(p + i * n)`), the inside of those parentheses.
+fn pointer_sum(tokens: &[Located], lo: usize, hi: usize) -> Option<(usize, usize)> {
+    let open = enclosing_paren(tokens, lo)?;
+    let close = group_end(tokens, open).checked_sub(1)?;
+    if close < hi || !is(tokens, close, ')') {
+        return None;
+    }
+    let mut k = open + 1;
+    while k < close {
+        match &tokens[k].0 {
+            Token::Punct('(' | '[') => {
+                k = group_end(tokens, k);
+                continue;
+            }
+            Token::Punct(c) if !"+-*/%.".contains(*c) => return None,
+            _ => {}
+        }
+        k += 1;
+    }
+    Some((open + 1, close))
+}
+
+/// Functions that read (`__ldg`) or write (`__stcs`, `memcpy`'s
+/// destination) through the pointer they are given first.
+fn pointer_call(function: &str, argument: usize) -> Option<PointerUse> {
+    let read = PointerUse {
+        read: true,
+        ..PointerUse::default()
+    };
+    let written = PointerUse {
+        written: true,
+        ..PointerUse::default()
+    };
+    match (function, argument) {
+        ("atomicExch", 0) => Some(written),
+        (f, 0) if f.starts_with("atomic") => Some(PointerUse {
+            read: true,
+            written: true,
+            escapes: false,
+        }),
+        ("__ldg" | "__ldca" | "__ldcg" | "__ldcs" | "__ldlu" | "__ldcv", 0) => Some(read),
+        ("__stwb" | "__stcg" | "__stcs" | "__stwt", 0) => Some(written),
+        ("memcpy" | "memset" | "memcpy_async" | "__pipeline_memcpy_async", 0) => Some(written),
+        ("memcpy" | "memcpy_async" | "__pipeline_memcpy_async", 1) => Some(read),
+        ("if" | "while" | "switch" | "sizeof" | "for", _) => Some(PointerUse::default()),
+        _ => None,
+    }
+}
+
+/// What the occurrence of the pointer `name` at token `i` does.
+fn occurrence(tokens: &[Located], i: usize, name: &str, found: &mut PointerUse) {
+    // Grow the expression around it while it stays one access: subscripts,
+    // `*` and `&`, casts, parentheses and sums with the pointer.
+    let (mut lo, mut hi, mut level) = (i, i + 1, 0i32);
+    loop {
+        if is(tokens, hi, '[') {
+            hi = group_end(tokens, hi);
+            level += 1;
+        } else if is(tokens, hi, '-') && joined(tokens, hi + 1, '>') {
+            hi += 2 + usize::from(matches!(tokens.get(hi + 2), Some((Token::Ident(_), _))));
+            level += 1;
+        } else if level >= 1
+            && is(tokens, hi, '.')
+            && matches!(tokens.get(hi + 1), Some((Token::Ident(_), _)))
+        {
+            hi += 2;
+        } else if lo > 0 && is_unary(tokens, lo - 1, '*') {
+            lo -= 1;
+            level += 1;
+        } else if lo > 0 && is_unary(tokens, lo - 1, '&') {
+            lo -= 1;
+            level -= 1;
+        } else if let Some(open) = c_cast_before(tokens, lo) {
+            lo = open;
+        } else if lo > 0 && is(tokens, lo - 1, '(') && group_end(tokens, lo - 1) == hi + 1 {
+            match named_cast_before(tokens, lo - 1) {
+                Some(start) => lo = start,
+                None if opens_call(tokens, lo - 1) => break,
+                None => lo -= 1,
+            }
+            hi += 1;
+        } else if let Some((inner_lo, inner_hi)) =
+            pointer_sum(tokens, lo, hi).filter(|_| level == 0)
+        {
+            (lo, hi) = (inner_lo, inner_hi);
+        } else {
+            break;
+        }
+    }
+    let assignment = assignment_at(tokens, hi);
+    let increment = increment_at(tokens, hi) || (lo >= 2 && increment_at(tokens, lo - 2));
+    if level >= 1 {
+        match assignment {
+            Some(compound) => {
+                found.written = true;
+                found.read |= compound;
+            }
+            None if increment => {
+                found.written = true;
+                found.read = true;
+            }
+            None => found.read = true,
+        }
+        return;
+    }
+    if level < 0 {
+        found.escapes = true;
+        return;
+    }
+    // The pointer's value: moved (`p += BK;`) or tested, which touches no
+    // element; given to a function; or copied, which the scan cannot follow.
+    if assignment.is_some() || increment {
+        return;
+    }
+    let start = statement_start(tokens, lo);
+    if matches!(&tokens[start].0, Token::Ident(w) if w == name)
+        && assignment_at(tokens, start + 1).is_some()
+    {
+        return;
+    }
+    if let Some(open) = enclosing_paren(tokens, lo).filter(|&open| opens_call(tokens, open)) {
+        let argument = tokens[open + 1..lo]
+            .iter()
+            .scan(0i32, |depth, (t, _)| {
+                match t {
+                    Token::Punct('(' | '[' | '{') => *depth += 1,
+                    Token::Punct(')' | ']' | '}') => *depth -= 1,
+                    _ => {}
+                }
+                Some(*depth == 0 && *t == Token::Punct(','))
+            })
+            .filter(|&comma| comma)
+            .count();
+        let called = match &tokens[open - 1].0 {
+            Token::Ident(function) => pointer_call(function, argument),
+            _ => None,
+        };
+        match called {
+            Some(uses) => {
+                found.read |= uses.read;
+                found.written |= uses.written;
+            }
+            None => found.escapes = true,
+        }
+        return;
+    }
+    let compared = |k: usize| match tokens.get(k) {
+        Some((Token::Punct('<' | '>' | '?' | '|' | '!'), _)) => true,
+        Some((Token::Punct('='), _)) => {
+            joined(tokens, k + 1, '=')
+                || (joined(tokens, k, '=')
+                    && matches!(tokens[k - 1].0, Token::Punct('=' | '!' | '<' | '>')))
+        }
+        _ => and_and(tokens, k),
+    };
+    if compared(hi) || (lo > 0 && compared(lo - 1)) {
+        return;
+    }
+    found.escapes = true;
+}
+
+/// The first token of the statement that holds token `k`.
+fn statement_start(tokens: &[Located], k: usize) -> usize {
+    let mut j = k;
+    while j > 0 {
+        match tokens[j - 1].0 {
+            Token::Punct(')' | ']') => match group_start(tokens, j - 1) {
+                Some(open) => j = open,
+                None => return j,
+            },
+            Token::Punct(';' | '{' | '}' | '(') => return j,
+            _ => j -= 1,
+        }
+    }
+    0
 }
 
 /// The declared name in the tokens after `__global__` (the first
@@ -735,24 +1389,29 @@ mod tests {
             parameters,
             ["float *out, const float *in, int n", "double *x"]
         );
+        let launches: Vec<(&str, Vec<&str>, Vec<&str>)> = kernels
+            .launches
+            .iter()
+            .map(|l| {
+                (
+                    l.callee.as_str(),
+                    l.config.iter().map(String::as_str).collect(),
+                    l.arguments.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
         assert_eq!(
-            kernels.launches,
+            launches,
             [
-                Launch {
-                    callee: "tiled<32>".into(),
-                    config: vec!["n / 32".into(), "32".into()],
-                },
-                Launch {
-                    callee: "k::plain".into(),
-                    config: vec![
-                        "dim3(4, 2)".into(),
-                        "dim3(32, 8)".into(),
-                        "0".into(),
-                        "stream".into()
-                    ],
-                },
+                ("tiled<32>", vec!["n / 32", "32"], vec!["out", "in", "n"]),
+                (
+                    "k::plain",
+                    vec!["dim3(4, 2)", "dim3(32, 8)", "0", "stream"],
+                    vec!["x"]
+                ),
             ]
         );
+        assert!(kernels.launches[0].at < kernels.launches[1].at);
     }
 
     #[test]
@@ -775,6 +1434,216 @@ mod tests {
         ];
         for (source, reason) in cases {
             assert_eq!(scan(source).host_code.as_deref(), Some(reason), "{source}");
+        }
+    }
+    #[test]
+    fn kernel_bodies_are_kept_with_their_definition() {
+        let source = r#"
+            __global__ void declared(float *out);
+            __global__ void declared(float *out) { out[0] = 1; /* } */ }
+            __global__ void only_declared(int n);
+            __global__ void __launch_bounds__(256) bounded(int *x) { if (x) { x[0] = 2; } }
+        "#;
+        let kernels = scan(source);
+        let bodies: Vec<Option<&str>> = kernels
+            .kernels
+            .iter()
+            .map(|k| k.body.as_deref().map(str::trim))
+            .collect();
+        assert_eq!(
+            bodies,
+            [
+                Some("out[0] = 1; /* } */"),
+                None,
+                Some("if (x) { x[0] = 2; }")
+            ]
+        );
+    }
+
+    #[test]
+    fn defines_with_a_comment_after_the_value() {
+        let source =
+            "#define TILE_DIM   32 // the tile\n#define ROWS 8 /* rows */\n#define F(a) (a)\n";
+        assert_eq!(
+            scan(source).integers,
+            [("TILE_DIM".to_string(), 32), ("ROWS".to_string(), 8)]
+        );
+    }
+
+    #[test]
+    fn dim3_variables_function_pointers_and_integer_variables() {
+        let source = r#"
+            __global__ void copy(float *o, float *i, int w, int h) {}
+            int main() {
+                void (*kernel)(float *, float *, int, int);
+                dim3 grid(size_x / TILE_DIM, size_y / TILE_DIM), threads(TILE_DIM, BLOCK_ROWS);
+                dim3 other = dim3(4, 2);
+                dim3 braced{8, 8, 1};
+                dim3 single = n / 256;
+                dim3 unset;
+                int blocks = (n + 255) / 256;
+                kernel = &copy;
+                auto second = copy;
+                void (*third)(float *, float *, int, int) = &copy;
+                if (kernel == &copy) {}
+                kernel<<<grid, threads>>>(d_o, d_i, size_x, size_y);
+            }
+        "#;
+        let scanned = scan(source);
+        let dim3s: Vec<(&str, Vec<&str>)> = scanned
+            .dim3s
+            .iter()
+            .map(|d| {
+                (
+                    d.name.as_str(),
+                    d.values.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            dim3s,
+            [
+                ("grid", vec!["size_x / TILE_DIM", "size_y / TILE_DIM"]),
+                ("threads", vec!["TILE_DIM", "BLOCK_ROWS"]),
+                ("other", vec!["4", "2"]),
+                ("braced", vec!["8", "8", "1"]),
+                ("single", vec!["n / 256"]),
+            ]
+        );
+        let pairs = |v: &[(String, String)]| -> Vec<(String, String)> { v.to_vec() };
+        assert_eq!(
+            pairs(&scanned.assignments),
+            [
+                ("kernel".to_string(), "copy".to_string()),
+                ("second".to_string(), "copy".to_string()),
+                ("third".to_string(), "copy".to_string()),
+            ]
+        );
+        assert_eq!(
+            pairs(&scanned.initializers),
+            [("blocks".to_string(), "(n + 255) / 256".to_string())]
+        );
+    }
+
+    #[test]
+    fn index_dimensions_follow_y_and_z() {
+        assert_eq!(
+            index_dimensions("int i = blockIdx.x * blockDim.x + threadIdx.x;"),
+            (1, 1)
+        );
+        assert_eq!(
+            index_dimensions("int x = threadIdx.x; int y = blockIdx.y * blockDim.y + threadIdx.y;"),
+            (2, 2)
+        );
+        assert_eq!(
+            index_dimensions("int row = blockIdx.y; int c = threadIdx.x;"),
+            (1, 2)
+        );
+        assert_eq!(
+            index_dimensions("int z = threadIdx.z + blockIdx.z;"),
+            (3, 3)
+        );
+    }
+
+    #[test]
+    fn pointer_parameters_read_written_or_both() {
+        // (body, parameter, read, written, escapes)
+        let cases = [
+            ("out[i] = in[i];", "out", false, true, false),
+            ("out[i] = in[i];", "in", true, false, false),
+            ("C[i] = alpha * t + beta * C[i];", "C", true, true, false),
+            ("C[i] += x;", "C", true, true, false),
+            ("p[i] <<= 1;", "p", true, true, false),
+            (
+                "x = p[i] >= 1 && p[j] <= 2 && p[k] == 3 && p[l] != 4;",
+                "p",
+                true,
+                false,
+                false,
+            ),
+            ("*p = 1;", "p", false, true, false),
+            ("*(p + i * n) = 1;", "p", false, true, false),
+            ("x = *(p + i);", "p", true, false, false),
+            ("x = a && *p;", "p", true, false, false),
+            ("x = a * p[i] & p[j];", "p", true, false, false),
+            (
+                "reinterpret_cast<float4 *>(&p[i * K + j])[0] = v;",
+                "p",
+                false,
+                true,
+                false,
+            ),
+            (
+                "float4 v = reinterpret_cast<float4 *>(&p[i])[0];",
+                "p",
+                true,
+                false,
+                false,
+            ),
+            (
+                "reinterpret_cast<float4 *>(&s[i])[0] = reinterpret_cast<float4 *>(&p[i])[0];",
+                "p",
+                true,
+                false,
+                false,
+            ),
+            ("((float4 *)p)[i] = v;", "p", false, true, false),
+            ("p[i]++;", "p", true, true, false),
+            ("--p[i];", "p", true, true, false),
+            ("p[i].x = 1;", "p", false, true, false),
+            ("atomicAdd(&p[i], v);", "p", true, true, false),
+            ("atomicAdd(p + i, v);", "p", true, true, false),
+            ("atomicExch(&p[i], v);", "p", false, true, false),
+            ("x = __ldg(&p[i]);", "p", true, false, false),
+            ("A += BLOCKSIZE * K; x = A[0];", "A", true, false, false),
+            ("p = p + 1; p[0] = x;", "p", false, true, false),
+            ("p++; ++p; p[0] = 1;", "p", false, true, false),
+            (
+                "if (p != nullptr && p[0] > 1) { q[0] = 1; }",
+                "p",
+                true,
+                false,
+                false,
+            ),
+            (
+                "for (int i = 0; i < n; i++) out[i] = 0;",
+                "out",
+                false,
+                true,
+                false,
+            ),
+            (
+                "if (x) out[i] = 0; else out[i] = 1;",
+                "out",
+                false,
+                true,
+                false,
+            ),
+            ("tile[p[i]] = 1;", "p", true, false, false),
+            ("x = c ? p[i] : 0;", "p", true, false, false),
+            (
+                "s.p[i] = 1; t->p[0] = 2; ns::p(3);",
+                "p",
+                false,
+                false,
+                false,
+            ),
+            ("helper(p, n);", "p", false, false, true),
+            ("float *q = p + i; *q = 1;", "p", false, false, true),
+            ("x = helper(p[i]);", "p", true, false, false),
+            ("x = sizeof(p);", "p", false, false, false),
+            ("", "p", false, false, false),
+        ];
+        for (body, name, read, written, escapes) in cases {
+            assert_eq!(
+                pointer_use(body, name),
+                PointerUse {
+                    read,
+                    written,
+                    escapes
+                },
+                "{body}"
+            );
         }
     }
 }

@@ -1,53 +1,100 @@
 //! `gpuprof init --from FILE.cu`: a starting variants.toml for a user's own
 //! file. Every kernel the file defines becomes a variant (a template named
 //! by the instance its host code launches, or marked for its arguments to
-//! be filled in), its parameter list becomes `args` (pointers as buffers:
-//! `const` ones inputs, the others outputs; values as scalars), and its
-//! geometry is taken from a `<<<…>>>` launch of the file where the numbers
-//! are literal, else left as a default with the launch quoted beside it.
+//! be filled in), its parameter list becomes `args` and its geometry comes
+//! from the file's launches where they can be read.
+//!
+//! - Pointers: a `const` one is an input; another is read from its uses in
+//!   the kernel's body (`kernels::pointer_use`): written only, an output
+//!   (poisoned); read and written, an output with a fill; read only, an
+//!   input. Where the body cannot tell (a pointer handed on to a function),
+//!   an output with the advice to make it an input if the kernel only
+//!   reads it.
+//! - Geometry: a `<<<g, b>>>` launch of the kernel, directly or through a
+//!   function pointer the file assigns it to, with `dim3` variables,
+//!   integer constants and variable initializers of the file put in, and
+//!   the host variables the launch passes as the kernel's integer scalars
+//!   taken as N. Else a default in as many dimensions as the body indexes
+//!   (`threadIdx.y` → 2-D), with buffer counts to match (`N*N`).
+//! - Headers the file includes that are not beside it are looked for in
+//!   the folders above it, for `include_dirs`.
+//!
+//! Everything guessed is marked `# fill in:`, which `--check` lists.
 
 use std::fmt::Write;
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
-use crate::config::kernels::{self, Kernel, Launch};
+use crate::config::kernels::{self, Kernel, Kernels, Launch, PointerUse};
 use crate::config::signature::{self, CType, Parameter, Takes};
 
-/// The variants.toml text for the CUDA file whose text is `source`, named
-/// `shown` in errors and `relative` from the toml's folder.
-pub fn suite_for(
-    source: &str,
-    (shown, relative): (&Path, &Path),
-    suite_name: &str,
-) -> Result<String, String> {
+/// Where the suite's source is and where the suite is written.
+pub struct Origin<'a> {
+    /// The source as the user typed it: named in messages, and where its
+    /// headers are looked for.
+    pub typed: &'a Path,
+    /// The suite's folder as typed.
+    pub folder: &'a Path,
+    /// The source relative to the suite's folder (`source = …`).
+    pub relative: &'a Path,
+}
+
+/// The default block of a kernel that indexes 1, 2 or 3 dimensions.
+const BLOCKS: [&[u32]; 3] = [&[256], &[16, 16], &[8, 8, 4]];
+
+/// The default size N for kernels of 1, 2 or 3 dimensions: about a million
+/// elements each (N, N×N, N×N×N).
+const SIZES: [u32; 3] = [1_048_576, 1024, 128];
+
+/// The buffer count for 1, 2 or 3 dimensions.
+const COUNTS: [&str; 3] = ["N", "N*N", "N*N*N"];
+
+/// The variants.toml text for the CUDA file whose text is `source`.
+pub fn suite_for(source: &str, origin: &Origin, suite_name: &str) -> Result<String, String> {
     let scanned = kernels::scan(source);
     if scanned.kernels.is_empty() {
-        return Err(format!(
-            "{} defines no __global__ function: give the .cu file that holds your kernels",
-            shown.display()
-        ));
+        return Err(no_kernels(source, origin));
     }
-    let variants: Vec<(String, &Kernel)> = scanned
+    let drafts: Vec<Draft> = scanned
         .kernels
         .iter()
-        .map(|k| (variant_name(&k.name), k))
+        .map(|kernel| Draft::new(kernel, &scanned))
         .collect();
-    let mut text = header(
-        relative,
-        suite_name,
-        &variants[0].0,
-        scanned.host_code.as_deref(),
+    let dimensions = drafts.iter().map(|d| d.dimensions).max().unwrap_or(1);
+    let naive = drafts
+        .iter()
+        .position(|d| d.name.to_lowercase().contains("naive"));
+    let mut text = header(origin.relative, suite_name, scanned.host_code.as_deref());
+    let _ = writeln!(
+        text,
+        "sizes = [{}]                # fill in: the problem sizes, each binds N{}",
+        SIZES[dimensions - 1],
+        match dimensions {
+            1 => String::new(),
+            2 => " (N×N elements: a kernel indexes in 2-D)".to_string(),
+            _ => " (N×N×N elements: a kernel indexes in 3-D)".to_string(),
+        }
     );
-    for (name, kernel) in &variants {
-        let launch = scanned
-            .launches
-            .iter()
-            .find(|l| kernels::entry_base(&l.callee) == kernel.name || l.callee == kernel.name);
-        text.push_str(&variant(name, kernel, launch, relative, &scanned.integers));
+    let _ = match naive {
+        Some(index) => writeln!(
+            text,
+            "baseline = {}  # its name says naive: every other variant's output is compared with it, and every speedup measured against it",
+            quoted(&drafts[index].name)
+        ),
+        None => writeln!(
+            text,
+            "baseline = {}  # fill in: the variant every other variant's output is compared with, and every speedup measured against",
+            quoted(&drafts[0].name)
+        ),
+    };
+    let includes = include_lines(source, origin);
+    let baseline = &drafts[naive.unwrap_or(0)];
+    for draft in &drafts {
+        text.push_str(&draft.variant(origin.relative, &includes, &scanned, dimensions, baseline));
     }
     Ok(text)
 }
 
-fn header(relative: &Path, suite_name: &str, baseline: &str, host: Option<&str>) -> String {
+fn header(relative: &Path, suite_name: &str, host: Option<&str>) -> String {
     let compiler = match host {
         Some(reason) => format!("nvcc compiles it ({reason})"),
         None => "NVRTC compiles it (device code only)".to_string(),
@@ -61,14 +108,216 @@ fn header(relative: &Path, suite_name: &str, baseline: &str, host: Option<&str>)
          version = 1\n\n\
          [suite]\n\
          name = {}\n\
-         description = {}\n\
-         sizes = [1048576]                # fill in: the problem sizes, each binds N\n\
-         baseline = {}\n",
+         description = {}\n",
         quoted(suite_name),
         quoted(&format!("kernels of {}", relative.display())),
-        quoted(baseline),
         file = relative.display(),
     )
+}
+
+/// Why a file without kernels is refused: the headers it includes that
+/// hold kernels, when there are any.
+fn no_kernels(source: &str, origin: &Origin) -> String {
+    let headers = headers_with_kernels(origin.typed, source);
+    let Some(first) = headers.first() else {
+        return format!(
+            "{} defines no __global__ function: give the .cu or .cuh file that holds your kernels",
+            origin.typed.display()
+        );
+    };
+    const SHOWN: usize = 8;
+    let mut listed: Vec<String> = headers
+        .iter()
+        .take(SHOWN)
+        .map(|h| h.display().to_string())
+        .collect();
+    if headers.len() > SHOWN {
+        listed.push(format!("and {} more", headers.len() - SHOWN));
+    }
+    format!(
+        "{} defines no __global__ function; the kernels are in the headers it includes: {} — give one of those (`gpuprof init {} --from {}`)",
+        origin.typed.display(),
+        listed.join(", "),
+        origin.folder.display(),
+        first.display()
+    )
+}
+
+/// The headers `typed` includes with quotes, directly or through other
+/// headers, that define kernels, as paths from where `typed` was named.
+fn headers_with_kernels(typed: &Path, source: &str) -> Vec<PathBuf> {
+    const MOST_FILES: usize = 256;
+    let mut seen: Vec<PathBuf> = Vec::new();
+    let mut found = Vec::new();
+    let mut pending: Vec<(PathBuf, String)> = vec![(typed.to_path_buf(), source.to_string())];
+    while let Some((file, text)) = pending.pop() {
+        let folder = file.parent().unwrap_or(Path::new(""));
+        let mut next = Vec::new();
+        for include in kernels::includes(&text).into_iter().filter(|i| i.quoted) {
+            let path = tidy(&folder.join(&include.header));
+            if seen.len() >= MOST_FILES || seen.contains(&path) || !path.is_file() {
+                continue;
+            }
+            seen.push(path.clone());
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            if !kernels::scan(&text).kernels.is_empty() {
+                found.push(path.clone());
+            }
+            next.push((path, text));
+        }
+        // Depth first, in the order the file includes them.
+        pending.extend(next.into_iter().rev());
+    }
+    found
+}
+
+/// `path` without `.` components (`./kernels/a.cuh` → `kernels/a.cuh`).
+fn tidy(path: &Path) -> PathBuf {
+    path.components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .collect()
+}
+
+/// The `include_dirs` line (and a hint for each header found nowhere) for
+/// the headers `source` includes that are not beside it.
+fn include_lines(source: &str, origin: &Origin) -> String {
+    let beside = origin.typed.parent().unwrap_or(Path::new(""));
+    let beside = match beside.as_os_str().is_empty() {
+        true => Path::new("."),
+        false => beside,
+    };
+    let toolkit = crate::build::toolkit::include_dirs();
+    let mut found: Vec<(PathBuf, Vec<String>)> = Vec::new();
+    let mut missing: Vec<String> = Vec::new();
+    let mut search = Search::new(beside);
+    for include in kernels::includes(source) {
+        let header = &include.header;
+        if beside.join(header).is_file() || toolkit.iter().any(|d| d.join(header).is_file()) {
+            continue;
+        }
+        let shown = match include.quoted {
+            true => format!("\"{header}\""),
+            false => format!("<{header}>"),
+        };
+        // A system header (`<vector>`, `<cstdio>`) has no extension; an
+        // angle-bracket header found nowhere near is the system's too.
+        let named = Path::new(header).extension().is_some();
+        match search.folder_holding(header).filter(|_| named) {
+            Some(folder) => match found.iter_mut().find(|(f, _)| *f == folder) {
+                Some((_, headers)) => headers.push(shown),
+                None => found.push((folder, vec![shown])),
+            },
+            None if include.quoted => missing.push(shown),
+            None => {}
+        }
+    }
+    let mut text = String::new();
+    if !found.is_empty() {
+        let suite = absolute(origin.folder);
+        let folders: Vec<String> = found
+            .iter()
+            .map(|(folder, _)| {
+                let relative = pathdiff::diff_paths(folder, &suite).unwrap_or(folder.clone());
+                quoted(&relative.display().to_string())
+            })
+            .collect();
+        let headers: Vec<String> = found.iter().flat_map(|(_, h)| h.clone()).collect();
+        let _ = writeln!(
+            text,
+            "include_dirs = [{}]  # fill in: the folder(s) that hold {} (found near the file, not beside it)",
+            folders.join(", "),
+            headers.join(", ")
+        );
+    }
+    if !missing.is_empty() {
+        let _ = writeln!(
+            text,
+            "# fill in: include_dirs = [\"…\"], the folder(s) that hold {}: not beside the file nor in the folders near it",
+            missing.join(", ")
+        );
+    }
+    text
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// A search for headers in the folders near a file: its folder and up to
+/// four above it, each with two levels of subfolders, nearest first,
+/// hidden folders left out, and a bound on the folders read.
+struct Search {
+    /// The folders to look in, nearest first (read lazily).
+    roots: Vec<PathBuf>,
+    /// The subfolders listed so far, by root.
+    listed: Vec<Option<Vec<PathBuf>>>,
+    /// Folders still allowed to be read.
+    budget: usize,
+}
+
+impl Search {
+    fn new(folder: &Path) -> Search {
+        let folder = absolute(folder);
+        // Never the filesystem's root: that is no project's folder.
+        let roots: Vec<PathBuf> = folder
+            .ancestors()
+            .take(5)
+            .filter(|a| a.parent().is_some())
+            .map(Path::to_path_buf)
+            .collect();
+        Search {
+            listed: vec![None; roots.len()],
+            roots,
+            budget: 600,
+        }
+    }
+
+    /// The nearest folder that holds `header`.
+    fn folder_holding(&mut self, header: &str) -> Option<PathBuf> {
+        for index in 0..self.roots.len() {
+            if self.listed[index].is_none() {
+                let listed = self.subfolders(&self.roots[index].clone(), 2);
+                self.listed[index] = Some(listed);
+            }
+            let folders = self.listed[index].as_deref().unwrap_or_default();
+            if let Some(folder) = folders.iter().find(|f| f.join(header).is_file()) {
+                return Some(folder.clone());
+            }
+        }
+        None
+    }
+
+    /// `root`'s subfolders to `depth` levels, shallowest first, sorted.
+    fn subfolders(&mut self, root: &Path, depth: usize) -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        let mut level = vec![root.to_path_buf()];
+        for _ in 0..depth {
+            let mut next = Vec::new();
+            for folder in &level {
+                if self.budget == 0 {
+                    break;
+                }
+                self.budget -= 1;
+                let Ok(entries) = std::fs::read_dir(folder) else {
+                    continue;
+                };
+                let mut children: Vec<PathBuf> = entries
+                    .filter_map(Result::ok)
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                    .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                    .map(|e| e.path())
+                    .collect();
+                children.sort();
+                next.extend(children);
+            }
+            found.extend(next.iter().cloned());
+            level = next;
+        }
+        found
+    }
 }
 
 /// A variant name from a kernel name: `ns::reduce6` → `reduce6`.
@@ -80,59 +329,739 @@ fn variant_name(kernel: &str) -> String {
         .replace(['<', '>', ',', ' '], "_")
 }
 
-fn variant(
-    name: &str,
-    kernel: &Kernel,
-    launch: Option<&Launch>,
-    relative: &Path,
-    integers: &[(String, i64)],
-) -> String {
-    let mut text = format!(
-        "\n[[variant]]\nname = {}\nsource = {}\n",
-        quoted(name),
-        quoted(&relative.display().to_string())
-    );
-    let mut instance: Vec<String> = Vec::new();
-    let _ = match (&kernel.template, launch) {
-        (Some(parameters), Some(launch)) if launch.callee.contains('<') => {
-            let (entry, unread) = launched_instance(&launch.callee, integers);
-            instance = signature::instance_arguments(&entry).unwrap_or_default();
-            match unread.is_empty() {
-                true => writeln!(
-                    text,
-                    "entry = {}                # the instance the file launches",
-                    quoted(&entry)
-                ),
-                false => writeln!(
-                    text,
-                    "entry = {}                # fill in: a number for {} (the file launches {}; template <{parameters}>)",
-                    quoted(&entry),
-                    unread.join(", "),
-                    launch.callee
-                ),
+/// How the file launches a kernel.
+enum Launched<'a> {
+    /// `kernel<<<…>>>`.
+    Directly(&'a Launch),
+    /// `pointer<<<…>>>` after `pointer = &kernel;`.
+    Through(&'a Launch, &'a str),
+    /// The one configuration the file launches some function pointer
+    /// with, offered for a kernel it does not launch otherwise.
+    Offered(&'a Launch),
+    Not,
+}
+
+/// A launch configuration's grid or block: its expressions as written, and
+/// the `dim3` declaration they come from.
+struct Shape {
+    values: Vec<String>,
+    declared: Option<String>,
+}
+
+/// One kernel's variant, read before any of it is written.
+struct Draft<'a> {
+    name: String,
+    kernel: &'a Kernel,
+    /// Its `entry` line: the instance the file launches, or one to fill in.
+    entry: String,
+    parameters: Option<Vec<Parameter>>,
+    launched: Launched<'a>,
+    /// The dimensions the body indexes: of the block, of the grid.
+    indexed: (usize, usize),
+    /// The dimensions its buffers and geometry take (1 to 3).
+    dimensions: usize,
+}
+
+impl<'a> Draft<'a> {
+    fn new(kernel: &'a Kernel, scanned: &'a Kernels) -> Draft<'a> {
+        let launched = launched(kernel, scanned);
+        let launch = match launched {
+            Launched::Directly(l) | Launched::Through(l, _) | Launched::Offered(l) => Some(l),
+            Launched::Not => None,
+        };
+        let mut instance: Vec<String> = Vec::new();
+        let entry = match (&kernel.template, launch) {
+            (Some(parameters), Some(launch)) if launch.callee.contains('<') => {
+                let (entry, unread) = launched_instance(&launch.callee, &scanned.integers);
+                instance = signature::instance_arguments(&entry).unwrap_or_default();
+                match unread.is_empty() {
+                    true => format!(
+                        "entry = {}                # the instance the file launches",
+                        quoted(&entry)
+                    ),
+                    false => format!(
+                        "entry = {}                # fill in: a number for {} (the file launches {}; template <{parameters}>)",
+                        quoted(&entry),
+                        unread.join(", "),
+                        launch.callee
+                    ),
+                }
             }
+            (Some(parameters), _) => format!(
+                "entry = {}                # fill in: a value for each of <{parameters}>",
+                quoted(&format!("{}<…>", kernel.name))
+            ),
+            (None, _) => format!("entry = {}", quoted(&kernel.name)),
+        };
+        let parameters =
+            signature::parameters(&kernel.parameters, kernel.template.as_deref(), &instance);
+        let indexed = kernel
+            .body
+            .as_deref()
+            .map_or((1, 1), kernels::index_dimensions);
+        let configured = launch.map_or(1, |l| {
+            (0..2)
+                .filter_map(|k| shape(l, k, scanned))
+                .map(|s| trimmed(&s.values).len())
+                .max()
+                .unwrap_or(1)
+        });
+        Draft {
+            name: variant_name(&kernel.name),
+            kernel,
+            entry,
+            parameters,
+            launched,
+            indexed,
+            dimensions: configured.max(indexed.0).max(indexed.1).clamp(1, 3),
         }
-        (Some(parameters), _) => writeln!(
-            text,
-            "entry = {}                # fill in: a value for each of <{parameters}>",
-            quoted(&format!("{}<…>", kernel.name))
-        ),
-        (None, _) => writeln!(text, "entry = {}", quoted(&kernel.name)),
-    };
-    text.push_str(&geometry(launch));
-    text.push_str("args = [\n");
-    match signature::parameters(&kernel.parameters, kernel.template.as_deref(), &instance) {
-        Some(parameters) => {
-            for (position, parameter) in parameters.iter().enumerate() {
-                text.push_str(&argument(position, parameter));
-            }
-        }
-        None => text.push_str(
-            "  # fill in: the kernel takes a parameter pack; list one argument per value it is launched with\n",
-        ),
     }
-    text.push_str("]\n");
-    text
+
+    /// Its `[[variant]]` table in a suite whose kernels index in `suite`
+    /// dimensions.
+    fn variant(
+        &self,
+        relative: &Path,
+        includes: &str,
+        scanned: &Kernels,
+        suite: usize,
+        baseline: &Draft,
+    ) -> String {
+        let mut text = format!(
+            "\n[[variant]]\nname = {}\nsource = {}\n{}\n",
+            quoted(&self.name),
+            quoted(&relative.display().to_string()),
+            self.entry
+        );
+        if !std::ptr::eq(self, baseline) {
+            text.push_str(&self.verify(baseline));
+        }
+        text.push_str(includes);
+        text.push_str(&self.geometry(scanned, suite));
+        text.push_str("args = [\n");
+        match &self.parameters {
+            Some(parameters) => {
+                for (position, parameter) in parameters.iter().enumerate() {
+                    text.push_str(&argument(
+                        position,
+                        parameter,
+                        self.uses(parameter),
+                        COUNTS[suite - 1],
+                        self.scalar_value(suite),
+                    ));
+                }
+            }
+            None => text.push_str(
+                "  # fill in: the kernel takes a parameter pack; list one argument per value it is launched with\n",
+            ),
+        }
+        text.push_str("]\n");
+        text
+    }
+
+    /// How the body uses the pointer `parameter`, where it can be read.
+    fn uses(&self, parameter: &Parameter) -> Option<PointerUse> {
+        let name = parameter.name()?;
+        Some(kernels::pointer_use(self.kernel.body.as_deref()?, &name))
+    }
+
+    /// The buffers it compares after a run: name and element type.
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        self.parameters
+            .iter()
+            .flatten()
+            .filter_map(|parameter| {
+                let name = parameter.name()?;
+                let (element, role, _) = buffer_of(parameter, self.uses(parameter), &name)?;
+                (role != INPUT).then_some((name, element))
+            })
+            .collect()
+    }
+
+    /// A `verify = "none"` line when its outputs cannot be compared with
+    /// the baseline's (`reference`): none, or named unlike them.
+    fn verify(&self, reference: &Draft) -> String {
+        let theirs = reference.outputs();
+        let ours = self.outputs();
+        let names = |outputs: &[(String, &str)]| {
+            outputs
+                .iter()
+                .map(|(name, _)| name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if ours.is_empty() {
+            return "verify = \"none\"  # fill in: gpuprof found no buffer the kernel writes; mark those with output = true to compare them with the baseline's\n".to_string();
+        }
+        match ours.iter().all(|output| theirs.contains(output)) {
+            true => String::new(),
+            false => format!(
+                "verify = \"none\"  # fill in: its outputs ({}) are not named like the baseline's ({}): name them alike to compare them\n",
+                names(&ours),
+                match theirs.is_empty() {
+                    true => "none".to_string(),
+                    false => names(&theirs),
+                }
+            ),
+        }
+    }
+
+    /// The value of its integer scalars: N, or for a kernel that indexes
+    /// in 1-D in a suite of N×N elements, N*N (its length).
+    fn scalar_value(&self, suite: usize) -> &'static str {
+        match self.dimensions == 1 {
+            true => COUNTS[suite - 1],
+            false => "N",
+        }
+    }
+
+    /// `block`, `grid` and `shared_bytes` lines.
+    fn geometry(&self, scanned: &Kernels, suite: usize) -> String {
+        let n = f64::from(SIZES[suite - 1]);
+        let value = self.scalar_value(suite);
+        let (launch, how) = match &self.launched {
+            Launched::Directly(l) => (Some(*l), String::new()),
+            Launched::Through(l, pointer) => (
+                Some(*l),
+                format!(
+                    "; {} is launched through the pointer `{pointer}`",
+                    self.kernel.name
+                ),
+            ),
+            Launched::Offered(l) => (
+                Some(*l),
+                format!(
+                    "; the file launches a function pointer, `{}<<<{}>>>`, and does not say whether with this kernel",
+                    l.callee,
+                    l.config.join(", ")
+                ),
+            ),
+            Launched::Not => (None, String::new()),
+        };
+        let guessed = matches!(self.launched, Launched::Offered(_));
+        let mapped = launch.map(|l| self.mapped(l)).unwrap_or_default();
+        let mapped: Vec<(String, String, &str)> =
+            mapped.into_iter().map(|(v, p)| (v, p, value)).collect();
+        let resolve_shape = |k: usize| -> Option<(Vec<String>, String)> {
+            let launch = launch?;
+            let shape = shape(launch, k, scanned)?;
+            let mut used = Vec::new();
+            let values: Option<Vec<String>> = trimmed(&shape.values)
+                .iter()
+                .map(|v| {
+                    let translated = translate(v, &mapped, scanned, &mut used, 0)?;
+                    let expr = Expr::parse(&translated)?.simplified();
+                    let value = expr.value(n)?;
+                    (value >= 1.0 && value.fract() == 0.0 && value < 1e12).then(|| expr.toml())
+                })
+                .collect();
+            let values = values?;
+            let origin = match &shape.declared {
+                Some(declared) => format!("the file's {declared}"),
+                None => format!("the file's <<<{}>>>", launch.config.join(", ")),
+            };
+            let comment = match (used.is_empty() && !guessed, how.is_empty()) {
+                (true, true) => String::new(),
+                (true, false) => format!("  # from {origin}{how}"),
+                (false, _) => {
+                    let variables: Vec<&str> = used.iter().map(|(v, _)| v.as_str()).collect();
+                    let parameters: Vec<&str> = used.iter().map(|(_, p)| p.as_str()).collect();
+                    let taken = match (used.is_empty(), variables == parameters) {
+                        (true, _) => String::new(),
+                        (false, true) => format!(", {} taken as {value}", variables.join(", ")),
+                        (false, false) => format!(
+                            ", {} (passed as {}) taken as {value}",
+                            variables.join(", "),
+                            parameters.join(", ")
+                        ),
+                    };
+                    format!("  # fill in: from {origin}{taken}{how}")
+                }
+            };
+            Some((values, comment))
+        };
+        let launched = launch
+            .map(|l| format!(" (the file launches <<<{}>>>)", l.config.join(", ")))
+            .unwrap_or_default();
+        let mut text = String::new();
+        let block = resolve_shape(1);
+        let block_numbers: Vec<u32> = block
+            .as_ref()
+            .map(|(values, _)| values.iter().filter_map(|v| v.parse().ok()).collect())
+            .unwrap_or_default();
+        match &block {
+            Some((values, comment)) => {
+                let _ = writeln!(text, "block = [{}]{comment}", values.join(", "));
+            }
+            None => {
+                let dimensions = self.indexed.0;
+                let why = match dimensions {
+                    1 => String::new(),
+                    d => format!(" (the kernel indexes threadIdx in {d}-D)"),
+                };
+                let _ = writeln!(
+                    text,
+                    "block = [{}]  # fill in: threads per block{why}{launched}",
+                    numbers(BLOCKS[dimensions - 1])
+                );
+            }
+        }
+        match resolve_shape(0) {
+            Some((values, comment)) => {
+                let _ = writeln!(text, "grid = [{}]{comment}", values.join(", "));
+            }
+            None => {
+                let dimensions = self.dimensions;
+                let tile: Vec<u32> = match block_numbers.len() == dimensions {
+                    true => block_numbers,
+                    false => BLOCKS[dimensions - 1].to_vec(),
+                };
+                // A 1-D kernel covers all N×N elements of a 2-D suite.
+                let covered = match dimensions {
+                    1 => value,
+                    _ => "N",
+                };
+                let grid: Vec<String> = tile
+                    .iter()
+                    .map(|t| format!("\"cdiv({covered}, {t})\""))
+                    .collect();
+                let _ = writeln!(
+                    text,
+                    "grid = [{}]  # fill in: blocks per grid, an expression over N{launched}",
+                    grid.join(", ")
+                );
+            }
+        }
+        if let Some(shared) = launch
+            .and_then(|l| l.config.get(2))
+            .filter(|s| s.as_str() != "0")
+        {
+            let mut used = Vec::new();
+            let exact = translate(shared, &mapped, scanned, &mut used, 0)
+                .filter(|_| used.is_empty())
+                .and_then(|t| Expr::parse(&t))
+                .and_then(|e| e.value(n))
+                .filter(|v| *v >= 0.0 && v.fract() == 0.0);
+            let _ = match exact {
+                Some(bytes) => writeln!(text, "shared_bytes = {bytes}  # the file passes {shared}"),
+                None => writeln!(
+                    text,
+                    "shared_bytes = 0  # fill in: the file passes {shared}"
+                ),
+            };
+        }
+        text
+    }
+
+    /// The host variables `launch` passes as the kernel's integer scalars
+    /// (which the suite sets to N), with the parameter each is passed as.
+    fn mapped(&self, launch: &Launch) -> Vec<(String, String)> {
+        let Some(parameters) = &self.parameters else {
+            return Vec::new();
+        };
+        launch
+            .arguments
+            .iter()
+            .zip(parameters)
+            .filter(|(argument, _)| is_identifier(argument))
+            .filter(|(_, parameter)| {
+                matches!(parameter.takes, Takes::Value(c) if !c.float && c.element().is_some())
+            })
+            .map(|(argument, parameter)| {
+                (
+                    argument.clone(),
+                    parameter.name().unwrap_or_else(|| argument.clone()),
+                )
+            })
+            .collect()
+    }
+}
+
+/// How the file launches `kernel`: directly; through a function pointer
+/// it assigns the kernel to; or, failing both, the one configuration it
+/// launches function pointers with, if the kernel indexes as many
+/// dimensions as that configuration has.
+fn launched<'a>(kernel: &Kernel, scanned: &'a Kernels) -> Launched<'a> {
+    let short = |name: &str| name.rsplit("::").next().unwrap_or(name).to_string();
+    let is_kernel = |callee: &str| {
+        let base = kernels::entry_base(callee);
+        scanned
+            .kernels
+            .iter()
+            .any(|k| k.name == base || short(&k.name) == base)
+    };
+    if let Some(launch) = scanned
+        .launches
+        .iter()
+        .find(|l| kernels::entry_base(&l.callee) == kernel.name || l.callee == kernel.name)
+    {
+        return Launched::Directly(launch);
+    }
+    let through: Vec<&Launch> = scanned
+        .launches
+        .iter()
+        .filter(|l| !is_kernel(&l.callee))
+        .collect();
+    for launch in &through {
+        let pointer = kernels::entry_base(&launch.callee);
+        let assigned = scanned.assignments.iter().find(|(variable, value)| {
+            *variable == pointer && (*value == kernel.name || short(value) == short(&kernel.name))
+        });
+        if let Some((variable, _)) = assigned {
+            return Launched::Through(launch, variable.as_str());
+        }
+    }
+    let mut configurations: Vec<Vec<Vec<String>>> = Vec::new();
+    for launch in &through {
+        let configuration: Vec<Vec<String>> = (0..2)
+            .map(|k| shape(launch, k, scanned).map_or_else(Vec::new, |s| s.values))
+            .collect();
+        if !configurations.contains(&configuration) {
+            configurations.push(configuration);
+        }
+    }
+    if let ([configuration], Some(body)) = (configurations.as_slice(), &kernel.body) {
+        let (block, grid) = kernels::index_dimensions(body);
+        let matches = trimmed(&configuration[1]).len() == block
+            && trimmed(&configuration[0]).len() == grid.max(block);
+        if matches {
+            return Launched::Offered(through[0]);
+        }
+    }
+    Launched::Not
+}
+
+/// The grid (`k` = 0) or block (`k` = 1) of `launch` as expressions:
+/// `dim3(a, b)` written in the launch, a `dim3` variable of the file (the
+/// last declared before the launch), or one expression.
+fn shape(launch: &Launch, k: usize, scanned: &Kernels) -> Option<Shape> {
+    let written = launch.config.get(k)?.trim();
+    for (open, close) in [
+        ("dim3(", ')'),
+        ("dim3{", '}'),
+        ("dim3 (", ')'),
+        ("dim3 {", '}'),
+    ] {
+        if let Some(inner) = written
+            .strip_prefix(open)
+            .and_then(|rest| rest.strip_suffix(close))
+        {
+            return Some(Shape {
+                values: signature::split_top_level(inner, false),
+                declared: None,
+            });
+        }
+    }
+    if is_identifier(written) {
+        let declarations = scanned.dim3s.iter().filter(|d| d.name == written);
+        let declared = declarations
+            .clone()
+            .rfind(|d| d.at < launch.at)
+            .or_else(|| declarations.clone().next());
+        if let Some(declared) = declared {
+            return Some(Shape {
+                values: declared.values.clone(),
+                declared: Some(format!(
+                    "dim3 {}({})",
+                    declared.name,
+                    declared.values.join(", ")
+                )),
+            });
+        }
+    }
+    Some(Shape {
+        values: vec![written.to_string()],
+        declared: None,
+    })
+}
+
+/// `values` without trailing `1`s (`dim3(n, 1, 1)` is 1-D), at least one.
+fn trimmed(values: &[String]) -> &[String] {
+    let mut end = values.len();
+    while end > 1 && values[end - 1].trim() == "1" {
+        end -= 1;
+    }
+    &values[..end]
+}
+
+fn is_identifier(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The C expression `expression` in gpuprof's expression language: the
+/// host variables of `mapped` (recorded in `used`) become the value the
+/// suite gives the scalar they are passed as (N), the file's
+/// integer constants their values, its integer variables their
+/// initializers. `None` when a name or an operator has no such meaning
+/// (`sizeof`, `<<`, a cast, a variable the file sets elsewhere).
+fn translate(
+    expression: &str,
+    mapped: &[(String, String, &str)],
+    scanned: &Kernels,
+    used: &mut Vec<(String, String)>,
+    depth: usize,
+) -> Option<String> {
+    let chars: Vec<char> = expression.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_ascii_alphabetic() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect();
+            if let Some((variable, parameter, value)) = mapped.iter().find(|(v, ..)| *v == word) {
+                if !used.iter().any(|(v, _)| v == variable) {
+                    used.push((variable.clone(), parameter.clone()));
+                }
+                let _ = write!(out, "({value})");
+            } else if let Some((_, value)) = scanned.integers.iter().rev().find(|(n, _)| *n == word)
+            {
+                let _ = write!(out, "{value}");
+            } else if let Some((_, initial)) = scanned
+                .initializers
+                .iter()
+                .find(|(n, _)| *n == word)
+                .filter(|_| depth < 4)
+            {
+                let inner = translate(initial, mapped, scanned, used, depth + 1)?;
+                let _ = write!(out, "({inner})");
+            } else {
+                return None;
+            }
+            continue;
+        }
+        if c.is_ascii_digit() {
+            let start = i;
+            while i < chars.len() && chars[i].is_ascii_alphanumeric() {
+                i += 1;
+            }
+            let literal: String = chars[start..i].iter().collect();
+            let digits = literal.trim_end_matches(['u', 'U', 'l', 'L']);
+            let value = match digits.strip_prefix("0x").or(digits.strip_prefix("0X")) {
+                Some(hex) => i64::from_str_radix(hex, 16).ok()?,
+                None => digits.parse::<i64>().ok()?,
+            };
+            let _ = write!(out, "{value}");
+            continue;
+        }
+        if !matches!(c, '+' | '-' | '*' | '/' | '%' | '(' | ')' | ' ') {
+            return None;
+        }
+        out.push(c);
+        i += 1;
+    }
+    Some(out.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// A launch expression in gpuprof's language: numbers, N, `+ - * / %`,
+/// `cdiv`.
+#[derive(Debug, Clone, PartialEq)]
+enum Expr {
+    Number(f64),
+    N,
+    Negate(Box<Expr>),
+    Binary(char, Box<Expr>, Box<Expr>),
+    Cdiv(Box<Expr>, Box<Expr>),
+}
+
+impl Expr {
+    /// Parses `text` (numbers, `N`, `+ - * / %`, parentheses).
+    fn parse(text: &str) -> Option<Expr> {
+        let chars: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+        let mut at = 0;
+        let expr = Expr::sum(&chars, &mut at)?;
+        (at == chars.len()).then_some(expr)
+    }
+
+    fn sum(chars: &[char], at: &mut usize) -> Option<Expr> {
+        let mut expr = Expr::product(chars, at)?;
+        while let Some(&op @ ('+' | '-')) = chars.get(*at) {
+            *at += 1;
+            expr = Expr::Binary(op, Box::new(expr), Box::new(Expr::product(chars, at)?));
+        }
+        Some(expr)
+    }
+
+    fn product(chars: &[char], at: &mut usize) -> Option<Expr> {
+        let mut expr = Expr::unary(chars, at)?;
+        while let Some(&op @ ('*' | '/' | '%')) = chars.get(*at) {
+            *at += 1;
+            expr = Expr::Binary(op, Box::new(expr), Box::new(Expr::unary(chars, at)?));
+        }
+        Some(expr)
+    }
+
+    fn unary(chars: &[char], at: &mut usize) -> Option<Expr> {
+        match chars.get(*at)? {
+            '-' => {
+                *at += 1;
+                Some(Expr::Negate(Box::new(Expr::unary(chars, at)?)))
+            }
+            '(' => {
+                *at += 1;
+                let expr = Expr::sum(chars, at)?;
+                (chars.get(*at) == Some(&')')).then(|| *at += 1)?;
+                Some(expr)
+            }
+            'N' => {
+                *at += 1;
+                Some(Expr::N)
+            }
+            c if c.is_ascii_digit() => {
+                let start = *at;
+                while chars.get(*at).is_some_and(char::is_ascii_digit) {
+                    *at += 1;
+                }
+                let digits: String = chars[start..*at].iter().collect();
+                digits.parse().ok().map(Expr::Number)
+            }
+            _ => None,
+        }
+    }
+
+    /// Its value at N = `n`, with exact division as the suite computes it.
+    fn value(&self, n: f64) -> Option<f64> {
+        Some(match self {
+            Expr::Number(value) => *value,
+            Expr::N => n,
+            Expr::Negate(operand) => -operand.value(n)?,
+            Expr::Cdiv(a, b) => {
+                let divisor = b.value(n)?;
+                (divisor != 0.0).then_some(())?;
+                (a.value(n)? / divisor).ceil()
+            }
+            Expr::Binary(op, a, b) => {
+                let (a, b) = (a.value(n)?, b.value(n)?);
+                match op {
+                    '+' => a + b,
+                    '-' => a - b,
+                    '*' => a * b,
+                    _ if b == 0.0 => return None,
+                    '/' => a / b,
+                    _ => a % b,
+                }
+            }
+        })
+    }
+
+    fn uses_n(&self) -> bool {
+        match self {
+            Expr::Number(_) => false,
+            Expr::N => true,
+            Expr::Negate(operand) => operand.uses_n(),
+            Expr::Binary(_, a, b) | Expr::Cdiv(a, b) => a.uses_n() || b.uses_n(),
+        }
+    }
+
+    /// C's rounding-up idiom `(x + b - 1) / b` as `cdiv(x, b)`: in the
+    /// suite's exact division its quotient is rarely whole.
+    fn simplified(self) -> Expr {
+        match self {
+            Expr::Binary(op, a, b) => {
+                let (a, b) = (a.simplified(), b.simplified());
+                let divisor = (!b.uses_n()).then(|| b.value(0.0)).flatten();
+                if let (Some(divisor), '/') = (divisor.filter(|d| *d >= 1.0), op) {
+                    let mut terms = Vec::new();
+                    a.clone().terms(true, &mut terms);
+                    let (constant, rest): (Vec<_>, Vec<_>) =
+                        terms.into_iter().partition(|(_, term)| !term.uses_n());
+                    let added: Option<f64> = constant
+                        .iter()
+                        .map(|(plus, term)| term.value(0.0).map(|v| if *plus { v } else { -v }))
+                        .sum();
+                    if !rest.is_empty() && added == Some(divisor - 1.0) {
+                        return Expr::Cdiv(Box::new(Expr::summed(rest)), Box::new(b));
+                    }
+                }
+                Expr::Binary(op, Box::new(a), Box::new(b))
+            }
+            Expr::Negate(operand) => Expr::Negate(Box::new(operand.simplified())),
+            other => other,
+        }
+    }
+
+    /// The terms of a sum, each with whether it is added.
+    fn terms(self, plus: bool, into: &mut Vec<(bool, Expr)>) {
+        match self {
+            Expr::Binary('+', a, b) => {
+                a.terms(plus, into);
+                b.terms(plus, into);
+            }
+            Expr::Binary('-', a, b) => {
+                a.terms(plus, into);
+                b.terms(!plus, into);
+            }
+            other => into.push((plus, other)),
+        }
+    }
+
+    fn summed(terms: Vec<(bool, Expr)>) -> Expr {
+        let mut terms = terms.into_iter();
+        let Some((plus, first)) = terms.next() else {
+            return Expr::Number(0.0);
+        };
+        let first = match plus {
+            true => first,
+            false => Expr::Negate(Box::new(first)),
+        };
+        terms.fold(first, |sum, (plus, term)| {
+            Expr::Binary(if plus { '+' } else { '-' }, Box::new(sum), Box::new(term))
+        })
+    }
+
+    fn precedence(&self) -> u8 {
+        match self {
+            Expr::Binary('+' | '-', ..) => 1,
+            Expr::Binary(..) => 2,
+            Expr::Negate(_) => 3,
+            _ => 4,
+        }
+    }
+
+    /// As text, with the parentheses it needs.
+    fn shown(&self) -> String {
+        let wrap = |e: &Expr, parentheses: bool| match parentheses {
+            true => format!("({})", e.shown()),
+            false => e.shown(),
+        };
+        match self {
+            Expr::Number(value) => format!("{value}"),
+            Expr::N => "N".to_string(),
+            Expr::Negate(operand) => format!("-{}", wrap(operand, operand.precedence() < 3)),
+            Expr::Cdiv(a, b) => format!("cdiv({}, {})", a.shown(), b.shown()),
+            Expr::Binary(op, a, b) => {
+                let own = self.precedence();
+                format!(
+                    "{} {op} {}",
+                    wrap(a, a.precedence() < own),
+                    wrap(b, b.precedence() <= own)
+                )
+            }
+        }
+    }
+
+    /// As a TOML value: a number, or a string over N.
+    fn toml(&self) -> String {
+        match (self.uses_n(), self.value(0.0)) {
+            (false, Some(value)) => format!("{value}"),
+            _ => quoted(&self.shown()),
+        }
+    }
+}
+
+fn numbers(values: &[u32]) -> String {
+    values
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The instance a launch names (`reduce<BLOCK, 2>`) with the names the
@@ -164,68 +1093,93 @@ fn launched_instance(callee: &str, integers: &[(String, i64)]) -> (String, Vec<S
     (format!("{base}<{}>", filled.join(", ")), unread)
 }
 
-/// `grid` and `block` from a launch whose configuration is literal.
-fn geometry(launch: Option<&Launch>) -> String {
-    let literal = |expression: &str| -> Option<String> {
-        let inner = expression
-            .strip_prefix("dim3(")
-            .and_then(|rest| rest.strip_suffix(')'))
-            .unwrap_or(expression);
-        let numbers: Vec<&str> = inner.split(',').map(str::trim).collect();
-        numbers
-            .iter()
-            .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
-            .then(|| format!("[{}]", numbers.join(", ")))
-    };
-    let launched = launch
-        .map(|l| format!(" (the file launches <<<{}>>>)", l.config.join(", ")))
-        .unwrap_or_default();
-    let config = launch.map(|l| l.config.as_slice()).unwrap_or_default();
-    let grid = config.first().and_then(|g| literal(g));
-    let block = config.get(1).and_then(|b| literal(b));
-    let threads = block
-        .as_deref()
-        .and_then(|b| b.trim_matches(['[', ']']).split(',').next())
-        .unwrap_or("256")
-        .trim()
-        .to_string();
-    let mut text = match &block {
-        Some(block) => format!("block = {block}\n"),
-        None => format!("block = [256]  # fill in: threads per block{launched}\n"),
-    };
-    match grid {
-        Some(grid) => {
-            let _ = writeln!(text, "grid = {grid}");
-        }
-        None => {
-            let _ = writeln!(
-                text,
-                "grid = [\"cdiv(N, {threads})\"]  # fill in: blocks per grid, an expression over N{launched}"
-            );
-        }
-    }
-    if let Some(shared) = config.get(2).filter(|s| s.as_str() != "0") {
-        let _ = writeln!(
-            text,
-            "shared_bytes = 0  # fill in: the file passes {shared}"
-        );
-    }
-    text
-}
-
 /// `text` as a TOML string, escaped.
 fn quoted(text: &str) -> String {
     toml::Value::String(text.to_string()).to_string()
 }
 
+const INPUT: &str = "fill = \"random\"";
+const OUTPUT: &str = "output = true";
+const BOTH: &str = "output = true, fill = \"random\"";
+
+/// A pointer parameter named `shown` as a buffer: its element type, its
+/// role (`INPUT`, `OUTPUT` or `BOTH`) and what the comment adds; `None`
+/// for a pointer to a type gpuprof cannot make. An input when it points to
+/// `const` or the kernel only reads it, an output when it writes it, one
+/// with a fill when it reads and writes it.
+fn buffer_of(
+    parameter: &Parameter,
+    uses: Option<PointerUse>,
+    shown: &str,
+) -> Option<(&'static str, &'static str, String)> {
+    let Takes::Pointer(pointee) = &parameter.takes else {
+        return None;
+    };
+    let element = pointee.and_then(CType::element)?;
+    if points_to_const(&parameter.written) {
+        return Some((element, INPUT, String::new()));
+    }
+    let (role, comment) = match uses {
+        Some(PointerUse {
+            read: true,
+            written: true,
+            ..
+        }) => (
+            BOTH,
+            " (the kernel reads and writes it: filled, then compared)".to_string(),
+        ),
+        Some(PointerUse {
+            written: true,
+            escapes: false,
+            ..
+        }) => (OUTPUT, String::new()),
+        Some(PointerUse {
+            written: true,
+            escapes: true,
+            ..
+        }) => (
+            OUTPUT,
+            format!(
+                "; the kernel also hands `{shown}` on: if what it is handed to reads it, add fill = \"random\""
+            ),
+        ),
+        Some(PointerUse {
+            read: true,
+            escapes: false,
+            ..
+        }) => (INPUT, " (the kernel only reads it)".to_string()),
+        Some(PointerUse { escapes: false, .. }) => {
+            (INPUT, " (the kernel does not use it)".to_string())
+        }
+        Some(PointerUse { escapes: true, .. }) => (
+            OUTPUT,
+            format!(
+                "; the kernel hands `{shown}` on where gpuprof cannot follow it: if it only reads it, write fill = \"random\" instead of output = true"
+            ),
+        ),
+        None => (
+            OUTPUT,
+            "; if the kernel only reads it, write fill = \"random\" instead of output = true"
+                .to_string(),
+        ),
+    };
+    Some((element, role, comment))
+}
+
 /// The parameter at `position` as an `args` entry: a pointer as a buffer
-/// (an input when it points to `const`), a value as a scalar.
-fn argument(position: usize, parameter: &Parameter) -> String {
-    let name = quoted(
-        &parameter
-            .name()
-            .unwrap_or_else(|| format!("arg{}", position + 1)),
-    );
+/// of `count` elements ([`buffer_of`]), a value as a scalar (an integer
+/// one of `value`).
+fn argument(
+    position: usize,
+    parameter: &Parameter,
+    uses: Option<PointerUse>,
+    count: &str,
+    value: &str,
+) -> String {
+    let shown = parameter
+        .name()
+        .unwrap_or_else(|| format!("arg{}", position + 1));
+    let name = quoted(&shown);
     let written = &parameter.written;
     let unknown = |what: &str| {
         format!(
@@ -233,12 +1187,9 @@ fn argument(position: usize, parameter: &Parameter) -> String {
         )
     };
     match &parameter.takes {
-        Takes::Pointer(pointee) => match pointee.and_then(CType::element) {
-            Some(element) if points_to_const(written) => format!(
-                "  {{ name = {name}, buffer = \"{element}\", count = \"N\", fill = \"random\" }},  # fill in: its element count\n"
-            ),
-            Some(element) => format!(
-                "  {{ name = {name}, buffer = \"{element}\", count = \"N\", output = true }},  # fill in: its element count; if the kernel only reads it, write fill = \"random\" instead of output = true\n"
+        Takes::Pointer(_) => match buffer_of(parameter, uses, &shown) {
+            Some((element, role, comment)) => format!(
+                "  {{ name = {name}, buffer = \"{element}\", count = \"{count}\", {role} }},  # fill in: its element count{comment}\n"
             ),
             None => unknown("pointer to a type"),
         },
@@ -247,7 +1198,7 @@ fn argument(position: usize, parameter: &Parameter) -> String {
                 "  {{ name = {name}, scalar = \"{element}\", value = 1 }},  # fill in: its value\n"
             ),
             Some(element) => format!(
-                "  {{ name = {name}, scalar = \"{element}\", value = \"N\" }},  # fill in: its value\n"
+                "  {{ name = {name}, scalar = \"{element}\", value = \"{value}\" }},  # fill in: its value\n"
             ),
             None => unknown("parameter type"),
         },
@@ -264,4 +1215,283 @@ fn points_to_const(written: &str) -> bool {
     pointee
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .any(|w| w == "const")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    /// Writes `files` (path, text) into a new folder, then drafts the
+    /// suite folder `suite` from `source` there: the folder, and the
+    /// suite's text or the refusal.
+    fn draft(
+        files: &[(&str, &str)],
+        source: &str,
+        suite: &str,
+    ) -> (tempfile::TempDir, Result<String, String>) {
+        let root = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let path = root.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let written = crate::init::write_from(&root.path().join(suite), &root.path().join(source))
+            .map(|path| std::fs::read_to_string(path).unwrap());
+        (root, written)
+    }
+
+    fn plan(root: &Path, suite: &str) -> crate::config::Plan {
+        let path: PathBuf = root.join(suite).join("variants.toml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        crate::config::load(&path).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    }
+
+    #[test]
+    fn pointers_are_inputs_outputs_or_both_by_what_the_body_does() {
+        let source = r#"
+            __global__ void k(float *reads, float *writes, float *both, int *counts,
+                              float *moved, float *handed, const float *constant,
+                              float *unused, int n)
+            {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                moved += n;
+                writes[i] = reads[i] + moved[i] + constant[i];
+                both[i] = 2.0f * both[i];
+                atomicAdd(&counts[i % 16], 1);
+                helper(handed, i);
+            }
+        "#;
+        let (_root, text) = draft(&[("k.cu", source)], "k.cu", "s");
+        let text = text.unwrap();
+        for line in [
+            "{ name = \"reads\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # fill in: its element count (the kernel only reads it)",
+            "{ name = \"writes\", buffer = \"f32\", count = \"N\", output = true },  # fill in: its element count\n",
+            "{ name = \"both\", buffer = \"f32\", count = \"N\", output = true, fill = \"random\" },  # fill in: its element count (the kernel reads and writes it: filled, then compared)",
+            "{ name = \"counts\", buffer = \"i32\", count = \"N\", output = true, fill = \"random\" }",
+            "{ name = \"moved\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # fill in: its element count (the kernel only reads it)",
+            "{ name = \"handed\", buffer = \"f32\", count = \"N\", output = true },  # fill in: its element count; the kernel hands `handed` on where gpuprof cannot follow it",
+            "{ name = \"constant\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # fill in: its element count\n",
+            "{ name = \"unused\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # fill in: its element count (the kernel does not use it)",
+        ] {
+            assert!(text.contains(line), "{line}\n{text}");
+        }
+        // A declaration without a body is left as before.
+        let (_root, text) = draft(&[("d.cu", "__global__ void d(float *x);")], "d.cu", "s");
+        assert!(
+            text.unwrap().contains("output = true },  # fill in: its element count; if the kernel only reads it, write fill = \"random\" instead of output = true"),
+        );
+    }
+
+    #[test]
+    fn kernels_that_index_in_two_or_three_dimensions_get_a_geometry_and_counts_to_match() {
+        let source = r#"
+            __global__ void flat(float *out, int n) { out[blockIdx.x * blockDim.x + threadIdx.x] = 0; }
+            __global__ void plane(float *out, int width, int height) {
+                int x = blockIdx.x * blockDim.x + threadIdx.x;
+                int y = blockIdx.y * blockDim.y + threadIdx.y;
+                if (x < width && y < height) out[y * width + x] = 1;
+            }
+            __global__ void rows(float *out, int n) { out[blockIdx.y * n + threadIdx.x] = 2; }
+            __global__ void cube(float *out, int n) { out[threadIdx.z * n * n + threadIdx.y * n + threadIdx.x] = 3; }
+        "#;
+        let (root, text) = draft(&[("g.cu", source)], "g.cu", "s");
+        let text = text.unwrap();
+        assert!(
+            text.contains("sizes = [128]                # fill in: the problem sizes, each binds N (N×N×N elements: a kernel indexes in 3-D)"),
+            "{text}"
+        );
+        for expected in [
+            // Every buffer holds the N×N×N elements of the suite; a 1-D
+            // kernel covers them all.
+            "block = [256]  # fill in: threads per block\ngrid = [\"cdiv(N*N*N, 256)\"]  # fill in: blocks per grid, an expression over N\nargs = [\n  { name = \"out\", buffer = \"f32\", count = \"N*N*N\", output = true },  # fill in: its element count\n  { name = \"n\", scalar = \"i32\", value = \"N*N*N\" }",
+            "block = [16, 16]  # fill in: threads per block (the kernel indexes threadIdx in 2-D)\ngrid = [\"cdiv(N, 16)\", \"cdiv(N, 16)\"]  # fill in: blocks per grid, an expression over N\nargs = [\n  { name = \"out\", buffer = \"f32\", count = \"N*N*N\", output = true },  # fill in: its element count\n  { name = \"width\", scalar = \"i32\", value = \"N\" }",
+            "block = [256]  # fill in: threads per block\ngrid = [\"cdiv(N, 16)\", \"cdiv(N, 16)\"]",
+            "block = [8, 8, 4]  # fill in: threads per block (the kernel indexes threadIdx in 3-D)\ngrid = [\"cdiv(N, 8)\", \"cdiv(N, 8)\", \"cdiv(N, 4)\"]  # fill in: blocks per grid, an expression over N\nargs = [\n  { name = \"out\", buffer = \"f32\", count = \"N*N*N\", output = true }",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        let plan = plan(root.path(), "s");
+        assert_eq!(plan.variants[0].instances[0].grid, [8192, 1, 1]);
+        assert_eq!(plan.variants[1].instances[0].grid, [8, 8, 1]);
+        assert_eq!(plan.variants[3].instances[0].block, [8, 8, 4]);
+
+        let plane_only = "__global__ void plane(float *out, const float *in, int w, int h) { out[(blockIdx.y * blockDim.y + threadIdx.y) * w + threadIdx.x] = in[0]; }";
+        let (_root, text) = draft(&[("p.cu", plane_only)], "p.cu", "s");
+        let text = text.unwrap();
+        assert!(text.contains("sizes = [1024]                # fill in: the problem sizes, each binds N (N×N elements: a kernel indexes in 2-D)"), "{text}");
+        assert!(
+            text.contains(
+                "{ name = \"in\", buffer = \"f32\", count = \"N*N\", fill = \"random\" }"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("{ name = \"w\", scalar = \"i32\", value = \"N\" }"),
+            "{text}"
+        );
+    }
+
+    /// A sample in the style of NVIDIA's: kernels launched through a
+    /// function pointer with `dim3` variables over the file's constants,
+    /// helpers in a folder above it.
+    const SAMPLE: &str = r#"
+        #include <cstdio>
+        #include <helper_cuda.h>   // in ../../common
+        #include "missing_helper.h"
+        #define TILE_DIM 32 // the tile
+        const int BLOCK_ROWS = 8;
+
+        __global__ void copy(float *odata, float *idata, int width, int height) {
+            int x = blockIdx.x * TILE_DIM + threadIdx.x;
+            int y = blockIdx.y * TILE_DIM + threadIdx.y;
+            for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
+                odata[(y + j) * width + x] = idata[(y + j) * width + x];
+        }
+        __global__ void transposeNaive(float *odata, float *idata, int width, int height) {
+            int x = blockIdx.x * TILE_DIM + threadIdx.x;
+            int y = blockIdx.y * TILE_DIM + threadIdx.y;
+            for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
+                odata[x * height + (y + j)] = idata[(y + j) * width + x];
+        }
+        __global__ void passedOn(float *odata, float *idata, int width, int height) {
+            odata[blockIdx.y * width + threadIdx.x + threadIdx.y] = idata[0];
+        }
+        __global__ void scale(float *data, int n) {
+            data[blockIdx.x * blockDim.x + threadIdx.x] *= 2.0f;
+        }
+        void run(void (*f)(float *, float *, int, int)) {}
+        int main() {
+            int size_x = 2048, size_y = 2048;
+            void (*kernel)(float *, float *, int, int);
+            dim3 grid(size_x / TILE_DIM, size_y / TILE_DIM), threads(TILE_DIM, BLOCK_ROWS);
+            for (int k = 0; k < 2; k++) {
+                if (k == 0) kernel = &copy;
+                else kernel = transposeNaive;
+                kernel<<<grid, threads>>>(d_odata, d_idata, size_x, size_y);
+            }
+            run(passedOn);
+        }
+    "#;
+
+    #[test]
+    fn a_launch_through_a_pointer_with_dim3_variables_gives_the_geometry() {
+        let files = [
+            ("project/samples/transpose/transpose.cu", SAMPLE),
+            ("project/common/helper_cuda.h", "#pragma once\n"),
+        ];
+        let (root, text) = draft(
+            &files,
+            "project/samples/transpose/transpose.cu",
+            "project/suite",
+        );
+        let text = text.unwrap();
+        for expected in [
+            "block = [32, 8]  # from the file's dim3 threads(TILE_DIM, BLOCK_ROWS); copy is launched through the pointer `kernel`\n",
+            "grid = [\"N / 32\", \"N / 32\"]  # fill in: from the file's dim3 grid(size_x / TILE_DIM, size_y / TILE_DIM), size_x, size_y (passed as width, height) taken as N; copy is launched through the pointer `kernel`\n",
+            "block = [32, 8]  # from the file's dim3 threads(TILE_DIM, BLOCK_ROWS); transposeNaive is launched through the pointer `kernel`\n",
+            // Not assigned to the pointer: offered, as a guess, for indexing in 2-D too.
+            "block = [32, 8]  # fill in: from the file's dim3 threads(TILE_DIM, BLOCK_ROWS); the file launches a function pointer, `kernel<<<grid, threads>>>`, and does not say whether with this kernel\n",
+            // 1-D: not offered.
+            "block = [256]  # fill in: threads per block\ngrid = [\"cdiv(N*N, 256)\"]",
+            "{ name = \"data\", buffer = \"f32\", count = \"N*N\", output = true, fill = \"random\" }",
+            "{ name = \"n\", scalar = \"i32\", value = \"N*N\" }",
+            "entry = \"scale\"\nverify = \"none\"  # fill in: its outputs (data) are not named like the baseline's (odata): name them alike to compare them\n",
+            "{ name = \"odata\", buffer = \"f32\", count = \"N*N\", output = true },",
+            "{ name = \"idata\", buffer = \"f32\", count = \"N*N\", fill = \"random\" },",
+            "sizes = [1024] ",
+            "baseline = \"transposeNaive\"  # its name says naive: every other variant's output is compared with it",
+            "include_dirs = [\"../common\"]  # fill in: the folder(s) that hold <helper_cuda.h> (found near the file, not beside it)\n# fill in: include_dirs = [\"…\"], the folder(s) that hold \"missing_helper.h\": not beside the file nor in the folders near it\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        assert!(
+            !text.contains("hold <cstdio>") && !text.contains(", <cstdio>"),
+            "a system header is not looked for\n{text}"
+        );
+        let plan = plan(root.path(), "project/suite");
+        let copy = &plan.variants[0].instances[0];
+        assert_eq!((copy.grid, copy.block), ([32, 32, 1], [32, 8, 1]));
+        assert_eq!(plan.suite.baseline, "transposeNaive");
+    }
+
+    #[test]
+    fn launch_expressions_become_expressions_over_n_or_are_left_to_fill_in() {
+        let source = r#"
+            #define BLOCK 128
+            __global__ void add(float *out, const float *in, int n) { out[threadIdx.x] = in[threadIdx.x]; }
+            __global__ void shifted(float *out, int n) { out[threadIdx.x] = 0; }
+            __global__ void sized(float *out, int n) { out[threadIdx.x] = 0; }
+            int main() {
+                int count = 1 << 20;
+                int blocks = (count + BLOCK - 1) / BLOCK;
+                add<<<blocks, BLOCK, BLOCK * 4>>>(out, in, count);
+                shifted<<<count >> 8, 256>>>(out, count);
+                sized<<<dim3(count / 64, 1, 1), dim3(64)>>>(out, other);
+            }
+        "#;
+        let (root, text) = draft(&[("l.cu", source)], "l.cu", "s");
+        let text = text.unwrap();
+        for expected in [
+            "block = [128]\ngrid = [\"cdiv(N, 128)\"]  # fill in: from the file's <<<blocks, BLOCK, BLOCK * 4>>>, count (passed as n) taken as N\nshared_bytes = 512  # the file passes BLOCK * 4\n",
+            "block = [256]\ngrid = [\"cdiv(N, 256)\"]  # fill in: blocks per grid, an expression over N (the file launches <<<count >> 8, 256>>>)\n",
+            "block = [64]\ngrid = [\"cdiv(N, 64)\"]  # fill in: blocks per grid, an expression over N (the file launches <<<dim3(count / 64, 1, 1), dim3(64)>>>)\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        plan(root.path(), "s");
+    }
+
+    #[test]
+    fn the_baseline_is_the_naive_kernel_or_marked() {
+        let source = "__global__ void tiled(float *o) { o[0] = 1; }\n__global__ void MyNaiveOne(float *o) { o[0] = 1; }";
+        let (_root, text) = draft(&[("b.cu", source)], "b.cu", "s");
+        assert!(
+            text.unwrap()
+                .contains("baseline = \"MyNaiveOne\"  # its name says naive")
+        );
+        let source = "__global__ void first(float *o) { o[0] = 1; }\n__global__ void second(float *o) { o[0] = 1; }";
+        let (_root, text) = draft(&[("b.cu", source)], "b.cu", "s");
+        assert!(text.unwrap().contains(
+            "baseline = \"first\"  # fill in: the variant every other variant's output is compared with, and every speedup measured against\n"
+        ));
+    }
+
+    #[test]
+    fn a_file_without_kernels_names_the_headers_that_hold_them() {
+        let files = [
+            (
+                "src/runner.cu",
+                "#include <cstdio>\n#include \"kernels.cuh\"\n#include \"absent.cuh\"\nint main() {}\n",
+            ),
+            (
+                "src/kernels.cuh",
+                "#include \"kernels/1_naive.cuh\"\n#include \"kernels/2_tiled.cuh\"\n",
+            ),
+            (
+                "src/kernels/1_naive.cuh",
+                "__global__ void naive(float *c) { c[0] = 1; }\n",
+            ),
+            (
+                "src/kernels/2_tiled.cuh",
+                "#include \"../util.cuh\"\n__global__ void tiled(float *c) { c[0] = 1; }\n",
+            ),
+            (
+                "src/util.cuh",
+                "__device__ float twice(float x) { return 2 * x; }\n",
+            ),
+        ];
+        let (root, error) = draft(&files, "src/runner.cu", "suite");
+        let typed = |path: &str| root.path().join(path).display().to_string();
+        assert_eq!(
+            error.unwrap_err(),
+            format!(
+                "{} defines no __global__ function; the kernels are in the headers it includes: {}, {} — give one of those (`gpuprof init {} --from {}`)",
+                typed("src/runner.cu"),
+                typed("src/kernels/1_naive.cuh"),
+                typed("src/kernels/2_tiled.cuh"),
+                typed("suite"),
+                typed("src/kernels/1_naive.cuh"),
+            )
+        );
+    }
 }

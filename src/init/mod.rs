@@ -29,7 +29,7 @@ const FILES: [(&str, &str); 3] = [
 /// Writes the starter files into `folder`; the paths written.
 pub fn write(folder: &Path) -> Result<Vec<PathBuf>, String> {
     let targets: Vec<PathBuf> = FILES.iter().map(|(name, _)| folder.join(name)).collect();
-    refuse_existing(&targets)?;
+    refuse_existing(&targets, None)?;
     for ((_, text), target) in FILES.iter().zip(&targets) {
         let parent = target.parent().unwrap_or(folder);
         std::fs::create_dir_all(parent)
@@ -43,7 +43,7 @@ pub fn write(folder: &Path) -> Result<Vec<PathBuf>, String> {
 /// Writes `folder/variants.toml` for the kernels of `source`; its path.
 pub fn write_from(folder: &Path, source: &Path) -> Result<PathBuf, String> {
     let target = folder.join("variants.toml");
-    refuse_existing(std::slice::from_ref(&target))?;
+    refuse_existing(std::slice::from_ref(&target), Some(source))?;
     let bytes =
         std::fs::read(source).map_err(|e| format!("cannot read {}: {e}", source.display()))?;
     // nvcc compiles a file in any 8-bit encoding; a comment in Latin-1
@@ -65,9 +65,14 @@ pub fn write_from(folder: &Path, source: &Path) -> Result<PathBuf, String> {
             },
         )
         .collect();
+    let origin = from_source::Origin {
+        typed: source,
+        folder,
+        relative: &relative,
+    };
     let suite = from_source::suite_for(
         &text,
-        (source, &relative),
+        &origin,
         if name.is_empty() { "suite" } else { &name },
     )?;
     std::fs::create_dir_all(folder)
@@ -77,10 +82,15 @@ pub fn write_from(folder: &Path, source: &Path) -> Result<PathBuf, String> {
     Ok(target)
 }
 
-fn refuse_existing(targets: &[PathBuf]) -> Result<(), String> {
+/// Refuses to overwrite: the advice names the command again, with the
+/// `--from` file as the user typed it.
+fn refuse_existing(targets: &[PathBuf], from: Option<&Path>) -> Result<(), String> {
+    let from = from
+        .map(|source| format!(" --from {}", source.display()))
+        .unwrap_or_default();
     match targets.iter().find(|t| t.exists()) {
         Some(existing) => Err(format!(
-            "{} already exists: gpuprof init writes only new files; choose an empty folder (`gpuprof init my-suite`)",
+            "{} already exists: gpuprof init writes only new files; choose an empty folder (`gpuprof init my-suite{from}`)",
             existing.display()
         )),
         None => Ok(()),
@@ -101,7 +111,10 @@ mod tests {
         assert_eq!(plan.variants[1].changes.len(), 2);
         assert_eq!(plan.variants[1].instances[1].grid, [256, 256, 1]);
         let again = write(&folder.path().join("suite")).unwrap_err();
-        assert!(again.contains("already exists"), "{again}");
+        assert!(
+            again.ends_with("choose an empty folder (`gpuprof init my-suite`)"),
+            "{again}"
+        );
     }
 
     fn cpp(file: &str) -> PathBuf {
@@ -126,7 +139,13 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("block = [32]\ngrid = [\"cdiv(N, 32)\"]  # fill in"),
+            text.contains(
+                "block = [32]\ngrid = [\"N / 32\"]  # fill in: from the file's <<<n / 32, 32>>>, n taken as N\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("baseline = \"naiveCopy\"  # its name says naive"),
             "{text}"
         );
         assert!(
@@ -145,10 +164,14 @@ mod tests {
         let names: Vec<&str> = plan.variants.iter().map(|v| v.name.as_str()).collect();
         assert_eq!(names, ["tiledCopy", "naiveCopy"]);
         assert_eq!(plan.variants[0].instances[0].block, [32, 1, 1]);
+        assert_eq!(plan.variants[0].instances[0].grid, [32768, 1, 1]);
+        let again = write_from(folder.path(), &cpp("homework.cu")).unwrap_err();
         assert!(
-            write_from(folder.path(), &cpp("homework.cu"))
-                .unwrap_err()
-                .contains("already exists")
+            again.ends_with(&format!(
+                "choose an empty folder (`gpuprof init my-suite --from {}`)",
+                cpp("homework.cu").display()
+            )),
+            "{again}"
         );
     }
 
@@ -163,7 +186,7 @@ mod tests {
         );
         assert!(text.contains("entry = \"gemm::scale\""), "{text}");
         assert!(
-            text.contains("{ name = \"n\", scalar = \"u32\", value = \"N\" }"),
+            text.contains("{ name = \"n\", scalar = \"u32\", value = \"N*N\" }"),
             "{text}"
         );
         let error = write_from(
@@ -171,6 +194,11 @@ mod tests {
             &cpp("../../../Cargo.toml"),
         )
         .unwrap_err();
-        assert!(error.contains("defines no __global__ function"), "{error}");
+        assert!(
+            error.ends_with(
+                "defines no __global__ function: give the .cu or .cuh file that holds your kernels"
+            ),
+            "{error}"
+        );
     }
 }
