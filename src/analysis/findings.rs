@@ -869,10 +869,10 @@ fn other_files(profile: &Profile, found: &mut Vec<Finding>) {
         .take(3)
         .map(|f| {
             format!(
-                "{} ({} of the stall samples on {} lines)",
+                "{} ({} of the stall samples on {})",
                 f.path,
                 format::share(share(f.warp_stall_samples, samples)),
-                f.lines
+                format::counted(f.lines, "line")
             )
         })
         .collect();

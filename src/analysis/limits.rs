@@ -405,28 +405,60 @@ fn minor_findings(e: &Evidence) -> Vec<String> {
 /// What each bandwidth ceiling does not mean for this run: one it
 /// outpaces bounds nothing, and one it comes close to (75% or more) that
 /// is not itself near the device's DRAM peak does not make it done.
+/// Several ceilings close but short of a speed of light are named in one
+/// sentence.
 fn ceiling_notes(e: &Evidence) -> Vec<String> {
-    e.ceilings
-        .iter()
-        .filter(|c| c.share.measure == "bandwidth")
-        .filter_map(|c| {
+    let bandwidth = e.ceilings.iter().filter(|c| c.share.measure == "bandwidth");
+    let mut notes: Vec<String> = bandwidth
+        .clone()
+        .filter(|c| !c.bounds())
+        .map(|c| {
             let name = &c.share.ceiling;
-            if !c.bounds() {
-                return Some(format!(
-                    "this run reaches {} of `{name}`'s bandwidth, so `{name}` is not a bound for it",
-                    format::share(c.share.share)
-                ));
-            }
-            let peak = c.of_device_peak?;
-            (c.share.share >= 0.75 && c.speed_of_light() != Level::Above).then(|| {
-                format!(
-                    "`{name}` runs at {} of the device's DRAM peak, under the 80% a speed of light needs, so reaching {} of it does not make this run done",
-                    format::share(peak),
-                    format::share(c.share.share)
-                )
-            })
+            format!(
+                "this run reaches {} of `{name}`'s bandwidth, so `{name}` is not a bound for it",
+                format::share(c.share.share)
+            )
         })
-        .collect()
+        .collect();
+    // (name, its share of the device's DRAM peak, this run's share of it)
+    let short_of_light: Vec<(&str, f64, f64)> = bandwidth
+        .filter(|c| c.bounds() && c.share.share >= 0.75 && c.speed_of_light() != Level::Above)
+        .filter_map(|c| Some((c.share.ceiling.as_str(), c.of_device_peak?, c.share.share)))
+        .collect();
+    match short_of_light.as_slice() {
+        [] => {}
+        [(name, peak, reached)] => notes.push(format!(
+            "`{name}` runs at {} of the device's DRAM peak, under the 80% a speed of light needs, so reaching {} of it does not make this run done",
+            format::share(*peak),
+            format::share(*reached)
+        )),
+        several => {
+            let reached: Vec<String> = several
+                .iter()
+                .map(|(name, peak, reached)| {
+                    format!(
+                        "{} of `{name}` (itself at {})",
+                        format::share(*reached),
+                        format::share(*peak)
+                    )
+                })
+                .collect();
+            notes.push(format!(
+                "reaching {} does not make this run done: none of them runs at the 80% of the device's DRAM peak a speed of light needs",
+                join_words(&reached)
+            ));
+        }
+    }
+    notes
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn join_words(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 #[cfg(test)]

@@ -353,6 +353,21 @@ fn a_slow_or_outpaced_ceiling_is_no_bound_and_says_so() {
         "{}",
         limit.evidence
     );
+    let mut shared_copy = copy(0.83, 0.70);
+    shared_copy.share.ceiling = "copy-shared".into();
+    let e = evidence(
+        &busy,
+        &[],
+        None,
+        vec![copy(0.95, 0.64), shared_copy],
+        vec![],
+    );
+    let several = super::limit(&e).unwrap();
+    assert!(
+        several.evidence.ends_with("reaching 95.0% of `copy` (itself at 64.0%) and 83.0% of `copy-shared` (itself at 70.0%) does not make this run done: none of them runs at the 80% of the device's DRAM peak a speed of light needs"),
+        "{}",
+        several.evidence
+    );
 }
 
 #[test]
