@@ -172,7 +172,6 @@ pub(crate) fn scan(source: &str) -> Kernels {
         declared_by_macro: directives
             .iter()
             .any(|d| d.starts_with("define") && d.contains("__global__")),
-        host_code: host_header(&directives),
         integers: defined_integers(&directives)
             .chain(constant_integers(&tokens))
             .collect(),
@@ -254,6 +253,9 @@ pub(crate) fn scan(source: &str) -> Kernels {
     found.dim3s = dim3_declarations(&tokens);
     found.assignments = function_assignments(&tokens);
     found.initializers = integer_initializers(&tokens);
+    // `main` or a launch is the plainer reason; a header whose name
+    // NVRTC does not provide may be the user's own.
+    found.host_code = found.host_code.or_else(|| host_header(&directives));
     found
 }
 
@@ -1430,6 +1432,10 @@ mod tests {
             (
                 "__global__ void k() {}\nvoid run() { k<<<1, 1>>>(); }",
                 "it launches kernels (`<<<…>>>`)",
+            ),
+            (
+                "#include <helper_cuda.h>\n__global__ void k() {}\nint main() { return 0; }",
+                "it defines `main`",
             ),
         ];
         for (source, reason) in cases {

@@ -129,7 +129,7 @@ mod tests {
         let written = write_from(folder.path(), &cpp("homework.cu")).unwrap();
         let text = std::fs::read_to_string(&written).unwrap();
         assert!(
-            text.contains("# nvcc compiles it (it includes the host header <cstdio>)."),
+            text.contains("# nvcc compiles it (it defines `main`)."),
             "{text}"
         );
         assert!(

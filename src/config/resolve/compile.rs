@@ -235,7 +235,7 @@ mod tests {
         assert_eq!(host.compiler, Compiler::Nvcc);
         assert_eq!(
             host.compiler_reason,
-            "the file holds host code: it includes the host header <cstdio>"
+            "the file holds host code: it defines `main`"
         );
         assert_eq!(kernel("compiler = \"nvcc\"").compiler, Compiler::Nvcc);
         assert_eq!(kernel("compiler = \"auto\"").compiler, Compiler::Nvrtc);
