@@ -78,6 +78,13 @@ pub struct SizeView {
     /// Whether any row is measured against a ceiling: without one the
     /// table leaves its "vs ceiling" column out.
     pub has_ceilings: bool,
+    /// The "vs ceiling" column's header: it names the measure when every
+    /// share in it is of one ("vs ceiling bandwidth"), and each cell then
+    /// leaves it out.
+    pub ceiling_header: String,
+    /// Whether any row has a FLOP/s figure (the suite declares `flops`):
+    /// without one the HTML table leaves its "compute" column out.
+    pub has_compute: bool,
     /// What qualifies every number at this size (the working set fits in
     /// L2, a grid under one wave), with the variants it concerns.
     pub caveats: Vec<String>,
@@ -96,7 +103,8 @@ pub struct SummaryRow {
     pub vs_previous: Cell,
     pub bandwidth: String,
     pub flops: String,
-    pub vs_ceiling: String,
+    /// One entry per ceiling: "93.2% of copy bandwidth".
+    pub vs_ceiling: Vec<String>,
     pub correctness: String,
 }
 
@@ -373,6 +381,11 @@ pub fn build(results: &Results, analysis: &Analysis) -> ReportView {
                 SizeView {
                     label: size.label.clone(),
                     has_ceilings: rows.iter().any(|row| !row.vs_ceiling.is_empty()),
+                    has_compute: rows.iter().any(|row| row.flops != summary::NOT_MEASURED),
+                    ceiling_header: match summary::ceiling_measure(analysis, &size.label) {
+                        Some(measure) => format!("vs ceiling {measure}"),
+                        None => "vs ceiling".into(),
+                    },
                     rows,
                     caveats: caveats(analysis, &size.label),
                 }

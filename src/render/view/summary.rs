@@ -12,6 +12,23 @@ use crate::analysis::{Analysis, RunAnalysis, Status, format};
 use crate::model::Results;
 use crate::model::variant::Role;
 
+/// A throughput cell without a figure (the suite declares no bytes or
+/// flops, or the run has no time).
+pub(super) const NOT_MEASURED: &str = "–";
+
+/// The one measure (`bandwidth` or `FLOP/s`) every ceiling share at
+/// `size` is of, named once in the column's header; None when they mix
+/// or there are none.
+pub(super) fn ceiling_measure(analysis: &Analysis, size: &str) -> Option<&'static str> {
+    let mut measures = analysis
+        .variants
+        .iter()
+        .filter_map(|v| run_at(v, size))
+        .flat_map(|run| run.ceilings.iter().map(|c| c.measure));
+    let first = measures.next()?;
+    measures.all(|m| m == first).then_some(first)
+}
+
 pub(super) fn correctness(status: &Status) -> String {
     match status {
         Status::Verified { against, .. } => format!("✓ matches {against}"),
@@ -82,6 +99,7 @@ pub(super) fn summary_rows(
     anchors: &Anchors,
     size: &str,
 ) -> Vec<SummaryRow> {
+    let measure = ceiling_measure(analysis, size);
     results
         .variants
         .iter()
@@ -95,7 +113,7 @@ pub(super) fn summary_rows(
                     Some(p) => format!("{} ({} of peak)", show(v), format::share(p)),
                     None => show(v),
                 },
-                None => "–".into(),
+                None => NOT_MEASURED.into(),
             };
             Some(SummaryRow {
                 variant: variant.name.clone(),
@@ -130,9 +148,13 @@ pub(super) fn summary_rows(
                 vs_ceiling: run
                     .ceilings
                     .iter()
-                    .map(|c| format!("{} of {} {}", format::share(c.share), c.ceiling, c.measure))
-                    .collect::<Vec<_>>()
-                    .join("; "),
+                    .map(|c| match measure {
+                        Some(_) => format!("{} of {}", format::share(c.share), c.ceiling),
+                        None => {
+                            format!("{} of {} {}", format::share(c.share), c.ceiling, c.measure)
+                        }
+                    })
+                    .collect(),
                 correctness: correctness(&run.status),
             })
         })
