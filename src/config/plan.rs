@@ -296,6 +296,9 @@ pub struct Buffer {
     pub symbol: Option<String>,
 }
 
+/// The type of a buffer's elements or of a scalar, as the kernel declares
+/// it: `f16` is CUDA's `__half`, `bf16` its `__nv_bfloat16`, `u8` an
+/// `unsigned char` (`uint8_t`), `i16` a `short`, and so on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ElementType {
@@ -305,18 +308,45 @@ pub enum ElementType {
     U32,
     I64,
     U64,
+    F16,
+    Bf16,
+    I8,
+    U8,
+    I16,
+    U16,
 }
 
 impl ElementType {
+    /// Every element type, in the order messages list them.
+    pub const ALL: [ElementType; 12] = [
+        ElementType::F16,
+        ElementType::Bf16,
+        ElementType::F32,
+        ElementType::F64,
+        ElementType::I8,
+        ElementType::U8,
+        ElementType::I16,
+        ElementType::U16,
+        ElementType::I32,
+        ElementType::U32,
+        ElementType::I64,
+        ElementType::U64,
+    ];
+
     pub fn size_bytes(self) -> usize {
         match self {
+            ElementType::I8 | ElementType::U8 => 1,
+            ElementType::F16 | ElementType::Bf16 | ElementType::I16 | ElementType::U16 => 2,
             ElementType::F32 | ElementType::I32 | ElementType::U32 => 4,
             ElementType::F64 | ElementType::I64 | ElementType::U64 => 8,
         }
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, ElementType::F32 | ElementType::F64)
+        matches!(
+            self,
+            ElementType::F16 | ElementType::Bf16 | ElementType::F32 | ElementType::F64
+        )
     }
 
     pub fn name(self) -> &'static str {
@@ -327,6 +357,61 @@ impl ElementType {
             ElementType::U32 => "u32",
             ElementType::I64 => "i64",
             ElementType::U64 => "u64",
+            ElementType::F16 => "f16",
+            ElementType::Bf16 => "bf16",
+            ElementType::I8 => "i8",
+            ElementType::U8 => "u8",
+            ElementType::I16 => "i16",
+            ElementType::U16 => "u16",
+        }
+    }
+
+    /// The name with its article, as read aloud: `an f16`, `a u8`, `a bf16`.
+    pub fn with_article(self) -> String {
+        let article = match self {
+            ElementType::U8
+            | ElementType::U16
+            | ElementType::U32
+            | ElementType::U64
+            | ElementType::Bf16 => "a",
+            _ => "an",
+        };
+        format!("{article} {}", self.name())
+    }
+}
+
+impl Tolerance {
+    /// The tolerance a variant gets when it gives none (and the value of a
+    /// key it leaves out): right for f32 and f64 outputs.
+    pub const DEFAULT: Tolerance = Tolerance {
+        rel: 1e-5,
+        abs: 1e-6,
+    };
+
+    /// The tolerance an output of `element` is compared with. The f32
+    /// default is tighter than a 2-byte float can resolve (f16 steps by
+    /// 2^-10 ≈ 9.8e-4 of a value, bf16 by 2^-7 ≈ 7.8e-3), so for f16 and
+    /// bf16 outputs a key left at its default takes the type's own: two
+    /// such steps relative (rel 2e-3 for f16, 1.6e-2 for bf16) and abs
+    /// 1e-5. A key set to another value is kept as written (a value
+    /// written equal to the f32 default cannot be told from the default).
+    pub fn for_element(self, element: ElementType) -> Tolerance {
+        let (rel, abs) = match element {
+            ElementType::F16 => (2e-3, 1e-5),
+            ElementType::Bf16 => (1.6e-2, 1e-5),
+            _ => return self,
+        };
+        Tolerance {
+            rel: if self.rel == Tolerance::DEFAULT.rel {
+                rel
+            } else {
+                self.rel
+            },
+            abs: if self.abs == Tolerance::DEFAULT.abs {
+                abs
+            } else {
+                self.abs
+            },
         }
     }
 }
@@ -384,5 +469,91 @@ impl Variant {
             VariantKind::Command(command) => Some(command),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn element_types_are_named_and_sized_as_cuda_declares_them() {
+        let named: Vec<(&str, usize, bool)> = ElementType::ALL
+            .iter()
+            .map(|e| (e.name(), e.size_bytes(), e.is_float()))
+            .collect();
+        assert_eq!(
+            named,
+            [
+                ("f16", 2, true),
+                ("bf16", 2, true),
+                ("f32", 4, true),
+                ("f64", 8, true),
+                ("i8", 1, false),
+                ("u8", 1, false),
+                ("i16", 2, false),
+                ("u16", 2, false),
+                ("i32", 4, false),
+                ("u32", 4, false),
+                ("i64", 8, false),
+                ("u64", 8, false),
+            ]
+        );
+        // The plan handed to the harness names them the same way.
+        for element in ElementType::ALL {
+            let json = serde_json::to_string(&element).unwrap();
+            assert_eq!(json, format!("\"{}\"", element.name()));
+            assert_eq!(serde_json::from_str::<ElementType>(&json).unwrap(), element);
+        }
+        assert_eq!(ElementType::U8.with_article(), "a u8");
+        assert_eq!(ElementType::Bf16.with_article(), "a bf16");
+        assert_eq!(ElementType::F16.with_article(), "an f16");
+        assert_eq!(ElementType::I8.with_article(), "an i8");
+    }
+
+    #[test]
+    fn two_byte_floats_widen_a_default_tolerance_to_their_precision() {
+        let default = Tolerance::DEFAULT;
+        assert_eq!(
+            default.for_element(ElementType::F16),
+            Tolerance {
+                rel: 2e-3,
+                abs: 1e-5
+            }
+        );
+        assert_eq!(
+            default.for_element(ElementType::Bf16),
+            Tolerance {
+                rel: 1.6e-2,
+                abs: 1e-5
+            }
+        );
+        // Two steps of the type's resolution (2^-10 and 2^-7 of a value).
+        assert!(2e-3 >= 2.0 * 2f64.powi(-10) && 1.6e-2 >= 2.0 * 2f64.powi(-7));
+        for element in [
+            ElementType::F32,
+            ElementType::F64,
+            ElementType::I8,
+            ElementType::U8,
+            ElementType::I16,
+            ElementType::U16,
+            ElementType::U32,
+        ] {
+            assert_eq!(default.for_element(element), default, "{}", element.name());
+        }
+        // A key written to another value is kept; the other still widens.
+        let written = Tolerance {
+            rel: 0.0,
+            abs: 1e-6,
+        };
+        assert_eq!(
+            written.for_element(ElementType::F16),
+            Tolerance {
+                rel: 0.0,
+                abs: 1e-5
+            }
+        );
+        let loose = Tolerance { rel: 0.1, abs: 0.5 };
+        assert_eq!(loose.for_element(ElementType::Bf16), loose);
     }
 }

@@ -90,11 +90,19 @@ fn buffer_seed(seed: u64, name: &str) -> u64 {
 }
 
 /// Writes `value` as one element of the buffer's type, little-endian, into
-/// `raw` (exactly the element's width).
+/// `raw` (exactly the element's width). Floats round to the nearest value
+/// of the type (f16 and bf16 through the `half` crate, as CUDA's
+/// `__float2half_rn` does); integers were checked to fit by the config.
 fn write(element: ElementType, value: f64, raw: &mut [u8]) {
     match element {
+        ElementType::F16 => raw.copy_from_slice(&half::f16::from_f64(value).to_le_bytes()),
+        ElementType::Bf16 => raw.copy_from_slice(&half::bf16::from_f64(value).to_le_bytes()),
         ElementType::F32 => raw.copy_from_slice(&(value as f32).to_le_bytes()),
         ElementType::F64 => raw.copy_from_slice(&value.to_le_bytes()),
+        ElementType::I8 => raw.copy_from_slice(&(value as i8).to_le_bytes()),
+        ElementType::U8 => raw.copy_from_slice(&(value as u8).to_le_bytes()),
+        ElementType::I16 => raw.copy_from_slice(&(value as i16).to_le_bytes()),
+        ElementType::U16 => raw.copy_from_slice(&(value as u16).to_le_bytes()),
         ElementType::I32 => raw.copy_from_slice(&(value as i32).to_le_bytes()),
         ElementType::U32 => raw.copy_from_slice(&(value as u32).to_le_bytes()),
         ElementType::I64 => raw.copy_from_slice(&(value as i64).to_le_bytes()),
@@ -102,24 +110,37 @@ fn write(element: ElementType, value: f64, raw: &mut [u8]) {
     }
 }
 
-/// Element `index` of `bytes` as f64.
+/// Element `index` of `bytes` as f64 (exact for every type but the
+/// 64-bit integers past 2^53).
 fn decode(element: ElementType, bytes: &[u8], index: usize) -> f64 {
     let width = element.size_bytes();
     let raw = &bytes[index * width..(index + 1) * width];
+    let two = || -> [u8; 2] { raw.try_into().expect("2 bytes") };
+    let four = || -> [u8; 4] { raw.try_into().expect("4 bytes") };
+    let eight = || -> [u8; 8] { raw.try_into().expect("8 bytes") };
     match element {
-        ElementType::F32 => f32::from_le_bytes(raw.try_into().expect("4 bytes")) as f64,
-        ElementType::F64 => f64::from_le_bytes(raw.try_into().expect("8 bytes")),
-        ElementType::I32 => i32::from_le_bytes(raw.try_into().expect("4 bytes")) as f64,
-        ElementType::U32 => u32::from_le_bytes(raw.try_into().expect("4 bytes")) as f64,
-        ElementType::I64 => i64::from_le_bytes(raw.try_into().expect("8 bytes")) as f64,
-        ElementType::U64 => u64::from_le_bytes(raw.try_into().expect("8 bytes")) as f64,
+        ElementType::F16 => half::f16::from_le_bytes(two()).to_f64(),
+        ElementType::Bf16 => half::bf16::from_le_bytes(two()).to_f64(),
+        ElementType::F32 => f64::from(f32::from_le_bytes(four())),
+        ElementType::F64 => f64::from_le_bytes(eight()),
+        ElementType::I8 => f64::from(raw[0] as i8),
+        ElementType::U8 => f64::from(raw[0]),
+        ElementType::I16 => f64::from(i16::from_le_bytes(two())),
+        ElementType::U16 => f64::from(u16::from_le_bytes(two())),
+        ElementType::I32 => f64::from(i32::from_le_bytes(four())),
+        ElementType::U32 => f64::from(u32::from_le_bytes(four())),
+        ElementType::I64 => i64::from_le_bytes(eight()) as f64,
+        ElementType::U64 => u64::from_le_bytes(eight()) as f64,
     }
 }
 
 /// How many elements of a poisoned float output are NaN without being the
 /// poison itself: values computed from the poison, so the kernel read the
 /// buffer before writing it (`C = alpha*A*B + beta*C` reads C). The poison
-/// is all one bits; the GPU's arithmetic on NaN gives another NaN.
+/// is all one bits (a NaN in every float type: f16 and bf16 too, whose
+/// exponent bits are all ones and mantissa not zero); the GPU's arithmetic
+/// on NaN gives another NaN, its canonical one (0x7FFF for f16 and bf16,
+/// 0x7FFFFFFF for f32), not the poison's bits.
 pub fn computed_from_poison(element: ElementType, bytes: &[u8]) -> u64 {
     let width = element.size_bytes();
     if !element.is_float() {
@@ -492,5 +513,248 @@ mod tests {
             bytes[4 * index..4 * index + 4].copy_from_slice(&f32::NAN.to_le_bytes());
         }
         assert_eq!(computed_from_poison(ElementType::F32, &bytes), 3);
+    }
+
+    /// `values` written as `element`, one after another.
+    fn written(element: ElementType, values: &[f64]) -> Vec<u8> {
+        let width = element.size_bytes();
+        let mut bytes = vec![0u8; values.len() * width];
+        for (raw, &value) in bytes.chunks_exact_mut(width).zip(values) {
+            write(element, value, raw);
+        }
+        bytes
+    }
+
+    fn decoded(element: ElementType, bytes: &[u8]) -> Vec<f64> {
+        (0..bytes.len() / element.size_bytes())
+            .map(|i| decode(element, bytes, i))
+            .collect()
+    }
+
+    #[test]
+    fn every_type_round_trips_its_extremes_and_ordinary_values() {
+        let cases: [(ElementType, &[f64]); 12] = [
+            (
+                ElementType::F16,
+                &[0.0, -1.5, 0.25, 65504.0, -65504.0, 6.103515625e-5],
+            ),
+            (
+                ElementType::Bf16,
+                &[
+                    0.0,
+                    -1.5,
+                    0.25,
+                    3.3895313892515355e38,
+                    1.1754943508222875e-38,
+                ],
+            ),
+            (
+                ElementType::F32,
+                &[0.0, -1.5, 0.1f32 as f64, f32::MAX as f64],
+            ),
+            (ElementType::F64, &[0.0, -1.5, 0.1, f64::MAX]),
+            (ElementType::I8, &[0.0, -1.0, -128.0, 127.0]),
+            (ElementType::U8, &[0.0, 1.0, 200.0, 255.0]),
+            (ElementType::I16, &[0.0, -1.0, -32768.0, 32767.0]),
+            (ElementType::U16, &[0.0, 1.0, 40000.0, 65535.0]),
+            (ElementType::I32, &[0.0, -1.0, -2147483648.0, 2147483647.0]),
+            (ElementType::U32, &[0.0, 1.0, 4294967295.0]),
+            (ElementType::I64, &[0.0, -1.0, -(2f64.powi(63))]),
+            (ElementType::U64, &[0.0, 1.0, 2f64.powi(53)]),
+        ];
+        for (element, values) in cases {
+            let bytes = written(element, values);
+            assert_eq!(bytes.len(), values.len() * element.size_bytes());
+            assert_eq!(decoded(element, &bytes), values, "{}", element.name());
+        }
+    }
+
+    #[test]
+    fn two_byte_floats_are_laid_out_as_cuda_lays_out_half_and_bfloat16() {
+        // 1.0 is 0x3C00 in binary16 and 0x3F80 in bfloat16, little-endian.
+        assert_eq!(
+            written(ElementType::F16, &[1.0, -2.0]),
+            [0x00, 0x3C, 0x00, 0xC0]
+        );
+        assert_eq!(
+            written(ElementType::Bf16, &[1.0, -2.0]),
+            [0x80, 0x3F, 0x00, 0xC0]
+        );
+        // Values round to the nearest of the type, as __float2half_rn does:
+        // 0.1 is 0x2E66 in f16 (0.0999755859375), 0x3DCD in bf16.
+        assert_eq!(written(ElementType::F16, &[0.1]), [0x66, 0x2E]);
+        assert_eq!(decoded(ElementType::F16, &[0x66, 0x2E]), [0.0999755859375]);
+        assert_eq!(written(ElementType::Bf16, &[0.1]), [0xCD, 0x3D]);
+        // Narrow integers are their bytes, two's complement for the signed.
+        assert_eq!(written(ElementType::I8, &[-2.0, 5.0]), [0xFE, 0x05]);
+        assert_eq!(written(ElementType::U16, &[0x1234 as f64]), [0x34, 0x12]);
+        assert_eq!(written(ElementType::I16, &[-2.0]), [0xFE, 0xFF]);
+    }
+
+    #[test]
+    fn poison_is_nan_in_every_float_type_and_all_ones_in_every_integer_type() {
+        for element in ElementType::ALL {
+            let poison = initial_bytes(&buffer(element, 3, Fill::Poison), 0);
+            assert_eq!(poison.len(), 3 * element.size_bytes());
+            let values = decoded(element, &poison);
+            if element.is_float() {
+                assert!(values.iter().all(|v| v.is_nan()), "{}", element.name());
+            } else {
+                // -1 in the signed types, the largest value in the unsigned.
+                let all_ones = match element {
+                    ElementType::U8 => 255.0,
+                    ElementType::U16 => 65535.0,
+                    ElementType::U32 => 4294967295.0,
+                    ElementType::U64 => 2f64.powi(64),
+                    _ => -1.0,
+                };
+                assert!(values.iter().all(|&v| v == all_ones), "{}", element.name());
+            }
+        }
+    }
+
+    #[test]
+    fn nan_computed_from_the_poison_is_told_from_the_poison_in_two_byte_floats() {
+        // [poison, the GPU's canonical NaN 0x7FFF, 1.0, a negative NaN not
+        // all ones (0xFE00 in f16 is -NaN; 0xFFC0 in bf16 is -NaN)].
+        let f16: Vec<u8> = [0xFFFFu16, 0x7FFF, 0x3C00, 0xFE00]
+            .iter()
+            .flat_map(|b| b.to_le_bytes())
+            .collect();
+        assert_eq!(computed_from_poison(ElementType::F16, &f16), 2);
+        let bf16: Vec<u8> = [0xFFFFu16, 0x7FFF, 0x3F80, 0xFFC0]
+            .iter()
+            .flat_map(|b| b.to_le_bytes())
+            .collect();
+        assert_eq!(computed_from_poison(ElementType::Bf16, &bf16), 2);
+        // 0x7C00 is +infinity in f16 and 0x7F80 in bf16: not NaN.
+        assert_eq!(computed_from_poison(ElementType::F16, &[0x00, 0x7C]), 0);
+        assert_eq!(computed_from_poison(ElementType::Bf16, &[0x80, 0x7F]), 0);
+        // Integers have no NaN: nothing is counted.
+        for element in [
+            ElementType::I8,
+            ElementType::U8,
+            ElementType::I16,
+            ElementType::U16,
+        ] {
+            assert_eq!(computed_from_poison(element, &[0x7F, 0xFF, 0x00, 0xFE]), 0);
+        }
+        // Whole buffers of the poison count nothing in any type.
+        for element in ElementType::ALL {
+            assert_eq!(computed_from_poison(element, &[0xFF; 16]), 0);
+        }
+    }
+
+    #[test]
+    fn random_narrow_contents_stay_in_their_range_and_are_whole_for_integers() {
+        let random = |element, low: f64, high: f64| {
+            let bytes = initial_bytes(&buffer(element, 4096, Fill::Random { low, high }), 7);
+            decoded(element, &bytes)
+        };
+        for (element, low, high) in [
+            (ElementType::U8, 0.0, 256.0),
+            (ElementType::I8, -128.0, 128.0),
+            (ElementType::I16, -32768.0, 32768.0),
+            (ElementType::U16, 0.0, 100.0),
+        ] {
+            let values = random(element, low, high);
+            assert!(
+                values
+                    .iter()
+                    .all(|v| v.fract() == 0.0 && (low..high).contains(v)),
+                "{}",
+                element.name()
+            );
+            // Over a small range (a byte's), 4096 draws reach both ends.
+            if high - low <= 256.0 {
+                assert!(values.contains(&low) && values.contains(&(high - 1.0)));
+            }
+        }
+        for element in [ElementType::F16, ElementType::Bf16] {
+            let values = random(element, -1.0, 1.0);
+            assert!(values.iter().all(|v| (-1.0..=1.0).contains(v)));
+            assert!(values.iter().any(|v| *v < -0.5) && values.iter().any(|v| *v > 0.5));
+            assert!(values.iter().any(|v| v.fract() != 0.0));
+        }
+    }
+
+    #[test]
+    fn two_byte_float_outputs_compare_within_their_own_default_tolerance() {
+        // The f32 default tolerance, as a variant gets it when it gives none.
+        let default = Tolerance::DEFAULT;
+        let one_step_f16 = 1.0 + 2f64.powi(-10);
+        let check = |element, got: f64, want: f64| {
+            compare(
+                element,
+                Compare::Elementwise,
+                &written(element, &[got]),
+                &written(element, &[want]),
+                default.for_element(element),
+            )
+            .unwrap()
+            .mismatches
+        };
+        assert_eq!(check(ElementType::F16, one_step_f16, 1.0), 0);
+        assert_eq!(check(ElementType::F16, 1.0 + 3.0 * 2f64.powi(-10), 1.0), 1);
+        assert_eq!(check(ElementType::Bf16, 1.0 + 2f64.powi(-7), 1.0), 0);
+        assert_eq!(check(ElementType::Bf16, 1.0 + 3.0 * 2f64.powi(-7), 1.0), 1);
+        // f32 keeps its tight default: one f16 step is a mismatch there.
+        assert_eq!(check(ElementType::F32, one_step_f16, 1.0), 1);
+        // An explicit tolerance is kept: rel = 0 asks for the same bits.
+        let exact = Tolerance { rel: 0.0, abs: 0.0 };
+        let strict = compare(
+            ElementType::F16,
+            Compare::Elementwise,
+            &written(ElementType::F16, &[one_step_f16]),
+            &written(ElementType::F16, &[1.0]),
+            exact.for_element(ElementType::F16),
+        )
+        .unwrap();
+        assert_eq!(strict.mismatches, 1);
+        assert_eq!(strict.first_mismatch, Some((0, one_step_f16, 1.0)));
+        // A poisoned element of both matches; against a value it does not.
+        let poison = [0xFF, 0xFF];
+        let both = compare(
+            ElementType::Bf16,
+            Compare::Elementwise,
+            &poison,
+            &poison,
+            default.for_element(ElementType::Bf16),
+        )
+        .unwrap();
+        assert_eq!(both.mismatches, 0);
+        let one = compare(
+            ElementType::Bf16,
+            Compare::Elementwise,
+            &poison,
+            &written(ElementType::Bf16, &[1.0]),
+            default.for_element(ElementType::Bf16),
+        )
+        .unwrap();
+        assert_eq!((one.mismatches, one.max_abs_error), (1, f64::INFINITY));
+    }
+
+    #[test]
+    fn narrow_integer_outputs_compare_exactly_and_by_sum() {
+        let want = written(ElementType::U8, &[0.0, 255.0, 7.0]);
+        let got = written(ElementType::U8, &[0.0, 254.0, 7.0]);
+        let result = compare(
+            ElementType::U8,
+            Compare::Elementwise,
+            &got,
+            &want,
+            Tolerance::DEFAULT.for_element(ElementType::U8),
+        )
+        .unwrap();
+        assert_eq!(result.first_mismatch, Some((1, 254.0, 255.0)));
+        let sum = compare(
+            ElementType::I8,
+            Compare::Sum,
+            &written(ElementType::I8, &[-100.0, -100.0]),
+            &written(ElementType::I8, &[-100.0, -50.0, -50.0]),
+            Tolerance::DEFAULT,
+        )
+        .unwrap();
+        assert_eq!((sum.mismatches, sum.first_mismatch), (0, None));
     }
 }

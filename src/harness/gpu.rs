@@ -449,6 +449,18 @@ impl Gpu {
                 Param::Scalar(Scalar::F64(v)) => {
                     builder.arg(v);
                 }
+                Param::Scalar(Scalar::I8(v)) => {
+                    builder.arg(v);
+                }
+                Param::Scalar(Scalar::U8(v)) => {
+                    builder.arg(v);
+                }
+                Param::Scalar(Scalar::I16(v)) => {
+                    builder.arg(v);
+                }
+                Param::Scalar(Scalar::U16(v)) => {
+                    builder.arg(v);
+                }
                 Param::Scalar(Scalar::I32(v)) => {
                     builder.arg(v);
                 }
@@ -823,10 +835,18 @@ enum Param {
     Scalar(Scalar),
 }
 
-/// A scalar argument in its C type, kept alive for the launch builder.
+/// A scalar argument in its C type, kept alive for the launch builder: its
+/// width is the parameter's (1 byte for `i8`/`u8`, 2 for `i16`/`u16` and
+/// the 2-byte floats), since the driver copies as many bytes as the kernel
+/// declares. An f16 or bf16 travels as its 16 bits (`__half` and
+/// `__nv_bfloat16` are 2-byte, 2-aligned structs of exactly those bits).
 enum Scalar {
     F32(f32),
     F64(f64),
+    I8(i8),
+    U8(u8),
+    I16(i16),
+    U16(u16),
     I32(i32),
     U32(u32),
     I64(i64),
@@ -836,8 +856,14 @@ enum Scalar {
 impl Scalar {
     fn new(element: ElementType, value: f64) -> Scalar {
         match element {
+            ElementType::F16 => Scalar::U16(half::f16::from_f64(value).to_bits()),
+            ElementType::Bf16 => Scalar::U16(half::bf16::from_f64(value).to_bits()),
             ElementType::F32 => Scalar::F32(value as f32),
             ElementType::F64 => Scalar::F64(value),
+            ElementType::I8 => Scalar::I8(value as i8),
+            ElementType::U8 => Scalar::U8(value as u8),
+            ElementType::I16 => Scalar::I16(value as i16),
+            ElementType::U16 => Scalar::U16(value as u16),
             ElementType::I32 => Scalar::I32(value as i32),
             ElementType::U32 => Scalar::U32(value as u32),
             ElementType::I64 => Scalar::I64(value as i64),

@@ -741,15 +741,16 @@ fn verify(
                 reason: format!("the reference `{against}` has no output `{}`", buffer.name),
             };
         };
-        let result =
-            match data::compare(buffer.element, buffer.compare, got, want, variant.tolerance) {
-                Ok(result) => result,
-                Err(reason) => {
-                    return Check::NotChecked {
-                        reason: format!("output `{}`: {reason}", buffer.name),
-                    };
-                }
-            };
+        // f16 and bf16 outputs take their own default tolerance (plan.rs).
+        let tolerance = variant.tolerance.for_element(buffer.element);
+        let result = match data::compare(buffer.element, buffer.compare, got, want, tolerance) {
+            Ok(result) => result,
+            Err(reason) => {
+                return Check::NotChecked {
+                    reason: format!("output `{}`: {reason}", buffer.name),
+                };
+            }
+        };
         checked.insert(buffer.name.clone());
         compared += result.compared;
         max_abs_error = max_abs_error.max(result.max_abs_error);

@@ -16,14 +16,54 @@ use crate::config::raw::{RawArg, RawFill};
 use crate::config::suggest;
 use crate::model::suite::Size;
 
-const ELEMENT_TYPES: [(&str, ElementType); 6] = [
-    ("f32", ElementType::F32),
-    ("f64", ElementType::F64),
-    ("i32", ElementType::I32),
-    ("u32", ElementType::U32),
-    ("i64", ElementType::I64),
-    ("u64", ElementType::U64),
+/// C and CUDA spellings of the element types, for the help of a type
+/// written as the kernel declares it (`buffer = "half"`).
+const C_SPELLINGS: [(&str, ElementType); 30] = [
+    ("half", ElementType::F16),
+    ("__half", ElementType::F16),
+    ("float16", ElementType::F16),
+    ("fp16", ElementType::F16),
+    ("__nv_bfloat16", ElementType::Bf16),
+    ("nv_bfloat16", ElementType::Bf16),
+    ("bfloat16", ElementType::Bf16),
+    ("float", ElementType::F32),
+    ("double", ElementType::F64),
+    ("char", ElementType::I8),
+    ("signed char", ElementType::I8),
+    ("int8_t", ElementType::I8),
+    ("unsigned char", ElementType::U8),
+    ("uint8_t", ElementType::U8),
+    ("uchar", ElementType::U8),
+    ("byte", ElementType::U8),
+    ("short", ElementType::I16),
+    ("int16_t", ElementType::I16),
+    ("unsigned short", ElementType::U16),
+    ("uint16_t", ElementType::U16),
+    ("int", ElementType::I32),
+    ("int32_t", ElementType::I32),
+    ("unsigned", ElementType::U32),
+    ("unsigned int", ElementType::U32),
+    ("uint32_t", ElementType::U32),
+    ("long", ElementType::I64),
+    ("long long", ElementType::I64),
+    ("int64_t", ElementType::I64),
+    ("uint64_t", ElementType::U64),
+    ("size_t", ElementType::U64),
 ];
+
+/// The element type a C spelling names (`const __half *` → f16).
+fn from_c(written: &str) -> Option<ElementType> {
+    let words: Vec<&str> = written
+        .split(|c: char| c.is_whitespace() || c == '*')
+        .filter(|w| !w.is_empty() && *w != "const")
+        .map(|w| w.strip_prefix("std::").unwrap_or(w))
+        .collect();
+    let spelling = words.join(" ");
+    C_SPELLINGS
+        .iter()
+        .find(|(c, _)| c.eq_ignore_ascii_case(&spelling))
+        .map(|&(_, element)| element)
+}
 
 /// An argument checked and parsed, ready to evaluate at each size.
 pub(super) enum ArgSpec<'a> {
@@ -69,12 +109,14 @@ impl ArgSpec<'_> {
 impl Context<'_> {
     fn element(&self, value: &Spanned<String>) -> Result<ElementType, ConfigError> {
         let name = value.get_ref();
-        if let Some((_, element)) = ELEMENT_TYPES.iter().find(|(n, _)| n == name) {
-            return Ok(*element);
+        if let Some(element) = ElementType::ALL.into_iter().find(|e| e.name() == name) {
+            return Ok(element);
         }
-        let names: Vec<&str> = ELEMENT_TYPES.iter().map(|(n, _)| *n).collect();
+        let names: Vec<&str> = ElementType::ALL.iter().map(|e| e.name()).collect();
         let mut help = format!("write one of {}", names.join(", "));
-        if let Some(best) = suggest::closest(name, &names) {
+        if let Some(element) = from_c(name) {
+            help.push_str(&format!(" (did you mean {:?}?)", element.name()));
+        } else if let Some(best) = suggest::closest(name, &names) {
             help.push_str(&format!(" (did you mean {best:?}?)"));
         }
         Err(self
@@ -276,8 +318,9 @@ impl Context<'_> {
     }
 
     /// Random contents: uniform in `range` when given (which must fit the
-    /// element type and not be empty), else in [-1, 1) for floats and
-    /// [0, 100) for integers.
+    /// element type and not be empty), else in [-1, 1) for floats (f16 and
+    /// bf16 too) and [0, 100) for integers (which fits every integer type,
+    /// i8 and u8 included).
     fn random_fill(&self, arg: &RawArg, element: ElementType) -> Result<Fill, ConfigError> {
         let name = arg.name.get_ref();
         let Some(range) = &arg.range else {
@@ -361,11 +404,11 @@ impl Context<'_> {
                             .error(
                                 s.value.source.span(),
                                 format!(
-                                    "{} is {}{}, too large for an {}",
+                                    "{} is {}{}, too large for {}",
                                     s.value.what,
                                     show(v),
                                     s.value.at(size),
-                                    s.element.name()
+                                    s.element.with_article()
                                 ),
                             )
                             .help(format!("write {}", type_requirement(s.element))));
@@ -398,7 +441,7 @@ impl Context<'_> {
 #[cfg(test)]
 mod tests {
     use crate::config::plan::{Arg, Buffer, Compare, ElementType, Fill, Scalar};
-    use crate::config::resolve::tests::{fails, ok, with_args};
+    use crate::config::resolve::tests::{fails, help, ok, with_args};
 
     /// The first instance's args of variant "plain" with `args`.
     fn args(lines: &str) -> Vec<Arg> {
@@ -652,10 +695,10 @@ mod tests {
             "unknown element type \"f23\"",
             "\"f23\"",
         );
-        assert!(
-            e.to_string()
-                .contains("write one of f32, f64, i32, u32, i64, u64 (did you mean \"f32\"?)")
-        );
+        assert!(e.to_string().contains(
+            "write one of f16, bf16, f32, f64, i8, u8, i16, u16, i32, u32, i64, u64 \
+                     (did you mean \"f32\"?)"
+        ));
     }
 
     #[test]
@@ -752,5 +795,218 @@ mod tests {
             "the value of scalar `s` of variant `plain` is 1e39, too large for an f32",
             "\"pow",
         );
+    }
+
+    #[test]
+    fn narrow_types_are_buffers_and_scalars_and_c_spellings_are_pointed_to_them() {
+        for element in ElementType::ALL {
+            let name = element.name();
+            let b = buffer(&format!(
+                "{{ name = \"a\", buffer = \"{name}\", count = 4, fill = 1 }}"
+            ));
+            assert_eq!(
+                (b.element, b.fill),
+                (element, Fill::Constant { value: 1.0 })
+            );
+            let s = scalar(&format!(
+                "{{ name = \"s\", scalar = \"{name}\", value = 100 }}"
+            ));
+            assert_eq!((s.element, s.value), (element, 100.0));
+        }
+        for (written, meant) in [
+            ("half", "f16"),
+            ("__nv_bfloat16", "bf16"),
+            ("const __half *", "f16"),
+            ("uint8_t", "u8"),
+            ("unsigned  char", "u8"),
+            ("signed char", "i8"),
+            ("short", "i16"),
+            ("std::uint16_t", "u16"),
+            ("float", "f32"),
+        ] {
+            let e = fails(
+                &with_args(&format!(
+                    "{{ name = \"a\", buffer = \"{written}\", count = 1, fill = 0 }}"
+                )),
+                &format!("unknown element type {written:?}"),
+                &format!("\"{written}\""),
+            );
+            assert!(
+                e.to_string()
+                    .contains(&format!("(did you mean \"{meant}\"?)")),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn narrow_fills_default_to_ranges_every_type_holds() {
+        for element in ["i8", "u8", "i16", "u16"] {
+            assert_eq!(
+                fill(&format!(
+                    "{{ name = \"a\", buffer = \"{element}\", count = 1, fill = \"random\" }}"
+                )),
+                Fill::Random {
+                    low: 0.0,
+                    high: 100.0
+                }
+            );
+        }
+        for element in ["f16", "bf16"] {
+            assert_eq!(
+                fill(&format!(
+                    "{{ name = \"a\", buffer = \"{element}\", count = 1, fill = \"random\" }}"
+                )),
+                Fill::Random {
+                    low: -1.0,
+                    high: 1.0
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn narrow_constant_fills_and_ranges_must_fit_the_type() {
+        let line = |element: &str, rest: &str| {
+            with_args(&format!(
+                "{{ name = \"a\", buffer = \"{element}\", count = 1, {rest} }}"
+            ))
+        };
+        let e = fails(
+            &line("u8", "fill = 300"),
+            "fill 300 does not fit buffer `a` of type u8",
+            "300",
+        );
+        assert_eq!(
+            help(&e),
+            "write a whole number from 0 to 255 (the u8 range)"
+        );
+        fails(
+            &line("i8", "fill = -129"),
+            "fill -129 does not fit buffer `a` of type i8",
+            "-129",
+        );
+        fails(
+            &line("u16", "fill = 65536"),
+            "fill 65536 does not fit buffer `a` of type u16",
+            "65536",
+        );
+        fails(
+            &line("i16", "fill = 0.5"),
+            "fill 0.5 does not fit buffer `a` of type i16",
+            "0.5",
+        );
+        let e = fails(
+            &line("f16", "fill = 70000"),
+            "fill 70000 does not fit buffer `a` of type f16",
+            "70000",
+        );
+        assert_eq!(
+            help(&e),
+            "write a finite number from -65504 to 65504 (the f16 range)"
+        );
+        let e = fails(
+            &line("bf16", "fill = 1e39"),
+            "fill 1e39 does not fit buffer `a` of type bf16",
+            "1e39",
+        );
+        assert_eq!(
+            help(&e),
+            "write a finite number from -3.3895314e38 to 3.3895314e38 (the bf16 range)"
+        );
+        for (element, fill) in [
+            ("u8", "255"),
+            ("i8", "-128"),
+            ("f16", "-65504"),
+            ("bf16", "1e38"),
+        ] {
+            ok(&line(element, &format!("fill = {fill}")));
+        }
+        // Integer ranges are [low, high): 256 is one past a byte's largest.
+        assert_eq!(
+            fill(r#"{ name = "a", buffer = "u8", count = 1, fill = "random", range = [0, 256] }"#),
+            Fill::Random {
+                low: 0.0,
+                high: 256.0
+            }
+        );
+        ok(&line("i8", "fill = \"random\", range = [-128, 128]"));
+        let e = fails(
+            &line("u8", "fill = \"random\", range = [0, 257]"),
+            "range [0, 257] does not fit buffer `a` of type u8",
+            "[0, 257]",
+        );
+        assert!(help(&e).contains("each a whole number from 0 to 255 (the u8 range)"));
+        fails(
+            &line("i8", "fill = \"random\", range = [-129, 0]"),
+            "range [-129, 0] does not fit buffer `a` of type i8",
+            "[-129, 0]",
+        );
+        fails(
+            &line("f16", "fill = \"random\", range = [0, 1e5]"),
+            "range [0, 100000] does not fit buffer `a` of type f16",
+            "[0, 1e5]",
+        );
+    }
+
+    #[test]
+    fn narrow_scalars_fit_their_type() {
+        let bad = |element: &str, v: &str| {
+            with_args(&format!(
+                "{{ name = \"s\", scalar = \"{element}\", value = {v} }}"
+            ))
+        };
+        let e = fails(
+            &bad("u8", "300"),
+            "the value of scalar `s` of variant `plain` is 300, but must be at most 255 (the \
+             largest u8)",
+            "300",
+        );
+        assert!(help(&e).contains("the scalar's type u8"), "{e}");
+        fails(
+            &bad("i8", "\"N / 8\""),
+            "the value of scalar `s` of variant `plain` is 128 at N=1024, but must be at most 127 \
+             (the largest i8)",
+            "\"N / 8\"",
+        );
+        fails(
+            &bad("i16", "-32769"),
+            "the value of scalar `s` of variant `plain` is -32769, but must be at least -32768",
+            "-32769",
+        );
+        fails(
+            &bad("u16", "\"N * 16\""),
+            "the value of scalar `s` of variant `plain` is 65536 at N=4096, but must be at most \
+             65535 (the largest u16)",
+            "\"N * 16\"",
+        );
+        let e = fails(
+            &bad("f16", "\"N * 16\""),
+            "the value of scalar `s` of variant `plain` is 65536 at N=4096, too large for an f16",
+            "\"N * 16\"",
+        );
+        assert_eq!(
+            help(&e),
+            "write a finite number from -65504 to 65504 (the f16 range)"
+        );
+        fails(
+            &bad("bf16", "\"pow(10, 39)\""),
+            "the value of scalar `s` of variant `plain` is 1e39, too large for a bf16",
+            "\"pow",
+        );
+        let value = |element: &str, v: &str| {
+            scalar(&format!(
+                "{{ name = \"s\", scalar = \"{element}\", value = {v} }}"
+            ))
+            .value
+        };
+        assert_eq!(value("i8", "-128"), -128.0);
+        assert_eq!(value("u16", "65535"), 65535.0);
+        assert_eq!(
+            value("f16", "0.1"),
+            0.1,
+            "rounded to f16 only when launched"
+        );
+        assert_eq!(value("bf16", "-1e38"), -1e38);
     }
 }

@@ -129,7 +129,7 @@ fn mismatch(arg: &ArgSpec, parameter: &Parameter) -> Option<(String, String)> {
             format!(
                 "the kernel takes a value there: pass a scalar, {{ name = \"{}\", scalar = \"{}\", value = \"…\" }}",
                 buffer.name,
-                c_type.element().unwrap_or("…")
+                element_for(*c_type, parameter).unwrap_or("…")
             ),
         )),
         (ArgSpec::Scalar(scalar), Takes::Pointer(pointee)) => Some((
@@ -137,13 +137,13 @@ fn mismatch(arg: &ArgSpec, parameter: &Parameter) -> Option<(String, String)> {
             format!(
                 "the kernel takes a pointer there: pass a buffer, {{ name = \"{}\", buffer = \"{}\", count = \"…\" }}",
                 scalar.name,
-                pointee.and_then(CType::element).unwrap_or("…")
+                pointee
+                    .and_then(|pointee| element_for(pointee, parameter))
+                    .unwrap_or("…")
             ),
         )),
         (ArgSpec::Buffer(buffer), Takes::Pointer(Some(pointee)))
-            if matches!(pointee.bytes, 4 | 8)
-                && (pointee.float != buffer.element.is_float()
-                    || pointee.bytes != buffer.element.size_bytes()) =>
+            if !holds(buffer.element, *pointee, parameter) =>
         {
             Some((
                 format!(
@@ -153,15 +153,18 @@ fn mismatch(arg: &ArgSpec, parameter: &Parameter) -> Option<(String, String)> {
                 ),
                 format!(
                     "declare buffer = \"{}\" to match the kernel's pointer",
-                    pointee.element().unwrap_or("…")
+                    element_for(*pointee, parameter).unwrap_or("…")
                 ),
             ))
         }
-        (ArgSpec::Scalar(scalar), Takes::Value(c_type)) if !passes(scalar.element, *c_type) => {
-            let help = match c_type.element() {
+        (ArgSpec::Scalar(scalar), Takes::Value(c_type))
+            if !passes(scalar.element, *c_type, parameter) =>
+        {
+            let help = match element_for(*c_type, parameter) {
                 Some(element) => format!("declare scalar = \"{element}\""),
                 None => format!(
-                    "no scalar type of gpuprof (f32, f64, i32, u32, i64, u64) passes a {}-byte {}: launch it from a kernel that takes one of those",
+                    "no scalar type of gpuprof ({}) passes a {}-byte {}: launch it from a kernel that takes one of those",
+                    ElementType::ALL.map(ElementType::name).join(", "),
                     c_type.bytes,
                     match c_type.float {
                         true => "float",
@@ -178,31 +181,86 @@ fn mismatch(arg: &ArgSpec, parameter: &Parameter) -> Option<(String, String)> {
     }
 }
 
+/// Which 2-byte float `parameter` declares, when its text says: `f16` for
+/// `half`/`__half`, `bf16` for `__nv_bfloat16` (a template parameter
+/// filled with one leaves the text silent: either is taken then).
+fn two_byte_float(parameter: &Parameter) -> Option<ElementType> {
+    let mut written = parameter.written.clone();
+    if let Some(name) = parameter.name()
+        && let Some(at) = written.rfind(&name)
+    {
+        written.replace_range(at..at + name.len(), "");
+    }
+    if written.contains("bfloat16") {
+        Some(ElementType::Bf16)
+    } else if written.contains("half") {
+        Some(ElementType::F16)
+    } else {
+        None
+    }
+}
+
+/// The element type of the same kind and size as `c_type` (`char` is an
+/// `i8`, `bool` a `u8`, `short` an `i16`), where one fits.
+fn element_for(c_type: CType, parameter: &Parameter) -> Option<&'static str> {
+    let element = match (c_type.float, c_type.bytes, c_type.unsigned) {
+        (true, 2, _) => two_byte_float(parameter).unwrap_or(ElementType::F16),
+        (true, 4, _) => ElementType::F32,
+        (true, 8, _) => ElementType::F64,
+        (false, 1, false) => ElementType::I8,
+        (false, 1, true) => ElementType::U8,
+        (false, 2, false) => ElementType::I16,
+        (false, 2, true) => ElementType::U16,
+        (false, 4, false) => ElementType::I32,
+        (false, 4, true) => ElementType::U32,
+        (false, 8, false) => ElementType::I64,
+        (false, 8, true) => ElementType::U64,
+        _ => return None,
+    };
+    Some(element.name())
+}
+
+/// Whether a buffer of `element` is what a pointer to `pointee` reads:
+/// the same kind and size (signedness aside, as C converts freely), and
+/// for a 2-byte float the same one of f16 and bf16 where the text says.
+fn holds(element: ElementType, pointee: CType, parameter: &Parameter) -> bool {
+    if !matches!(pointee.bytes, 1 | 2 | 4 | 8) {
+        return true;
+    }
+    let same_kind = pointee.float == element.is_float() && pointee.bytes == element.size_bytes();
+    same_kind && (!pointee.float || pointee.bytes != 2 || same_half(element, parameter))
+}
+
+/// Whether a 2-byte float `element` is the one `parameter` declares (true
+/// when the text does not say).
+fn same_half(element: ElementType, parameter: &Parameter) -> bool {
+    two_byte_float(parameter).is_none_or(|declared| declared == element)
+}
+
 /// Whether a scalar of `element` is read right by a parameter of
-/// `c_type`: a float of the same size, or an integer at least as wide (the
-/// kernel reads its low bytes; the value was checked to fit when it is
-/// small).
-fn passes(element: ElementType, c_type: CType) -> bool {
+/// `c_type`: a float of the same size (and the same 2-byte float), or an
+/// integer at least as wide (the kernel reads its low bytes; the value was
+/// checked to fit when it is small).
+fn passes(element: ElementType, c_type: CType, parameter: &Parameter) -> bool {
     match (element.is_float(), c_type.float) {
-        (true, true) => element.size_bytes() == c_type.bytes,
+        (true, true) => {
+            element.size_bytes() == c_type.bytes
+                && (c_type.bytes != 2 || same_half(element, parameter))
+        }
         (false, false) => element.size_bytes() >= c_type.bytes,
         _ => false,
     }
 }
 
-/// `an f32 (4-byte float)`, `a u64 (8-byte integer)`.
+/// `an f32 (4-byte float)`, `a u8 (1-byte integer)`.
 fn described(element: ElementType) -> String {
     let kind = match element.is_float() {
         true => "float",
         false => "integer",
     };
-    let article = match element {
-        ElementType::U32 | ElementType::U64 => "a",
-        _ => "an",
-    };
     format!(
-        "{article} {} ({}-byte {kind})",
-        element.name(),
+        "{} ({}-byte {kind})",
+        element.with_article(),
         element.size_bytes()
     )
 }

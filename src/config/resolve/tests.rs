@@ -956,3 +956,140 @@ fn a_library_gemm_that_reads_c_starts_from_its_references_c() {
     ));
     ok(&gemm(random, ", alpha = 2", &own_args("fill = \"zeros\"")));
 }
+
+#[test]
+fn the_default_tolerance_is_the_one_outputs_widen_from() {
+    // plan::Tolerance::for_element widens a key left at this default for
+    // f16 and bf16 outputs: the two must stay the same numbers.
+    assert_eq!(
+        ok(&one_variant("")).variants[0].tolerance,
+        Tolerance::DEFAULT
+    );
+    assert_eq!(
+        ok(&one_variant("tolerance = { abs = 0.5 }")).variants[0]
+            .tolerance
+            .rel,
+        Tolerance::DEFAULT.rel
+    );
+}
+
+/// Variant "plain" launching `entry` of kernels/narrow.cu with `args`.
+fn narrow(entry: &str, args: &str) -> String {
+    one_variant(&format!(
+        "source = \"kernels/narrow.cu\"\nentry = \"{entry}\"\nargs = [\n{args}\n]"
+    ))
+}
+
+#[test]
+fn narrow_element_types_are_checked_against_the_kernels_parameters() {
+    let n = r#"{ name = "n", scalar = "i32", value = "N" }"#;
+    ok(&narrow(
+        "histogram",
+        &format!(
+            "{{ name = \"in\", buffer = \"u8\", count = \"N\", fill = \"random\" }},\n\
+             {{ name = \"bins\", buffer = \"u32\", count = 256, output = true, fill = \"zeros\" }},\n\
+             {{ name = \"bias\", scalar = \"u8\", value = 3 }},\n{n}"
+        ),
+    ));
+    // An i8 buffer for `const unsigned char *` (signedness aside, as C
+    // converts freely) and an i32 for an `unsigned char` value (wider: the
+    // kernel reads its low byte) are taken.
+    ok(&narrow(
+        "histogram",
+        &format!(
+            "{{ name = \"in\", buffer = \"i8\", count = \"N\", fill = \"random\" }},\n\
+             {{ name = \"bins\", buffer = \"u32\", count = 256, output = true, fill = \"zeros\" }},\n\
+             {{ name = \"bias\", scalar = \"i32\", value = 3 }},\n{n}"
+        ),
+    ));
+    let half = |buffers: &str, factor: &str| {
+        narrow(
+            "scale_half",
+            &format!(
+                "{{ name = \"in\", buffer = \"{buffers}\", count = \"N\", fill = \"random\" }},\n\
+                 {{ name = \"out\", buffer = \"{buffers}\", count = \"N\", output = true }},\n\
+                 {{ name = \"factor\", scalar = \"{factor}\", value = 2 }},\n{n}"
+            ),
+        )
+    };
+    ok(&half("f16", "f16"));
+    let e = fails(
+        &half("f16", "f32"),
+        "scalar `factor` is an f32 (4-byte float), but parameter 3 of `scale_half` is `__half \
+         factor`",
+        "\"factor\", scalar = \"f32\", value = 2 ",
+    );
+    assert_eq!(help(&e), "declare scalar = \"f16\"");
+    let e = fails(
+        &half("f16", "bf16"),
+        "scalar `factor` is a bf16 (2-byte float), but parameter 3 of `scale_half` is `__half \
+         factor`",
+        "\"factor\", scalar = \"bf16\"",
+    );
+    assert_eq!(help(&e), "declare scalar = \"f16\"");
+    let e = fails(
+        &half("u16", "f16"),
+        "buffer `in` holds a u16 (2-byte integer), but parameter 1 of `scale_half` is `const \
+         __half *in`",
+        "\"in\", buffer = \"u16\"",
+    );
+    assert_eq!(
+        help(&e),
+        "declare buffer = \"f16\" to match the kernel's pointer"
+    );
+    let axpy = |a: &str, buffers: &str| {
+        narrow(
+            "axpy_bf16",
+            &format!(
+                "{{ name = \"a\", scalar = \"{a}\", value = 0.5 }},\n\
+                 {{ name = \"x\", buffer = \"{buffers}\", count = \"N\", fill = \"random\" }},\n\
+                 {{ name = \"y\", buffer = \"{buffers}\", count = \"N\", output = true, fill = 0 }},\n{n}"
+            ),
+        )
+    };
+    ok(&axpy("bf16", "bf16"));
+    let e = fails(
+        &axpy("bf16", "f16"),
+        "buffer `x` holds an f16 (2-byte float), but parameter 2 of `axpy_bf16` is `const \
+         __nv_bfloat16 *x`",
+        "\"x\", buffer = \"f16\"",
+    );
+    assert_eq!(
+        help(&e),
+        "declare buffer = \"bf16\" to match the kernel's pointer"
+    );
+    // A scalar where the kernel takes a pointer names the pointee's type.
+    let e = fails(
+        &narrow(
+            "scale_u16",
+            &format!(
+                "{{ name = \"in\", scalar = \"u16\", value = 1 }},\n\
+                 {{ name = \"out\", buffer = \"u16\", count = \"N\", output = true }},\n\
+                 {{ name = \"factor\", scalar = \"u16\", value = 3 }},\n{n}"
+            ),
+        ),
+        "`in` is a scalar, but parameter 1 of `scale_u16` is `const unsigned short *in`",
+        "\"in\", scalar",
+    );
+    assert!(help(&e).contains("buffer = \"u16\""), "{e}");
+    let widen = |scale: &str, offset: &str| {
+        narrow(
+            "widen",
+            &format!(
+                "{{ name = \"in\", buffer = \"i8\", count = \"N\", fill = \"random\" }},\n\
+                 {{ name = \"out\", buffer = \"i32\", count = \"N\", output = true }},\n\
+                 {{ name = \"scale\", scalar = \"{scale}\", value = 2 }},\n\
+                 {{ name = \"offset\", scalar = \"{offset}\", value = 1 }},\n{n}"
+            ),
+        )
+    };
+    ok(&widen("i16", "i8"));
+    ok(&widen("i32", "i16"));
+    let e = fails(
+        &widen("i16", "f16"),
+        "scalar `offset` is an f16 (2-byte float), but parameter 4 of `widen` is `signed char \
+         offset`",
+        "\"offset\", scalar = \"f16\"",
+    );
+    assert_eq!(help(&e), "declare scalar = \"i8\"");
+}

@@ -69,10 +69,16 @@ pub(super) fn below(x: f64) -> f64 {
 
 pub(super) fn type_bounds(element: ElementType) -> (f64, f64) {
     match element {
+        ElementType::I8 => (f64::from(i8::MIN), f64::from(i8::MAX)),
+        ElementType::U8 => (0.0, f64::from(u8::MAX)),
+        ElementType::I16 => (f64::from(i16::MIN), f64::from(i16::MAX)),
+        ElementType::U16 => (0.0, f64::from(u16::MAX)),
         ElementType::I32 => (f64::from(i32::MIN), f64::from(i32::MAX)),
         ElementType::U32 => (0.0, f64::from(u32::MAX)),
         ElementType::I64 => (-(2f64.powi(63)), below(2f64.powi(63))),
         ElementType::U64 => (0.0, below(2f64.powi(64))),
+        ElementType::F16 => (f64::from(half::f16::MIN), f64::from(half::f16::MAX)),
+        ElementType::Bf16 => (f64::from(half::bf16::MIN), f64::from(half::bf16::MAX)),
         ElementType::F32 => (-f64::from(f32::MAX), f64::from(f32::MAX)),
         ElementType::F64 => (f64::MIN, f64::MAX),
     }
@@ -89,10 +95,20 @@ pub(super) fn fits(element: ElementType, value: f64) -> bool {
 /// The extreme values of a type, as written (not rounded through f64).
 fn extremes(element: ElementType) -> (String, String) {
     match element {
+        ElementType::I8 => (i8::MIN.to_string(), i8::MAX.to_string()),
+        ElementType::U8 => ("0".into(), u8::MAX.to_string()),
+        ElementType::I16 => (i16::MIN.to_string(), i16::MAX.to_string()),
+        ElementType::U16 => ("0".into(), u16::MAX.to_string()),
         ElementType::I32 => (i32::MIN.to_string(), i32::MAX.to_string()),
         ElementType::U32 => ("0".into(), u32::MAX.to_string()),
         ElementType::I64 => (i64::MIN.to_string(), i64::MAX.to_string()),
         ElementType::U64 => ("0".into(), u64::MAX.to_string()),
+        ElementType::F16 => (half::f16::MIN.to_string(), half::f16::MAX.to_string()),
+        // 3.3895314e38, not thirty-nine digits.
+        ElementType::Bf16 => (
+            format!("{:e}", f32::from(half::bf16::MIN)),
+            format!("{:e}", f32::from(half::bf16::MAX)),
+        ),
         ElementType::F32 => ((-f32::MAX).to_string(), f32::MAX.to_string()),
         ElementType::F64 => (f64::MIN.to_string(), f64::MAX.to_string()),
     }
@@ -104,14 +120,20 @@ pub(super) fn largest(element: ElementType) -> String {
 }
 
 pub(super) fn type_requirement(element: ElementType) -> String {
-    if element.is_float() {
-        format!("a finite number that fits an {}", element.name())
-    } else {
-        let (min, max) = extremes(element);
-        format!(
+    let (min, max) = extremes(element);
+    match element {
+        ElementType::F32 | ElementType::F64 => {
+            format!("a finite number that fits {}", element.with_article())
+        }
+        // The 2-byte floats' range is small enough to say.
+        ElementType::F16 | ElementType::Bf16 => format!(
+            "a finite number from {min} to {max} (the {} range)",
+            element.name()
+        ),
+        _ => format!(
             "a whole number from {min} to {max} (the {} range)",
             element.name()
-        )
+        ),
     }
 }
 

@@ -1,0 +1,28 @@
+// Kernels of the narrow element types (never compiled: the config's
+// argument checks read their parameter lists).
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+extern "C" __global__ void histogram(const unsigned char *in, unsigned int *bins,
+                                     unsigned char bias, int n)
+{
+}
+
+extern "C" __global__ void scale_half(const __half *in, __half *out, __half factor, int n)
+{
+}
+
+extern "C" __global__ void axpy_bf16(__nv_bfloat16 a, const __nv_bfloat16 *x,
+                                     __nv_bfloat16 *y, int n)
+{
+}
+
+extern "C" __global__ void widen(const int8_t *in, int *out, short scale, signed char offset,
+                                 int n)
+{
+}
+
+extern "C" __global__ void scale_u16(const unsigned short *in, unsigned short *out,
+                                     unsigned short factor, int n)
+{
+}
