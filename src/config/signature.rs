@@ -6,6 +6,8 @@
 //! name (a struct, `float4`, a template parameter left open) is left
 //! unchecked rather than guessed.
 
+use crate::config::plan::ElementType;
+
 /// A scalar type of C++ as a launch passes it: its size and whether it is
 /// a floating-point type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,23 +15,6 @@ pub(crate) struct CType {
     pub(crate) bytes: usize,
     pub(crate) float: bool,
     pub(crate) unsigned: bool,
-}
-
-impl CType {
-    /// The element type gpuprof writes for it, where one fits: the same
-    /// kind and size (an integer narrower than 4 bytes takes a 4-byte one,
-    /// which a launch passes in its low bytes).
-    pub(crate) fn element(self) -> Option<&'static str> {
-        match (self.float, self.bytes, self.unsigned) {
-            (true, 4, _) => Some("f32"),
-            (true, 8, _) => Some("f64"),
-            (false, 1..=4, false) => Some("i32"),
-            (false, 1..=4, true) => Some("u32"),
-            (false, 8, false) => Some("i64"),
-            (false, 8, true) => Some("u64"),
-            _ => None,
-        }
-    }
 }
 
 /// What one function parameter takes.
@@ -53,6 +38,50 @@ pub(crate) struct Parameter {
 }
 
 impl Parameter {
+    /// The element type gpuprof passes for it, of the same kind and size:
+    /// the pointee's for a pointer, the value's otherwise (`char` is an
+    /// `i8`, `bool` a `u8`, `short` an `i16`); for a 2-byte float, `bf16`
+    /// where the declaration names `__nv_bfloat16`, else `f16`.
+    pub(crate) fn element(&self) -> Option<ElementType> {
+        let c_type = match self.takes {
+            Takes::Pointer(Some(c_type)) | Takes::Value(c_type) => c_type,
+            Takes::Pointer(None) | Takes::Unknown => return None,
+        };
+        Some(match (c_type.float, c_type.bytes, c_type.unsigned) {
+            (true, 2, _) => self.two_byte_float().unwrap_or(ElementType::F16),
+            (true, 4, _) => ElementType::F32,
+            (true, 8, _) => ElementType::F64,
+            (false, 1, false) => ElementType::I8,
+            (false, 1, true) => ElementType::U8,
+            (false, 2, false) => ElementType::I16,
+            (false, 2, true) => ElementType::U16,
+            (false, 4, false) => ElementType::I32,
+            (false, 4, true) => ElementType::U32,
+            (false, 8, false) => ElementType::I64,
+            (false, 8, true) => ElementType::U64,
+            _ => return None,
+        })
+    }
+
+    /// Which 2-byte float the declaration names: `f16` for `half`/`__half`,
+    /// `bf16` for `__nv_bfloat16`; None when its text says neither (a
+    /// template parameter filled with one).
+    pub(crate) fn two_byte_float(&self) -> Option<ElementType> {
+        let mut written = self.written.clone();
+        if let Some(name) = self.name()
+            && let Some(at) = written.rfind(&name)
+        {
+            written.replace_range(at..at + name.len(), "");
+        }
+        if written.contains("bfloat16") {
+            Some(ElementType::Bf16)
+        } else if written.contains("half") {
+            Some(ElementType::F16)
+        } else {
+            None
+        }
+    }
+
     /// The name the declaration gives it (`n` of `const int n = 4`,
     /// `a` of `float a[]`), if any.
     pub(crate) fn name(&self) -> Option<String> {
@@ -494,16 +523,20 @@ mod tests {
 
     #[test]
     fn element_types_for_scalar_types() {
-        let element = |list: &str| match &parameters(list, None, &[]).unwrap()[0].takes {
-            Takes::Value(c) | Takes::Pointer(Some(c)) => c.element(),
-            _ => None,
+        let element = |list: &str| {
+            parameters(list, None, &[]).unwrap()[0]
+                .element()
+                .map(ElementType::name)
         };
         assert_eq!(element("unsigned int n"), Some("u32"));
         assert_eq!(element("size_t n"), Some("u64"));
         assert_eq!(element("long long n"), Some("i64"));
-        assert_eq!(element("short n"), Some("i32"));
+        assert_eq!(element("short n"), Some("i16"));
+        assert_eq!(element("const unsigned char *pixels"), Some("u8"));
         assert_eq!(element("const double *x"), Some("f64"));
-        assert_eq!(element("__half h"), None);
+        assert_eq!(element("__half h"), Some("f16"));
+        assert_eq!(element("const __nv_bfloat16 *x"), Some("bf16"));
+        assert_eq!(element("float4 *v"), None);
     }
 
     #[test]

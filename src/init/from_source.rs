@@ -25,7 +25,8 @@ use std::fmt::Write;
 use std::path::{Component, Path, PathBuf};
 
 use crate::config::kernels::{self, Kernel, Kernels, Launch, PointerUse};
-use crate::config::signature::{self, CType, Parameter, Takes};
+use crate::config::plan::ElementType;
+use crate::config::signature::{self, Parameter, Takes};
 
 /// Where the suite's source is and where the suite is written.
 pub struct Origin<'a> {
@@ -665,7 +666,8 @@ impl<'a> Draft<'a> {
             .zip(parameters)
             .filter(|(argument, _)| is_identifier(argument))
             .filter(|(_, parameter)| {
-                matches!(parameter.takes, Takes::Value(c) if !c.float && c.element().is_some())
+                matches!(parameter.takes, Takes::Value(c) if !c.float)
+                    && parameter.element().is_some()
             })
             .map(|(argument, parameter)| {
                 (
@@ -1112,10 +1114,10 @@ fn buffer_of(
     uses: Option<PointerUse>,
     shown: &str,
 ) -> Option<(&'static str, &'static str, String)> {
-    let Takes::Pointer(pointee) = &parameter.takes else {
+    let Takes::Pointer(_) = &parameter.takes else {
         return None;
     };
-    let element = pointee.and_then(CType::element)?;
+    let element = parameter.element()?.name();
     if points_to_const(&parameter.written) {
         return Some((element, INPUT, String::new()));
     }
@@ -1183,7 +1185,8 @@ fn argument(
     let written = &parameter.written;
     let unknown = |what: &str| {
         format!(
-            "  # fill in: `{written}` is a {what} gpuprof cannot make; gpuprof passes f32, f64, i32, u32, i64 and u64\n"
+            "  # fill in: `{written}` is a {what} gpuprof cannot make; gpuprof passes {}\n",
+            ElementType::ALL.map(ElementType::name).join(", ")
         )
     };
     match &parameter.takes {
@@ -1193,8 +1196,9 @@ fn argument(
             ),
             None => unknown("pointer to a type"),
         },
-        Takes::Value(c_type) => match c_type.element() {
-            Some(element) if c_type.float => format!(
+        // A float, or an integer too narrow to hold a size, starts at 1.
+        Takes::Value(c_type) => match parameter.element().map(ElementType::name) {
+            Some(element) if c_type.float || c_type.bytes < 4 => format!(
                 "  {{ name = {name}, scalar = \"{element}\", value = 1 }},  # fill in: its value\n"
             ),
             Some(element) => format!(
@@ -1280,6 +1284,34 @@ mod tests {
         assert!(
             text.unwrap().contains("output = true },  # fill in: its element count; if the kernel only reads it, write fill = \"random\" instead of output = true"),
         );
+    }
+
+    #[test]
+    fn narrow_and_half_precision_parameters_get_their_own_element_types() {
+        let source = r#"
+            #include <cuda_fp16.h>
+            #include <cuda_bf16.h>
+            __global__ void histogram(const unsigned char *pixels, unsigned int *bins, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) atomicAdd(&bins[pixels[i]], 1u);
+            }
+            __global__ void scale(__half *x, __half factor, const __nv_bfloat16 *y, short s) {
+                int i = threadIdx.x;
+                x[i] = __hmul(x[i], factor);
+            }
+        "#;
+        let (_root, text) = draft(&[("h.cu", source)], "h.cu", "s");
+        let text = text.unwrap();
+        for line in [
+            "{ name = \"pixels\", buffer = \"u8\"",
+            "{ name = \"bins\", buffer = \"u32\"",
+            "{ name = \"x\", buffer = \"f16\"",
+            "{ name = \"factor\", scalar = \"f16\", value = 1 }",
+            "{ name = \"y\", buffer = \"bf16\"",
+            "{ name = \"s\", scalar = \"i16\", value = 1 }",
+        ] {
+            assert!(text.contains(line), "{line}\n{text}");
+        }
     }
 
     #[test]

@@ -124,22 +124,20 @@ impl Context<'_> {
 /// What is wrong with passing `arg` to `parameter`, and how to fix it.
 fn mismatch(arg: &ArgSpec, parameter: &Parameter) -> Option<(String, String)> {
     match (arg, &parameter.takes) {
-        (ArgSpec::Buffer(buffer), Takes::Value(c_type)) => Some((
+        (ArgSpec::Buffer(buffer), Takes::Value(_)) => Some((
             format!("`{}` is a buffer", buffer.name),
             format!(
                 "the kernel takes a value there: pass a scalar, {{ name = \"{}\", scalar = \"{}\", value = \"…\" }}",
                 buffer.name,
-                element_for(*c_type, parameter).unwrap_or("…")
+                parameter.element().map(ElementType::name).unwrap_or("…")
             ),
         )),
-        (ArgSpec::Scalar(scalar), Takes::Pointer(pointee)) => Some((
+        (ArgSpec::Scalar(scalar), Takes::Pointer(_)) => Some((
             format!("`{}` is a scalar", scalar.name),
             format!(
                 "the kernel takes a pointer there: pass a buffer, {{ name = \"{}\", buffer = \"{}\", count = \"…\" }}",
                 scalar.name,
-                pointee
-                    .and_then(|pointee| element_for(pointee, parameter))
-                    .unwrap_or("…")
+                parameter.element().map_or("…", ElementType::name)
             ),
         )),
         (ArgSpec::Buffer(buffer), Takes::Pointer(Some(pointee)))
@@ -153,14 +151,14 @@ fn mismatch(arg: &ArgSpec, parameter: &Parameter) -> Option<(String, String)> {
                 ),
                 format!(
                     "declare buffer = \"{}\" to match the kernel's pointer",
-                    element_for(*pointee, parameter).unwrap_or("…")
+                    parameter.element().map_or("…", ElementType::name)
                 ),
             ))
         }
         (ArgSpec::Scalar(scalar), Takes::Value(c_type))
             if !passes(scalar.element, *c_type, parameter) =>
         {
-            let help = match element_for(*c_type, parameter) {
+            let help = match parameter.element().map(ElementType::name) {
                 Some(element) => format!("declare scalar = \"{element}\""),
                 None => format!(
                     "no scalar type of gpuprof ({}) passes a {}-byte {}: launch it from a kernel that takes one of those",
@@ -181,45 +179,6 @@ fn mismatch(arg: &ArgSpec, parameter: &Parameter) -> Option<(String, String)> {
     }
 }
 
-/// Which 2-byte float `parameter` declares, when its text says: `f16` for
-/// `half`/`__half`, `bf16` for `__nv_bfloat16` (a template parameter
-/// filled with one leaves the text silent: either is taken then).
-fn two_byte_float(parameter: &Parameter) -> Option<ElementType> {
-    let mut written = parameter.written.clone();
-    if let Some(name) = parameter.name()
-        && let Some(at) = written.rfind(&name)
-    {
-        written.replace_range(at..at + name.len(), "");
-    }
-    if written.contains("bfloat16") {
-        Some(ElementType::Bf16)
-    } else if written.contains("half") {
-        Some(ElementType::F16)
-    } else {
-        None
-    }
-}
-
-/// The element type of the same kind and size as `c_type` (`char` is an
-/// `i8`, `bool` a `u8`, `short` an `i16`), where one fits.
-fn element_for(c_type: CType, parameter: &Parameter) -> Option<&'static str> {
-    let element = match (c_type.float, c_type.bytes, c_type.unsigned) {
-        (true, 2, _) => two_byte_float(parameter).unwrap_or(ElementType::F16),
-        (true, 4, _) => ElementType::F32,
-        (true, 8, _) => ElementType::F64,
-        (false, 1, false) => ElementType::I8,
-        (false, 1, true) => ElementType::U8,
-        (false, 2, false) => ElementType::I16,
-        (false, 2, true) => ElementType::U16,
-        (false, 4, false) => ElementType::I32,
-        (false, 4, true) => ElementType::U32,
-        (false, 8, false) => ElementType::I64,
-        (false, 8, true) => ElementType::U64,
-        _ => return None,
-    };
-    Some(element.name())
-}
-
 /// Whether a buffer of `element` is what a pointer to `pointee` reads:
 /// the same kind and size (signedness aside, as C converts freely), and
 /// for a 2-byte float the same one of f16 and bf16 where the text says.
@@ -234,7 +193,9 @@ fn holds(element: ElementType, pointee: CType, parameter: &Parameter) -> bool {
 /// Whether a 2-byte float `element` is the one `parameter` declares (true
 /// when the text does not say).
 fn same_half(element: ElementType, parameter: &Parameter) -> bool {
-    two_byte_float(parameter).is_none_or(|declared| declared == element)
+    parameter
+        .two_byte_float()
+        .is_none_or(|declared| declared == element)
 }
 
 /// Whether a scalar of `element` is read right by a parameter of
