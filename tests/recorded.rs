@@ -460,3 +460,51 @@ fn matmul_caveats_name_the_small_grids_and_the_l2_resident_size() {
     );
     assert!(view.sizes.last().unwrap().caveats.is_empty());
 }
+
+/// The element-types suite recorded on the H200
+/// (tests/fixtures/h200-element-types): a byte histogram whose shared
+/// atomics collide on its bins.
+#[test]
+fn colliding_shared_atomics_are_named_as_such_and_weigh_no_more_than_the_kernel() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/h200-element-types/results.json");
+    let results = read_results(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let analysis = analyze(&results);
+    let shared = run(&analysis, "histogram-shared", "N=1048576");
+    let finding = shared
+        .findings
+        .iter()
+        .find(|f| f.title.starts_with("colliding shared-memory atomics"))
+        .unwrap_or_else(|| panic!("{:#?}", shared.findings));
+    assert_eq!(
+        finding.title,
+        "colliding shared-memory atomics (on average 3.15× the ideal wavefronts)"
+    );
+    assert!(finding.detail.contains("line 33"), "{}", finding.detail);
+    assert!(
+        finding.detail.contains("__match_any_sync"),
+        "{}",
+        finding.detail
+    );
+    assert!(
+        !finding
+            .detail
+            .contains("several of its threads hit the same bank")
+    );
+    let limit = shared.limit.as_ref().unwrap();
+    // The line's excess is a share of the kernel's wavefronts, which
+    // include the atomics the load and store counters leave out.
+    assert!(
+        limit
+            .evidence
+            .contains("its lines carry 58.9% of the kernel's shared wavefronts as excess"),
+        "{}",
+        limit.evidence
+    );
+    assert_eq!(limit.next, Some(gpuprof::model::Change::WarpShuffle));
+    assert!(
+        limit.advice.contains("__match_any_sync"),
+        "{}",
+        limit.advice
+    );
+}

@@ -93,14 +93,28 @@ fn first_new(e: &Evidence, candidates: &[(Change, &str)]) -> Advice {
 }
 
 /// The changes that remove a bank conflict on a line of `code`, most
-/// fitting first: padding shifts the rows of a 2-D tile; a 1-D strided
-/// index needs re-indexing; a line that shows no subscript (a continued
-/// expression) gets the general layout change.
-pub fn conflict_fixes(code: &str) -> Vec<(Change, &'static str)> {
+/// fitting first: colliding atomics (ncu's access operation on the line
+/// says `Atomic`) are combined within the warp or spread over copies;
+/// padding shifts the rows of a 2-D tile; a 1-D strided index needs
+/// re-indexing; a line that shows no subscript (a continued expression)
+/// gets the general layout change.
+pub fn conflict_fixes(code: &str, access_operation: &str) -> Vec<(Change, &'static str)> {
     let layout = (
         Change::SharedMemoryLayout,
         "swizzle or transpose the layout so a warp's accesses spread over the banks",
     );
+    if is_atomic(access_operation) {
+        return vec![
+            (
+                Change::WarpShuffle,
+                "combine the updates of equal addresses within the warp first (__match_any_sync, or a warp reduction where every lane adds to one counter), so each address takes one atomic per warp",
+            ),
+            (
+                Change::SharedMemoryLayout,
+                "give each warp its own copy of the counters, spread over the banks, and add the copies at the end",
+            ),
+        ];
+    }
     if code.contains("][") {
         vec![
             (
@@ -122,6 +136,13 @@ pub fn conflict_fixes(code: &str) -> Vec<(Change, &'static str)> {
     }
 }
 
+/// Whether ncu's access operation for a line (`Load,Atomic`) includes
+/// atomics: their shared wavefronts are updates serialised on one bank,
+/// often on one address.
+pub fn is_atomic(access_operation: &str) -> bool {
+    access_operation.split(',').any(|op| op.trim() == "Atomic")
+}
+
 /// For an access finding: the change that removes it.
 pub fn access(e: &Evidence, finding: &Finding) -> Advice {
     let line = e
@@ -129,8 +150,9 @@ pub fn access(e: &Evidence, finding: &Finding) -> Advice {
         .iter()
         .find(|l| finding.lines.first() == Some(&l.line));
     if finding.kind == FindingKind::BankConflicts {
-        let text = line.map(|l| l.text.as_str()).unwrap_or_default();
-        return first_new(e, &conflict_fixes(text));
+        let (text, operation) =
+            line.map_or(("", ""), |l| (l.text.as_str(), l.access_operation.as_str()));
+        return first_new(e, &conflict_fixes(text, operation));
     }
     let factor = line.and_then(|l| ratio(l.global_sectors, l.global_sectors_ideal));
     if factor.is_some_and(|f| f <= 1.3) {

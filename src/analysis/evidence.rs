@@ -224,14 +224,15 @@ impl<'a> Evidence<'a> {
     }
 
     /// The kernel's total of two counters in the profile the lines come
-    /// from (the same size as the lines), or of the source lines when the
-    /// counters were not collected (the lines can miss code in headers).
+    /// from (the same size as the lines), and never less than the source
+    /// lines' own sum: the lines can miss code in headers, and the
+    /// kernel's load and store counters leave out what the lines count
+    /// besides (shared-memory atomics), so a share of it stays a share.
     fn total(&self, metrics: [&str; 2], per_line: fn(&SourceLine) -> Option<f64>) -> f64 {
         let metric = |name| self.lines_profile.and_then(|p| p.metric(name));
-        match (metric(metrics[0]), metric(metrics[1])) {
-            (None, None) => self.lines().iter().filter_map(per_line).sum(),
-            (a, b) => a.unwrap_or(0.0) + b.unwrap_or(0.0),
-        }
+        let of_lines: f64 = self.lines().iter().filter_map(per_line).sum();
+        let counted = metric(metrics[0]).unwrap_or(0.0) + metric(metrics[1]).unwrap_or(0.0);
+        counted.max(of_lines)
     }
 }
 

@@ -693,6 +693,13 @@ impl<'a> SharedAccesses<'a> {
     /// The finding for conflicts of on average `ways` wavefronts per ideal
     /// one on one direction.
     fn conflicts(&self, kind: &str, ways: f64, raw_numbers: &[String]) -> Finding {
+        if let Some(line) = self
+            .lines
+            .first()
+            .filter(|line| super::advice::is_atomic(&line.access))
+        {
+            return self.colliding_atomics(line, raw_numbers);
+        }
         let mut detail = format!(
             "Each warp's shared {kind} takes on average {} wavefronts per ideal one because several of its threads hit the same bank: {}.",
             format::ratio(ways),
@@ -705,7 +712,7 @@ impl<'a> SharedAccesses<'a> {
                 line.code,
                 format::ratio(line.shared_ways.unwrap_or(1.0)),
                 format::count(line.shared_excess_wavefronts.unwrap_or(0.0)),
-                format::capitalize(super::advice::conflict_fixes(&line.code)[0].1)
+                format::capitalize(super::advice::conflict_fixes(&line.code, &line.access)[0].1)
             )),
             None => detail.push_str(" (Judged against 1 wavefront per instruction, the ideal for 4-byte accesses; no source counters were collected.)"),
         }
@@ -714,6 +721,31 @@ impl<'a> SharedAccesses<'a> {
             severity: severity_of(ways),
             title: conflict_words(ways, &format!("shared-memory bank conflicts on {kind}s")),
             detail,
+            lines: self.lines.iter().map(|h| h.line).collect(),
+        }
+    }
+
+    /// The finding for shared atomics on `line` that take more wavefronts
+    /// than ncu's ideal: the lanes of a warp update addresses in one bank
+    /// (with data-dependent indices, such as a histogram's bins, often the
+    /// same address), and the updates are serialised. The kernel-wide load
+    /// and store counters do not count atomics, so they are quoted as what
+    /// they are.
+    fn colliding_atomics(&self, line: &HotLine, raw_numbers: &[String]) -> Finding {
+        let ways = line.shared_ways.unwrap_or(1.0);
+        Finding {
+            kind: FindingKind::BankConflicts,
+            severity: severity_of(ways),
+            title: conflict_words(ways, "colliding shared-memory atomics"),
+            detail: format!(
+                "The shared-memory atomics of line {} (`{}`) take {} wavefronts per ideal one, {} extra: lanes of a warp update addresses in the same bank (with data-dependent indices, often the same address), and those updates are serialised. {}. The kernel's shared load and store counters, which do not count atomics, read {}.",
+                line.line,
+                line.code,
+                format::ratio(ways),
+                format::count(line.shared_excess_wavefronts.unwrap_or(0.0)),
+                format::capitalize(super::advice::conflict_fixes(&line.code, &line.access)[0].1),
+                raw_numbers.join("; ")
+            ),
             lines: self.lines.iter().map(|h| h.line).collect(),
         }
     }
