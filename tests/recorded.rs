@@ -507,4 +507,26 @@ fn colliding_shared_atomics_are_named_as_such_and_weigh_no_more_than_the_kernel(
         "{}",
         limit.advice
     );
+    // The global-atomic histogram before it: scattered atomics (ncu lists
+    // the reduction by the line's load), to be privatized, not "coalesced".
+    let global = run(&analysis, "histogram-global", "N=1048576");
+    let finding = &global.findings[0];
+    assert_eq!(
+        finding.title,
+        "scattered global atomics: 4.28× the ideal sectors on line 17"
+    );
+    assert!(
+        finding
+            .detail
+            .contains("accumulate into a copy of the counters per block in shared memory"),
+        "{}",
+        finding.detail
+    );
+    assert!(
+        !finding.detail.contains("consecutive addresses"),
+        "{}",
+        finding.detail
+    );
+    let limit = global.limit.as_ref().unwrap();
+    assert_eq!(limit.next, Some(gpuprof::model::Change::Privatization));
 }

@@ -103,12 +103,9 @@ pub fn conflict_fixes(code: &str, access_operation: &str) -> Vec<(Change, &'stat
         Change::SharedMemoryLayout,
         "swizzle or transpose the layout so a warp's accesses spread over the banks",
     );
-    if is_atomic(access_operation) {
+    if has_shared_atomics(access_operation) {
         return vec![
-            (
-                Change::WarpShuffle,
-                "combine the updates of equal addresses within the warp first (__match_any_sync, or a warp reduction where every lane adds to one counter), so each address takes one atomic per warp",
-            ),
+            (Change::WarpShuffle, COMBINE_WITHIN_THE_WARP),
             (
                 Change::SharedMemoryLayout,
                 "give each warp its own copy of the counters, spread over the banks, and add the copies at the end",
@@ -136,11 +133,47 @@ pub fn conflict_fixes(code: &str, access_operation: &str) -> Vec<(Change, &'stat
     }
 }
 
+/// How colliding atomic updates are made fewer without a copy per block.
+const COMBINE_WITHIN_THE_WARP: &str = "combine the updates of equal addresses within the warp first (__match_any_sync, or a warp reduction where every lane adds to one counter), so each address takes one atomic per warp";
+
 /// Whether ncu's access operation for a line (`Load,Atomic`) includes
-/// atomics: their shared wavefronts are updates serialised on one bank,
-/// often on one address.
-pub fn is_atomic(access_operation: &str) -> bool {
+/// atomics, as it does for shared-memory atomics: their extra wavefronts
+/// are updates serialised on one bank, often on one address.
+pub fn has_shared_atomics(access_operation: &str) -> bool {
     access_operation.split(',').any(|op| op.trim() == "Atomic")
+}
+
+/// Whether a line of `code` updates memory atomically: ncu says so, or the
+/// code calls one of CUDA's `atomic…` functions (ncu lists a global
+/// reduction, `RED`, by the line's other operations). Such updates go
+/// where the data says and are serialised where they meet, so they are no
+/// layout to straighten.
+pub fn is_atomic(code: &str, access_operation: &str) -> bool {
+    has_shared_atomics(access_operation) || calls_atomic(code)
+}
+
+/// Whether `code` calls a function named `atomic…` (`atomicAdd(`,
+/// `atomicCAS (`, `atomicAdd_block(`).
+fn calls_atomic(code: &str) -> bool {
+    let identifier = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    code.match_indices("atomic").any(|(at, _)| {
+        let before = code[..at].chars().next_back();
+        let rest = code[at..].trim_start_matches(identifier);
+        before.is_none_or(|c| !identifier(c)) && rest.trim_start().starts_with('(')
+    })
+}
+
+/// The changes that take scattered global atomics off global memory, most
+/// fitting first: a private copy per block in shared memory, then
+/// combining equal addresses within the warp.
+pub fn atomic_update_fixes() -> Vec<(Change, &'static str)> {
+    vec![
+        (
+            Change::Privatization,
+            "accumulate into a copy of the counters per block in shared memory, and add the copy to global memory once per block",
+        ),
+        (Change::WarpShuffle, COMBINE_WITHIN_THE_WARP),
+    ]
 }
 
 /// For an access finding: the change that removes it.
@@ -153,6 +186,9 @@ pub fn access(e: &Evidence, finding: &Finding) -> Advice {
         let (text, operation) =
             line.map_or(("", ""), |l| (l.text.as_str(), l.access_operation.as_str()));
         return first_new(e, &conflict_fixes(text, operation));
+    }
+    if line.is_some_and(|l| is_atomic(&l.text, &l.access_operation)) {
+        return first_new(e, &atomic_update_fixes());
     }
     let factor = line.and_then(|l| ratio(l.global_sectors, l.global_sectors_ideal));
     if factor.is_some_and(|f| f <= 1.3) {
@@ -338,5 +374,22 @@ pub fn latency(e: &Evidence, top_stall: Option<&str>) -> Advice {
         _ => Advice::plain(
             "Look at the hottest source line's stall reason: it says what the warps wait on.",
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_updates_are_told_by_the_access_operation_or_an_atomic_call() {
+        assert!(has_shared_atomics("Load,Atomic"));
+        assert!(!has_shared_atomics("Load,Store"));
+        assert!(is_atomic("atomicAdd(&bins[b], 1u);", "Load"));
+        assert!(is_atomic("old = atomicCAS (p, a, b);", ""));
+        assert!(is_atomic("atomicAdd_block(&s[i], v);", ""));
+        assert!(!is_atomic("my_atomicAdd(&s[i], v);", ""));
+        assert!(!is_atomic("int atomicity = 3;", ""));
+        assert!(!is_atomic("out[i] = in[i];", "Load,Store"));
     }
 }

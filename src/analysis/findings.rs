@@ -527,8 +527,15 @@ impl<'a> GlobalAccesses<'a> {
             ));
         }
         if let Some(line) = self.worst.first() {
+            let remedy = match super::advice::is_atomic(&line.code, &line.access) {
+                true => format!(
+                    "Its atomics update addresses the data chooses, so a warp's updates scatter over many sectors and are serialised where they meet: {}",
+                    super::advice::atomic_update_fixes()[0].1
+                ),
+                false => "Make consecutive threads (threadIdx.x) touch consecutive addresses there, or stage the data through shared memory".into(),
+            };
             detail.push_str(&format!(
-                " The worst line is {} (`{}`): {} the ideal sectors, {} sectors too many. Make consecutive threads (threadIdx.x) touch consecutive addresses there, or stage the data through shared memory.",
+                " The worst line is {} (`{}`): {} the ideal sectors, {} sectors too many. {remedy}.",
                 line.line,
                 line.code,
                 format::speedup(line.global_excess_factor.unwrap_or(1.0)),
@@ -552,6 +559,11 @@ impl<'a> GlobalAccesses<'a> {
             _ => line.global_excess_factor.unwrap_or(1.0),
         };
         match (per_request_of_direction, self.worst.first()) {
+            (_, Some(line)) if super::advice::is_atomic(&line.code, &line.access) => format!(
+                "scattered global atomics: {} the ideal sectors on line {}",
+                format::speedup(line.global_excess_factor.unwrap_or(1.0)),
+                line.line
+            ),
             (Some(v), Some(line)) => format!(
                 "uncoalesced global {direction}s: {} sectors per request ({} the ideal on line {})",
                 format::ratio(v),
@@ -696,7 +708,7 @@ impl<'a> SharedAccesses<'a> {
         if let Some(line) = self
             .lines
             .first()
-            .filter(|line| super::advice::is_atomic(&line.access))
+            .filter(|line| super::advice::has_shared_atomics(&line.access))
         {
             return self.colliding_atomics(line, raw_numbers);
         }

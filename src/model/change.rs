@@ -23,6 +23,7 @@ pub enum Change {
     WarpShuffle,
     DivergenceRemoval,
     SequentialAddressing,
+    Privatization,
     WorkPerThread,
     Alignment,
     SharedMemoryLayout,
@@ -33,7 +34,7 @@ pub enum Change {
 }
 
 impl Change {
-    pub const ALL: [Change; 19] = [
+    pub const ALL: [Change; 20] = [
         Change::Coalescing,
         Change::SharedMemoryTiling,
         Change::Padding,
@@ -46,6 +47,7 @@ impl Change {
         Change::WarpShuffle,
         Change::DivergenceRemoval,
         Change::SequentialAddressing,
+        Change::Privatization,
         Change::WorkPerThread,
         Change::Alignment,
         Change::SharedMemoryLayout,
@@ -70,6 +72,7 @@ impl Change {
             Change::WarpShuffle => "warp-shuffle",
             Change::DivergenceRemoval => "divergence-removal",
             Change::SequentialAddressing => "sequential-addressing",
+            Change::Privatization => "privatization",
             Change::WorkPerThread => "work-per-thread",
             Change::Alignment => "alignment",
             Change::SharedMemoryLayout => "shared-memory-layout",
@@ -95,6 +98,7 @@ impl Change {
             Change::WarpShuffle => "warp shuffle",
             Change::DivergenceRemoval => "divergence removal",
             Change::SequentialAddressing => "sequential addressing",
+            Change::Privatization => "privatized counters",
             Change::WorkPerThread => "more work per thread",
             Change::Alignment => "aligned access",
             Change::SharedMemoryLayout => "shared-memory layout",
