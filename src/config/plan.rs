@@ -393,13 +393,24 @@ impl Tolerance {
     /// 2^-10 ≈ 9.8e-4 of a value, bf16 by 2^-7 ≈ 7.8e-3), so for f16 and
     /// bf16 outputs a key left at its default takes the type's own: two
     /// such steps relative (rel 2e-3 for f16, 1.6e-2 for bf16) and abs
-    /// 1e-5. A key set to another value is kept as written (a value
-    /// written equal to the f32 default cannot be told from the default).
+    /// 1e-5. Integer arithmetic does not round, so integer outputs are
+    /// compared exactly (a relative 1e-5 of a 2e9 sum would let 20,000
+    /// lost elements through). A key set to another value is kept as
+    /// written (a value written equal to the f32 default cannot be told
+    /// from the default).
     pub fn for_element(self, element: ElementType) -> Tolerance {
         let (rel, abs) = match element {
             ElementType::F16 => (2e-3, 1e-5),
             ElementType::Bf16 => (1.6e-2, 1e-5),
-            _ => return self,
+            ElementType::F32 | ElementType::F64 => return self,
+            ElementType::I8
+            | ElementType::U8
+            | ElementType::I16
+            | ElementType::U16
+            | ElementType::I32
+            | ElementType::U32
+            | ElementType::I64
+            | ElementType::U64 => (0.0, 0.0),
         };
         Tolerance {
             rel: if self.rel == Tolerance::DEFAULT.rel {
@@ -530,17 +541,16 @@ mod tests {
         );
         // Two steps of the type's resolution (2^-10 and 2^-7 of a value).
         assert!(2e-3 >= 2.0 * 2f64.powi(-10) && 1.6e-2 >= 2.0 * 2f64.powi(-7));
-        for element in [
-            ElementType::F32,
-            ElementType::F64,
-            ElementType::I8,
-            ElementType::U8,
-            ElementType::I16,
-            ElementType::U16,
-            ElementType::U32,
-        ] {
+        for element in [ElementType::F32, ElementType::F64] {
             assert_eq!(default.for_element(element), default, "{}", element.name());
         }
+        // Integers do not round: compared exactly, unless a key says else.
+        let exact = Tolerance { rel: 0.0, abs: 0.0 };
+        for element in ElementType::ALL.into_iter().filter(|e| !e.is_float()) {
+            assert_eq!(default.for_element(element), exact, "{}", element.name());
+        }
+        let loose = Tolerance { rel: 1e-3, abs: 1.0 };
+        assert_eq!(loose.for_element(ElementType::U32), loose);
         // A key written to another value is kept; the other still widens.
         let written = Tolerance {
             rel: 0.0,

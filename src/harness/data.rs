@@ -735,6 +735,21 @@ mod tests {
     }
 
     #[test]
+    fn a_large_integer_sum_off_by_one_is_a_mismatch_by_default() {
+        let want = written(ElementType::I32, &[2_000_000_000.0]);
+        let got = written(ElementType::I32, &[1_999_999_999.0]);
+        let result = compare(
+            ElementType::I32,
+            Compare::Elementwise,
+            &got,
+            &want,
+            Tolerance::DEFAULT.for_element(ElementType::I32),
+        )
+        .unwrap();
+        assert_eq!(result.mismatches, 1);
+    }
+
+    #[test]
     fn narrow_integer_outputs_compare_exactly_and_by_sum() {
         let want = written(ElementType::U8, &[0.0, 255.0, 7.0]);
         let got = written(ElementType::U8, &[0.0, 254.0, 7.0]);
