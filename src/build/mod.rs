@@ -167,10 +167,16 @@ impl fmt::Display for BuildError {
                     log.trim_end()
                 )?;
                 for header in missing_headers(log) {
-                    write!(
-                        f,
-                        "\n  help: `{header}` was not found: list the folder that holds it in `include_dirs` (relative to the variants.toml)"
-                    )?;
+                    match is_toolkit_header(header) {
+                        true => write!(
+                            f,
+                            "\n  help: `{header}` belongs to the CUDA toolkit, and the toolkit this compiler uses does not have it: install the full toolkit (or the package of that library), or, if the file includes it without using it, list a folder holding a stand-in in `include_dirs`"
+                        )?,
+                        false => write!(
+                            f,
+                            "\n  help: `{header}` was not found: list the folder that holds it in `include_dirs` (relative to the variants.toml)"
+                        )?,
+                    }
                 }
                 Ok(())
             }
@@ -198,6 +204,31 @@ impl fmt::Display for BuildError {
 }
 
 impl std::error::Error for BuildError {}
+
+/// Whether `header` is named like one of the CUDA toolkit's own headers
+/// (the runtime's, its libraries', NVTX, CUB, Thrust, libcu++), which a
+/// partial toolkit (a pip wheel, a container without the dev packages)
+/// may lack.
+fn is_toolkit_header(header: &str) -> bool {
+    const TOOLKIT: [&str; 15] = [
+        "cuda",
+        "cublas",
+        "cufft",
+        "curand",
+        "cusparse",
+        "cusolver",
+        "nvtx",
+        "nvToolsExt",
+        "npp",
+        "nvjpeg",
+        "nvrtc",
+        "cooperative_groups",
+        "cub/",
+        "thrust/",
+        "crt/",
+    ];
+    TOOLKIT.iter().any(|prefix| header.starts_with(prefix))
+}
 
 /// The headers a compiler's `log` says it could not find, in order, each
 /// once: nvcc's (the host compiler's) `fatal error: NAME: No such file or
@@ -378,6 +409,31 @@ pub fn compile(request: Request, cache: &Cache) -> Result<Compiled, BuildError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_toolkit_header_is_not_sent_to_include_dirs() {
+        let error = |log: &str| {
+            BuildError::Compile {
+                path: PathBuf::from("matrixMul.cu"),
+                compiler: "nvcc",
+                log: log.into(),
+                command: "nvcc -cubin matrixMul.cu".into(),
+            }
+            .to_string()
+        };
+        let toolkit = error(
+            "matrixMul.cu:47:10: fatal error: cuda_profiler_api.h: No such file or directory",
+        );
+        assert!(
+            toolkit.ends_with("help: `cuda_profiler_api.h` belongs to the CUDA toolkit, and the toolkit this compiler uses does not have it: install the full toolkit (or the package of that library), or, if the file includes it without using it, list a folder holding a stand-in in `include_dirs`"),
+            "{toolkit}"
+        );
+        let own = error("t.cu(3): catastrophic error: cannot open source file \"helper_cuda.h\"");
+        assert!(
+            own.ends_with("help: `helper_cuda.h` was not found: list the folder that holds it in `include_dirs` (relative to the variants.toml)"),
+            "{own}"
+        );
+    }
 
     #[test]
     fn options_name_the_architecture_line_info_standard_folders_and_macros() {
