@@ -50,9 +50,24 @@ impl Context<'_> {
             )
         };
         if passed.len() < parameters.len() {
-            let missing: Vec<String> = parameters[passed.len()..]
+            // Where every argument is named after a parameter, the missing
+            // ones are the parameters no argument names; otherwise, by
+            // position, the last ones.
+            let by_name = passed.iter().all(|arg| {
+                parameters
+                    .iter()
+                    .any(|p| p.name().as_deref() == Some(arg.name()))
+            });
+            let missing: Vec<String> = parameters
                 .iter()
-                .map(|p| format!("`{}`", p.written))
+                .enumerate()
+                .filter(|(at, p)| match by_name {
+                    true => !passed
+                        .iter()
+                        .any(|arg| p.name().as_deref() == Some(arg.name())),
+                    false => *at >= passed.len(),
+                })
+                .map(|(_, p)| format!("`{}`", p.written))
                 .collect();
             return Err(self
                 .doc
