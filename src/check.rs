@@ -25,6 +25,9 @@ use crate::model::variant::Compiler;
 pub struct Checked {
     pub text: String,
     pub failed: Vec<String>,
+    /// The variants left uncompiled because their compiler is not
+    /// installed here.
+    pub not_compiled: Vec<String>,
 }
 
 /// Resolves `config` and compiles its kernels for compute capability
@@ -49,12 +52,17 @@ pub fn check(config: &Path, architecture: (u32, u32)) -> Result<Checked, Error> 
     );
     text.push_str(&unfilled_lines(config));
     let mut failed: Vec<String> = Vec::new();
+    let mut not_compiled: Vec<String> = Vec::new();
     // Each distinct compiler error with the first variant that met it, so
     // that a file failing the same way for every variant is shown once.
     let mut errors_seen: Vec<(String, String)> = Vec::new();
     for variant in &plan.variants {
         let line = match build_line(variant, architecture, &cache)? {
             Built::Fine(line) => line,
+            Built::NotCompiled(line) => {
+                not_compiled.push(variant.name.clone());
+                line
+            }
             Built::Failed { described, error } => {
                 failed.push(variant.name.clone());
                 match errors_seen.iter().find(|(seen, _)| *seen == error) {
@@ -71,7 +79,11 @@ pub fn check(config: &Path, architecture: (u32, u32)) -> Result<Checked, Error> 
         let _ = writeln!(text, "\n{}: {line}", variant.name);
         text.push_str(&sizes_table(&plan, variant));
     }
-    Ok(Checked { text, failed })
+    Ok(Checked {
+        text,
+        failed,
+        not_compiled,
+    })
 }
 
 /// A warning naming the lines of `config` that still carry the comment
@@ -103,6 +115,7 @@ fn unfilled_lines(config: &Path) -> String {
 /// the compiler's error.
 enum Built {
     Fine(String),
+    NotCompiled(String),
     Failed { described: String, error: String },
 }
 
@@ -151,11 +164,11 @@ fn build_line(variant: &Variant, architecture: (u32, u32), cache: &Cache) -> Res
                 record.command.unwrap_or_default()
             ))
         }
-        Err(BuildError::NvrtcMissing) if kernel.compiler == Compiler::Nvrtc => Built::Fine(
+        Err(BuildError::NvrtcMissing) if kernel.compiler == Compiler::Nvrtc => Built::NotCompiled(
             format!("{described}\n  not compiled: {}", BuildError::NvrtcMissing),
         ),
         Err(missing @ BuildError::NvccMissing { .. }) => {
-            Built::Fine(format!("{described}\n  not compiled: {missing}"))
+            Built::NotCompiled(format!("{described}\n  not compiled: {missing}"))
         }
         Err(error) => Built::Failed {
             described,
@@ -179,16 +192,49 @@ fn sizes_table(plan: &Plan, variant: &Variant) -> String {
             "bytes",
             "flops",
         ]);
+    // A library call or a command has no launch geometry of its own.
+    let launches = matches!(variant.kind, VariantKind::Kernel(_));
+    let entries = variant.kernel().map(|k| k.entries()).unwrap_or_default();
     for (instance, size) in variant.instances.iter().zip(&plan.suite.sizes) {
-        table.add_row([
-            size.label.clone(),
-            dims(instance.grid),
-            dims(instance.block),
-            format!("{} B", instance.shared_bytes),
+        let totals = [
             buffers(instance),
             instance.bytes.map_or("–".into(), format::bytes),
             instance.flops.map_or("–".into(), format::count),
-        ]);
+        ];
+        let geometry = |grid, block, shared: u32| match launches {
+            true => [dims(grid), dims(block), format!("{shared} B")],
+            false => ["–".into(), "–".into(), "–".into()],
+        };
+        if instance.sequence.len() < 2 {
+            let [grid, block, shared] =
+                geometry(instance.grid, instance.block, instance.shared_bytes);
+            let [buffers, bytes, flops] = totals;
+            table.add_row([
+                size.label.clone(),
+                grid,
+                block,
+                shared,
+                buffers,
+                bytes,
+                flops,
+            ]);
+            continue;
+        }
+        // A sequence: one row per launch, the buffers and totals on the first.
+        for (number, step) in instance.sequence.iter().enumerate() {
+            let [grid, block, shared] = geometry(step.grid, step.block, step.shared_bytes);
+            let launch = format!(
+                "{} · {} {}",
+                size.label,
+                number + 1,
+                entries.get(step.kernel).map_or("", String::as_str)
+            );
+            let [buffers, bytes, flops] = match number {
+                0 => totals.clone(),
+                _ => [String::new(), String::new(), String::new()],
+            };
+            table.add_row([launch, grid, block, shared, buffers, bytes, flops]);
+        }
     }
     format!("{table}\n")
 }

@@ -189,7 +189,15 @@ fn stop_children_on_ctrl_c(graceful: bool) {
 fn check(config: &std::path::Path, architecture: (u32, u32)) -> ExitCode {
     match gpuprof::check::check(config, architecture) {
         Ok(checked) if checked.failed.is_empty() => {
-            print_out(&checked.text, ExitCode::from(exit_code::SUCCESS))
+            let printed = print_out(&checked.text, ExitCode::from(exit_code::SUCCESS));
+            if !checked.not_compiled.is_empty() {
+                eprintln!(
+                    "warning: {} not compiled here ({}): their compiler is not installed, so this check does not show that they compile",
+                    gpuprof::analysis::format::counted(checked.not_compiled.len(), "variant"),
+                    gpuprof::render::terminal::visible(&checked.not_compiled.join(", "))
+                );
+            }
+            printed
         }
         Ok(checked) => {
             let printed = print_out(&checked.text, ExitCode::from(exit_code::VARIANT_FAILED));

@@ -1014,6 +1014,31 @@ fn check_names_the_lines_init_from_a_file_left_to_fill_in() {
 }
 
 #[test]
+fn check_warns_about_variants_whose_compiler_is_not_installed() {
+    if Path::new("/usr/local/cuda/bin/nvcc").exists() {
+        // nvcc is found there whatever the environment says.
+        return;
+    }
+    let output = gpuprof()
+        .args(["report", "tests/gpu/own-kernels/variants.toml", "--check"])
+        .env("PATH", "/usr/bin:/bin")
+        .env_remove("CUDA_HOME")
+        .env_remove("CUDA_PATH")
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("variants not compiled here (")
+            && stderr.contains(
+                "their compiler is not installed, so this check does not show that they compile"
+            ),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn init_writes_a_suite_that_loads() {
     let out = tempfile::tempdir().unwrap();
     gpuprof()
@@ -1161,6 +1186,11 @@ fn check_compiles_every_kernel_and_prints_the_plan_without_a_gpu() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}");
     assert!(stdout.starts_with("own-kernels: 9 variants at 1 size (N=1048576), baseline `naive-copy`; compiled for sm_90"), "{stdout}");
+    // A sequence shows every launch's geometry.
+    assert!(
+        stdout.contains("│ N=1048576 · 2 reduce6<32, true>  ┆ 1×1×1  ┆ 32×1×1  ┆"),
+        "{stdout}"
+    );
     for symbol in [
         "copy_reference",
         "_Z14transposeNaivePfPKfii",
