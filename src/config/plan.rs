@@ -549,7 +549,10 @@ mod tests {
         for element in ElementType::ALL.into_iter().filter(|e| !e.is_float()) {
             assert_eq!(default.for_element(element), exact, "{}", element.name());
         }
-        let loose = Tolerance { rel: 1e-3, abs: 1.0 };
+        let loose = Tolerance {
+            rel: 1e-3,
+            abs: 1.0,
+        };
         assert_eq!(loose.for_element(ElementType::U32), loose);
         // A key written to another value is kept; the other still widens.
         let written = Tolerance {
