@@ -381,7 +381,7 @@ impl<'a> Draft<'a> {
                         quoted(&entry)
                     ),
                     false => format!(
-                        "entry = {}                # fill in: a number for {} (the file launches {}; template <{parameters}>)",
+                        "entry = {}                # fill in: a value for {} (the file launches {}; template <{parameters}>)",
                         quoted(&entry),
                         unread.join(", "),
                         launch.callee

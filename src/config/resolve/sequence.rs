@@ -143,6 +143,33 @@ impl<'c> Context<'c> {
                 args,
             });
         }
+        // A buffer no step passes would be filled, timed and compared, yet
+        // no kernel would ever see it (a module variable is set by name).
+        let passed = |at: usize| {
+            steps.iter().any(|step| {
+                step.args
+                    .iter()
+                    .any(|a| matches!(a, StepSpec::Buffer(i) if *i == at))
+            })
+        };
+        if let Some(unused) = buffers.iter().enumerate().find_map(|(at, arg)| match arg {
+            ArgSpec::Buffer(buffer) if buffer.symbol.is_none() && !passed(at) => Some(arg),
+            _ => None,
+        }) {
+            return Err(self
+                .doc
+                .error(
+                    unused.name_span(),
+                    format!(
+                        "buffer `{}` of variant `{name}` is passed by no step of its `sequence`",
+                        unused.name()
+                    ),
+                )
+                .help(format!(
+                    "pass it in the `args` of the step that uses it, {{ name = \"{}\" }}, or remove it",
+                    unused.name()
+                )));
+        }
         Ok((entries, steps))
     }
 
@@ -295,6 +322,14 @@ mod tests {
         assert_eq!(
             e.message(),
             "`scal` is not a kernel of tests/configs/errors/kernels/scale.cu"
+        );
+        let e = err(&text.replace(
+            "{ name = \"out\", buffer = \"f32\", count = 1, output = true },",
+            "{ name = \"out\", buffer = \"f32\", count = 1, output = true },\n      { name = \"spare\", buffer = \"f32\", count = 1, output = true },",
+        ));
+        assert_eq!(
+            e.message(),
+            "buffer `spare` of variant `plain` is passed by no step of its `sequence`"
         );
     }
 }
