@@ -173,6 +173,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
             .iter()
             .any(|d| d.starts_with("define") && d.contains("__global__")),
         integers: defined_integers(&directives)
+            .into_iter()
             .chain(constant_integers(&tokens))
             .collect(),
         ..Kernels::default()
@@ -277,16 +278,61 @@ fn integer_literal(text: &str) -> Option<i64> {
     }
 }
 
-/// `#define NAME <integer>` lines (a comment after the value left out).
-fn defined_integers(directives: &[String]) -> impl Iterator<Item = (String, i64)> + '_ {
-    directives.iter().filter_map(|d| {
-        let rest = d.strip_prefix("define")?;
-        let (name, value) = rest.trim().split_once(char::is_whitespace)?;
+/// `#define NAME <integer>` lines (a comment after the value left out),
+/// and `#define NAME <expression>` over integers and names defined before
+/// it (`(4 * SHARED_MEMORY_BANKS)`) where the expression's value is a
+/// whole number; one that C's integer division would truncate, or that
+/// uses an operator gpuprof's expressions lack (`<<`), is left out.
+fn defined_integers(directives: &[String]) -> Vec<(String, i64)> {
+    let mut known: std::collections::BTreeMap<String, i64> = std::collections::BTreeMap::new();
+    let mut found = Vec::new();
+    for directive in directives {
+        let Some(rest) = directive.strip_prefix("define") else {
+            continue;
+        };
+        let Some((name, value)) = rest.trim().split_once(char::is_whitespace) else {
+            continue;
+        };
+        if !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
         let value = value.split("//").next().unwrap_or(value);
-        let value = integer_literal(value.split("/*").next().unwrap_or(value))?;
-        let plain = name.chars().all(|c| c.is_alphanumeric() || c == '_');
-        plain.then(|| (name.to_string(), value))
-    })
+        let value = value.split("/*").next().unwrap_or(value);
+        let Some(value) = integer_literal(value).or_else(|| integer_expression(value, &known))
+        else {
+            continue;
+        };
+        known.insert(name.to_string(), value);
+        found.push((name.to_string(), value));
+    }
+    found
+}
+
+/// The whole-number value of a C integer expression over `known` names,
+/// its literals' `U`/`L` suffixes dropped.
+fn integer_expression(text: &str, known: &std::collections::BTreeMap<String, i64>) -> Option<i64> {
+    let mut plain = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_word = false;
+    while let Some(c) = chars.next() {
+        plain.push(c);
+        let starts_number = c.is_ascii_digit() && !in_word;
+        in_word = c.is_alphanumeric() || c == '_';
+        if starts_number {
+            while let Some(&d) = chars.peek().filter(|d| d.is_ascii_alphanumeric()) {
+                chars.next();
+                if !matches!(d, 'u' | 'U' | 'l' | 'L') {
+                    plain.push(d);
+                }
+            }
+            in_word = false;
+        }
+    }
+    let value = crate::config::expr::parse(&plain)
+        .ok()?
+        .eval(&plain, known)
+        .ok()?;
+    (value.is_finite() && value.fract() == 0.0 && value.abs() < 9.0e15).then_some(value as i64)
 }
 
 /// `const TYPE NAME = <integer>;` and `constexpr` ones.
@@ -1313,6 +1359,10 @@ mod tests {
             #define BLOCK_SIZE 256
             #define N (32 * 1024)
             #define MASK 0xffu
+            #define BANKS 16
+            #define THREADBLOCK (4 * BANKS) // threads per block
+            #define HALF (BANKS / 3)
+            #define WARP (1U << 5)
             const int THREADS = 128;
             int main() { constexpr unsigned int PER_THREAD = 4u; const float *p; n = 5; }
         "#;
@@ -1320,7 +1370,10 @@ mod tests {
             scan(source).integers,
             [
                 ("BLOCK_SIZE".to_string(), 256),
+                ("N".to_string(), 32768),
                 ("MASK".to_string(), 255),
+                ("BANKS".to_string(), 16),
+                ("THREADBLOCK".to_string(), 64),
                 ("THREADS".to_string(), 128),
                 ("PER_THREAD".to_string(), 4)
             ]

@@ -51,10 +51,18 @@ const COUNTS: [&str; 3] = ["N", "N*N", "N*N*N"];
 
 /// The variants.toml text for the CUDA file whose text is `source`.
 pub fn suite_for(source: &str, origin: &Origin, suite_name: &str) -> Result<String, String> {
-    let scanned = kernels::scan(source);
+    let mut scanned = kernels::scan(source);
     if scanned.kernels.is_empty() {
         return Err(no_kernels(source, origin));
     }
+    // Constants the file's own headers define (`#define BLOCK 64` in
+    // "common.h") size launches too; the file's own come last, so they win.
+    let mut integers: Vec<(String, i64)> = local_headers(origin.typed, source)
+        .iter()
+        .flat_map(|(_, text)| kernels::scan(text).integers)
+        .collect();
+    integers.append(&mut scanned.integers);
+    scanned.integers = integers;
     let drafts: Vec<Draft> = scanned
         .kernels
         .iter()
@@ -147,6 +155,17 @@ fn no_kernels(source: &str, origin: &Origin) -> String {
 /// The headers `typed` includes with quotes, directly or through other
 /// headers, that define kernels, as paths from where `typed` was named.
 fn headers_with_kernels(typed: &Path, source: &str) -> Vec<PathBuf> {
+    local_headers(typed, source)
+        .into_iter()
+        .filter(|(_, text)| !kernels::scan(text).kernels.is_empty())
+        .map(|(path, _)| path)
+        .collect()
+}
+
+/// The headers `typed` includes with quotes that exist relative to the
+/// including file, directly or through other headers (depth first, in
+/// include order, each once), with their text.
+fn local_headers(typed: &Path, source: &str) -> Vec<(PathBuf, String)> {
     const MOST_FILES: usize = 256;
     let mut seen: Vec<PathBuf> = Vec::new();
     let mut found = Vec::new();
@@ -164,9 +183,7 @@ fn headers_with_kernels(typed: &Path, source: &str) -> Vec<PathBuf> {
                 continue;
             };
             let text = String::from_utf8_lossy(&bytes).into_owned();
-            if !kernels::scan(&text).kernels.is_empty() {
-                found.push(path.clone());
-            }
+            found.push((path.clone(), text.clone()));
             next.push((path, text));
         }
         // Depth first, in the order the file includes them.
@@ -1284,6 +1301,28 @@ mod tests {
         assert!(
             text.unwrap().contains("output = true },  # fill in: its element count; if the kernel only reads it, write fill = \"random\" instead of output = true"),
         );
+    }
+
+    #[test]
+    fn constants_of_the_files_own_headers_size_its_launches() {
+        let source = r#"
+            #include "common.h"
+            __global__ void scale(float *x, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) x[i] = 2.0f * x[i];
+            }
+            void run(float *x, int n) { scale<<<n / BLOCK, BLOCK>>>(x, n); }
+        "#;
+        let files = [
+            ("src/scale.cu", source),
+            (
+                "src/common.h",
+                "#pragma once\n#define BLOCK 64 // threads per block\n",
+            ),
+        ];
+        let (_root, text) = draft(&files, "src/scale.cu", "s");
+        let text = text.unwrap();
+        assert!(text.contains("block = [64]"), "{text}");
     }
 
     #[test]
