@@ -274,6 +274,34 @@ fn template_parameters(list: &str) -> Vec<TemplateParameter> {
         .collect()
 }
 
+/// The first of `arguments` that is plainly of the wrong kind for its
+/// parameter of the list `template`: a number or `true`/`false` for a
+/// type parameter, or a scalar type for a value parameter; its position
+/// (from 0) and the parameter as declared. Arguments that could be either
+/// (a name, an expression) are left to the compiler.
+pub(crate) fn template_kind_mismatch(
+    template: &str,
+    arguments: &[String],
+) -> Option<(usize, String)> {
+    let declared = split_top_level(template, true);
+    template_parameters(template)
+        .iter()
+        .zip(&declared)
+        .zip(arguments)
+        .enumerate()
+        .take_while(|(_, ((parameter, _), _))| !parameter.is_pack)
+        .find_map(|(at, ((parameter, written), argument))| {
+            let argument = argument.trim();
+            let a_value = argument.starts_with(|c: char| c.is_ascii_digit() || c == '-')
+                || matches!(argument, "true" | "false");
+            let wrong = match parameter.is_type {
+                true => a_value,
+                false => is_scalar_type(argument),
+            };
+            wrong.then(|| (at, written.clone()))
+        })
+}
+
 /// The template arguments an entry gives (`reduce<256, float>` →
 /// [`256`, `float`]), or why they cannot be read.
 pub(crate) fn instance_arguments(entry: &str) -> Result<Vec<String>, String> {
@@ -519,6 +547,29 @@ mod tests {
         assert_eq!(read(""), []);
         assert_eq!(read("void"), []);
         assert_eq!(parameters("int n, Ts... rest", None, &[]), None);
+    }
+
+    #[test]
+    fn template_arguments_of_the_wrong_kind_are_found() {
+        let list = "class T, unsigned int blockSize, bool nIsPow2";
+        let arguments = |text: &str| instance_arguments(text).unwrap();
+        assert_eq!(
+            template_kind_mismatch(list, &arguments("reduce6<int, 256, true>")),
+            None
+        );
+        assert_eq!(
+            template_kind_mismatch(list, &arguments("reduce6<256, int, true>")),
+            Some((0, "class T".to_string()))
+        );
+        assert_eq!(
+            template_kind_mismatch(list, &arguments("reduce6<T2, float, true>")),
+            Some((1, "unsigned int blockSize".to_string()))
+        );
+        // Names and expressions could be either: left to the compiler.
+        assert_eq!(
+            template_kind_mismatch(list, &arguments("reduce6<Elem, BLOCK * 2, IS_POW2>")),
+            None
+        );
     }
 
     #[test]

@@ -177,7 +177,28 @@ impl Context<'_> {
         let (least, most) = signature::template_arity(parameters);
         let given = arguments.len();
         if given >= least && most.is_none_or(|most| given <= most) {
-            return Ok(());
+            return match signature::template_kind_mismatch(parameters, &arguments) {
+                None => Ok(()),
+                Some((at, declared)) => {
+                    let (is, takes) =
+                        match declared.starts_with("typename") || declared.starts_with("class") {
+                            true => ("a value", "a type"),
+                            false => ("a type", "a value"),
+                        };
+                    Err(self
+                        .doc
+                        .error(
+                            entry.span(),
+                            format!(
+                                "template argument {} of `{name}`, `{}`, is {is}, but `{declared}` takes {takes}",
+                                at + 1,
+                                arguments[at].trim()
+                            ),
+                        )
+                        .note(format!("`{}` is declared `template <{parameters}>`", kernel.name))
+                        .help("give the template arguments in the order the template declares them"))
+                }
+            };
         }
         let expected = match most {
             Some(most) if most == least => format!("{least}"),
