@@ -180,13 +180,30 @@ fn nvcc() -> Finding {
 fn toolkit_headers() -> Finding {
     let dirs = build::toolkit::include_dirs();
     match dirs.first() {
-        Some(_) => Finding::ok(
-            "CUDA headers",
-            dirs.iter()
+        Some(include) => {
+            // Headers of the toolkit's libraries that a partial toolkit
+            // (pip wheels, a runtime container) lacks: a kernel file that
+            // includes one will not compile here.
+            let absent: Vec<&str> = ["cuda_profiler_api.h", "cublas_v2.h", "curand_kernel.h"]
+                .into_iter()
+                .filter(|header| !include.join(header).is_file())
+                .collect();
+            let folders = dirs
+                .iter()
                 .map(|d| d.display().to_string())
                 .collect::<Vec<_>>()
-                .join(", "),
-        ),
+                .join(", ");
+            match absent.is_empty() {
+                true => Finding::ok("CUDA headers", folders),
+                false => Finding::ok(
+                    "CUDA headers",
+                    format!(
+                        "{folders} (without {}: a file that includes one needs the full toolkit, or a stand-in in `include_dirs`)",
+                        absent.join(", ")
+                    ),
+                ),
+            }
+        }
         None => Finding::problem(
             "CUDA headers",
             State::Warning,

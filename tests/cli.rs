@@ -605,6 +605,34 @@ fn compare_explains_bad_input() {
 }
 
 #[test]
+fn doctor_names_the_library_headers_a_partial_toolkit_lacks() {
+    let toolkit = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(toolkit.path().join("include")).unwrap();
+    for header in ["cuda_runtime_api.h", "cublas_v2.h"] {
+        std::fs::write(toolkit.path().join("include").join(header), "").unwrap();
+    }
+    let output = gpuprof()
+        .env(
+            "GPUPROF_REPLAY",
+            root().join("tests/fixtures/h200-transpose"),
+        )
+        .env("CUDA_HOME", toolkit.path())
+        .env("LD_LIBRARY_PATH", "/nonexistent")
+        .args(["doctor", "--ncu"])
+        .arg(root().join("tests/standin/ncu"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.contains(&format!(
+            "CUDA headers          {} (without cuda_profiler_api.h, curand_kernel.h: a file that includes one needs the full toolkit, or a stand-in in `include_dirs`)",
+            toolkit.path().join("include").display()
+        )),
+        "{text}"
+    );
+}
+
+#[test]
 fn doctor_names_each_missing_piece_and_its_fix() {
     let output = gpuprof()
         .env(
