@@ -33,48 +33,93 @@ pub(super) fn user_headers(
             .into_iter()
             .filter(|folder| !toolkit.contains(folder)),
     );
+    included_files(source, text, MOST_HEADERS, |file, include| {
+        let beside = include
+            .quoted
+            .then(|| file.parent().map(|dir| dir.join(&include.header)))
+            .flatten();
+        beside
+            .into_iter()
+            .chain(folders.iter().map(|dir| dir.join(&include.header)))
+            .find(|candidate| candidate.is_file())
+            .and_then(|path| path.canonicalize().ok())
+    })
+}
+
+/// The files `source` (whose text is `text`) includes, directly or
+/// through other included files, that `locate` finds for an include of
+/// the file that holds it: depth first in include order, each once (by
+/// canonical path), at most `most`; as `locate` names them, with their
+/// contents.
+pub(crate) fn included_files(
+    source: &Path,
+    text: &str,
+    most: usize,
+    locate: impl Fn(&Path, &kernels::Include) -> Option<PathBuf>,
+) -> Vec<(PathBuf, Vec<u8>)> {
     let mut seen: HashSet<PathBuf> = HashSet::new();
     let mut found: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     let mut pending: Vec<(PathBuf, String)> = vec![(source.to_path_buf(), text.to_string())];
     while let Some((file, text)) = pending.pop() {
+        let mut next = Vec::new();
         for include in kernels::includes(&text) {
-            let beside = include
-                .quoted
-                .then(|| file.parent().map(|dir| dir.join(&include.header)))
-                .flatten();
-            let Some(path) = beside
-                .into_iter()
-                .chain(folders.iter().map(|dir| dir.join(&include.header)))
-                .find(|candidate| candidate.is_file())
-                .and_then(|path| path.canonicalize().ok())
-            else {
+            let Some(path) = locate(&file, &include) else {
                 continue;
             };
-            if found.len() >= MOST_HEADERS || !seen.insert(path.clone()) {
+            let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
+            if found.len() >= most || !seen.insert(canonical) {
                 continue;
             }
             let Ok(bytes) = std::fs::read(&path) else {
                 continue;
             };
-            pending.push((path.clone(), String::from_utf8_lossy(&bytes).into_owned()));
+            next.push((path.clone(), String::from_utf8_lossy(&bytes).into_owned()));
             found.push((path, bytes));
         }
+        // Depth first, in the order the file includes them.
+        pending.extend(next.into_iter().rev());
     }
     found
 }
 
-/// The folders of `-I DIR`, `-IDIR`, `--include-path DIR` and
-/// `--include-path=DIR` among `options`, in order.
+/// How one compiler option names a folder searched for includes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IncludeOption<'a> {
+    /// `-I`, `--include-path` or `-isystem` alone: the next option is the
+    /// folder.
+    FolderFollows,
+    /// `-Idir`, `--include-path=dir`, `-isystem=dir`: the folder after
+    /// `prefix`.
+    Attached { prefix: &'a str, folder: &'a str },
+}
+
+/// Whether `word` is an include-path option, and how it gives its folder;
+/// `None` for any other option (one that merely starts like one,
+/// `--include-pathX`, too).
+pub(crate) fn include_option(word: &str) -> Option<IncludeOption<'_>> {
+    let flag = ["-I", "--include-path", "-isystem"]
+        .into_iter()
+        .find(|flag| word.starts_with(flag))?;
+    let rest = &word[flag.len()..];
+    let folder = rest.strip_prefix('=').unwrap_or(rest);
+    if folder.is_empty() {
+        return Some(IncludeOption::FolderFollows);
+    }
+    (rest.starts_with('=') || flag == "-I").then(|| IncludeOption::Attached {
+        prefix: &word[..word.len() - folder.len()],
+        folder,
+    })
+}
+
+/// The include folders among `options` ([`include_option`]), in order.
 fn include_folders(options: &[String]) -> Vec<PathBuf> {
     let mut folders = Vec::new();
     let mut words = options.iter();
     while let Some(word) = words.next() {
-        let folder = match word.as_str() {
-            "-I" | "--include-path" => words.next().cloned(),
-            _ => word
-                .strip_prefix("--include-path=")
-                .or_else(|| word.strip_prefix("-I"))
-                .map(str::to_string),
+        let folder = match include_option(word) {
+            Some(IncludeOption::FolderFollows) => words.next().map(String::as_str),
+            Some(IncludeOption::Attached { folder, .. }) => Some(folder),
+            None => None,
         };
         folders.extend(folder.map(PathBuf::from));
     }
@@ -128,13 +173,16 @@ mod tests {
             "--include-path=c",
             "--include-path",
             "d",
+            "-isystem",
+            "e",
+            "--include-pathX",
             "-lineinfo",
         ]
         .map(String::from)
         .to_vec();
         assert_eq!(
             include_folders(&options),
-            ["a", "b", "c", "d"].map(PathBuf::from)
+            ["a", "b", "c", "d", "e"].map(PathBuf::from)
         );
     }
 }

@@ -8,7 +8,7 @@
 //! included (`headers`). Launches nothing.
 
 mod cache;
-mod headers;
+pub(crate) mod headers;
 mod nvcc;
 mod nvrtc;
 pub mod symbols;

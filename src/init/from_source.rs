@@ -167,29 +167,14 @@ fn headers_with_kernels(typed: &Path, source: &str) -> Vec<PathBuf> {
 /// include order, each once), with their text.
 fn local_headers(typed: &Path, source: &str) -> Vec<(PathBuf, String)> {
     const MOST_FILES: usize = 256;
-    let mut seen: Vec<PathBuf> = Vec::new();
-    let mut found = Vec::new();
-    let mut pending: Vec<(PathBuf, String)> = vec![(typed.to_path_buf(), source.to_string())];
-    while let Some((file, text)) = pending.pop() {
+    crate::build::headers::included_files(typed, source, MOST_FILES, |file, include| {
         let folder = file.parent().unwrap_or(Path::new(""));
-        let mut next = Vec::new();
-        for include in kernels::includes(&text).into_iter().filter(|i| i.quoted) {
-            let path = tidy(&folder.join(&include.header));
-            if seen.len() >= MOST_FILES || seen.contains(&path) || !path.is_file() {
-                continue;
-            }
-            seen.push(path.clone());
-            let Ok(bytes) = std::fs::read(&path) else {
-                continue;
-            };
-            let text = String::from_utf8_lossy(&bytes).into_owned();
-            found.push((path.clone(), text.clone()));
-            next.push((path, text));
-        }
-        // Depth first, in the order the file includes them.
-        pending.extend(next.into_iter().rev());
-    }
-    found
+        let path = tidy(&folder.join(&include.header));
+        (include.quoted && path.is_file()).then_some(path)
+    })
+    .into_iter()
+    .map(|(path, bytes)| (path, String::from_utf8_lossy(&bytes).into_owned()))
+    .collect()
 }
 
 /// `path` without `.` components (`./kernels/a.cuh` → `kernels/a.cuh`).

@@ -12,6 +12,7 @@ use toml::Spanned;
 
 use super::values::{Bounds, Compiled};
 use super::{Context, merged};
+use crate::build::headers::{IncludeOption, include_option};
 use crate::config::error::ConfigError;
 use crate::config::kernels::Kernels;
 use crate::config::raw::RawVariant;
@@ -26,10 +27,6 @@ pub(super) struct CompileSettings {
     pub(super) include_dirs: Vec<PathBuf>,
     pub(super) options: Vec<String>,
 }
-
-/// The compiler options whose value is a folder searched for includes,
-/// written `-Idir`, `-I dir`, `--include-path=dir` or `--include-path dir`.
-const INCLUDE_PATH_OPTIONS: [&str; 3] = ["-I", "--include-path", "-isystem"];
 
 impl<'c> Context<'c> {
     /// The compiler and include folders of a kernel whose source scanned
@@ -74,27 +71,16 @@ impl<'c> Context<'c> {
                 resolved.push(self.include_folder(text, option.span())?);
                 continue;
             }
-            let Some(flag) = INCLUDE_PATH_OPTIONS
-                .iter()
-                .find(|flag| text.starts_with(*flag))
-            else {
-                resolved.push(text.clone());
-                continue;
-            };
-            let rest = &text[flag.len()..];
-            let folder = rest.strip_prefix('=').unwrap_or(rest);
-            if folder.is_empty() {
-                folder_follows = true;
-                resolved.push(text.clone());
-            } else if rest.starts_with('=') || *flag == "-I" {
-                let separator = if rest.starts_with('=') { "=" } else { "" };
-                resolved.push(format!(
-                    "{flag}{separator}{}",
+            match include_option(text) {
+                Some(IncludeOption::FolderFollows) => {
+                    folder_follows = true;
+                    resolved.push(text.clone());
+                }
+                Some(IncludeOption::Attached { prefix, folder }) => resolved.push(format!(
+                    "{prefix}{}",
                     self.include_folder(folder, option.span())?
-                ));
-            } else {
-                // Another option that merely starts like one of these.
-                resolved.push(text.clone());
+                )),
+                None => resolved.push(text.clone()),
             }
         }
         Ok(resolved)
