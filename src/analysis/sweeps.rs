@@ -208,11 +208,7 @@ fn contrast((best, fast): (&str, &Derived), (slowest, slow): (&str, &Derived)) -
 
 /// How many configurations ran and how far the slowest is from the best.
 fn summary(ranked: &[Ranked], configurations: usize, skipped: usize) -> String {
-    let plural = |n: usize, word: &str| match n {
-        1 => format!("1 {word}"),
-        _ => format!("{n} {word}s"),
-    };
-    let mut text = plural(configurations, "configuration");
+    let mut text = format::counted(configurations, "configuration");
     if skipped > 0 {
         text.push_str(&format!(" ({skipped} skipped by the constraint)"));
     }
@@ -220,7 +216,7 @@ fn summary(ranked: &[Ranked], configurations: usize, skipped: usize) -> String {
     if failed > 0 && !ranked.is_empty() {
         text.push_str(&format!(
             "; {} did not run correctly",
-            plural(failed, "configuration")
+            format::counted(failed, "configuration")
         ));
     }
     match (ranked.first(), ranked.last()) {
