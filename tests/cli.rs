@@ -604,6 +604,21 @@ fn compare_explains_bad_input() {
     insta::assert_snapshot!(stderr_of(&wrong_page, None), @r#"error: tests/fixtures/h200-probe/source-cuda-tiled.csv: this is not the raw page (its header has no "ID" column and starts with "File Name"); export it with `ncu --import REPORT.ncu-rep --csv --page raw > raw.csv`"#);
 }
 
+/// `gpuprof doctor` with the stand-in ncu replaying the H200 transpose
+/// fixture, and no NVRTC or driver library to be found.
+fn doctor_with_the_standin_ncu() -> Command {
+    let mut command = gpuprof();
+    command
+        .env(
+            "GPUPROF_REPLAY",
+            root().join("tests/fixtures/h200-transpose"),
+        )
+        .env("LD_LIBRARY_PATH", "/nonexistent")
+        .args(["doctor", "--ncu"])
+        .arg(root().join("tests/standin/ncu"));
+    command
+}
+
 #[test]
 fn doctor_names_the_library_headers_a_partial_toolkit_lacks() {
     let toolkit = tempfile::tempdir().unwrap();
@@ -611,15 +626,8 @@ fn doctor_names_the_library_headers_a_partial_toolkit_lacks() {
     for header in ["cuda_runtime_api.h", "cublas_v2.h"] {
         std::fs::write(toolkit.path().join("include").join(header), "").unwrap();
     }
-    let output = gpuprof()
-        .env(
-            "GPUPROF_REPLAY",
-            root().join("tests/fixtures/h200-transpose"),
-        )
+    let output = doctor_with_the_standin_ncu()
         .env("CUDA_HOME", toolkit.path())
-        .env("LD_LIBRARY_PATH", "/nonexistent")
-        .args(["doctor", "--ncu"])
-        .arg(root().join("tests/standin/ncu"))
         .output()
         .unwrap();
     let text = String::from_utf8(output.stdout).unwrap();
@@ -634,16 +642,7 @@ fn doctor_names_the_library_headers_a_partial_toolkit_lacks() {
 
 #[test]
 fn doctor_names_each_missing_piece_and_its_fix() {
-    let output = gpuprof()
-        .env(
-            "GPUPROF_REPLAY",
-            root().join("tests/fixtures/h200-transpose"),
-        )
-        .env("LD_LIBRARY_PATH", "/nonexistent")
-        .args(["doctor", "--ncu"])
-        .arg(root().join("tests/standin/ncu"))
-        .output()
-        .unwrap();
+    let output = doctor_with_the_standin_ncu().output().unwrap();
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(
         text.contains("ok   Nsight Compute        2025.3.1.0"),
