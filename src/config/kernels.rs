@@ -10,12 +10,13 @@
 //! parameters the kernel reads and writes (`pointer_use`) and in how many
 //! dimensions it indexes (`index_dimensions`), and keeps what the host
 //! code launches with: the launches' arguments, its `dim3` variables, the
-//! kernels it assigns to function pointers and its integer variables. A
-//! light tokenizer, not a C++ parser: comments, string and character
+//! kernels it assigns to function pointers and its integer variables. It
+//! keeps the file's type aliases of scalar types (`typedef float real;`),
+//! with which both read parameter lists. A light tokenizer, not a C++ parser: comments, string and character
 //! literals are skipped, and preprocessor lines are read only for
 //! `#include` and `#define`.
 
-use super::signature::split_top_level;
+use super::signature::{scalar_aliases, split_top_level};
 
 /// The kernels of one source file and what else the scan saw.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -41,6 +42,10 @@ pub(crate) struct Kernels {
     /// `int blocks = (n + 255) / 256;`: integer variables declared with an
     /// initializer (not constants), by name, with the initializer as written.
     pub(crate) initializers: Vec<(String, String)>,
+    /// The type aliases that stand for a scalar type or a pointer to one
+    /// (`typedef float real;`, `using idx_t = int;`, `#define DTYPE
+    /// double`), with the type each stands for.
+    pub(crate) aliases: Vec<(String, String)>,
 }
 
 /// One `dim3 name(a, b)` (or `dim3 name = dim3(a, b)`, `dim3 name{a, b}`,
@@ -254,6 +259,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
     found.dim3s = dim3_declarations(&tokens);
     found.assignments = function_assignments(&tokens);
     found.initializers = integer_initializers(&tokens);
+    found.aliases = scalar_aliases(&alias_declarations(&tokens, &directives));
     // `main` or a launch is the plainer reason; a header whose name
     // NVRTC does not provide may be the user's own.
     found.host_code = found.host_code.or_else(|| host_header(&directives));
@@ -766,6 +772,47 @@ const INTEGER_WORDS: [&str; 11] = [
     "int", "unsigned", "signed", "long", "short", "size_t", "int32_t", "int64_t", "uint32_t",
     "uint64_t", "uint",
 ];
+
+/// Every `typedef TYPE NAME;`, `using NAME = TYPE;` and object-like
+/// `#define NAME TEXT` of the file, as `(NAME, TYPE or TEXT)`: the
+/// directives first, then the declarations, each in source order. Function
+/// pointer and struct typedefs are left out.
+fn alias_declarations(tokens: &[Located], directives: &[String]) -> Vec<(String, String)> {
+    let defines = directives.iter().filter_map(|directive| {
+        let rest = directive.strip_prefix("define")?.trim_start();
+        let (name, text) = rest.split_once(char::is_whitespace)?;
+        let text = text.split("//").next()?.split("/*").next()?.trim();
+        (name.chars().all(|c| c.is_alphanumeric() || c == '_') && !text.is_empty())
+            .then(|| (name.to_string(), text.to_string()))
+    });
+    let declared = (0..tokens.len()).filter_map(|i| {
+        let word = match &tokens[i].0 {
+            Token::Ident(word) if word == "typedef" || word == "using" => word,
+            _ => return None,
+        };
+        let end = i + tokens[i..]
+            .iter()
+            .position(|(t, _)| matches!(t, Token::Punct(';' | '{' | '}' | '(')))?;
+        if !matches!(tokens[end].0, Token::Punct(';')) {
+            return None;
+        }
+        match word.as_str() {
+            "typedef" => match &tokens[end - 1].0 {
+                Token::Ident(name) if end >= i + 3 => {
+                    Some((name.clone(), text_of(&tokens[i + 1..end - 1])))
+                }
+                _ => None,
+            },
+            _ => match (&tokens.get(i + 1)?.0, &tokens.get(i + 2)?.0) {
+                (Token::Ident(name), Token::Punct('=')) if end > i + 3 => {
+                    Some((name.clone(), text_of(&tokens[i + 3..end])))
+                }
+                _ => None,
+            },
+        }
+    });
+    defines.chain(declared).collect()
+}
 
 /// `int blocks = (n + 255) / 256;`: integer variables and their initializers.
 fn integer_initializers(tokens: &[Located]) -> Vec<(String, String)> {
@@ -1376,6 +1423,30 @@ mod tests {
                 ("THREADBLOCK".to_string(), 64),
                 ("THREADS".to_string(), 128),
                 ("PER_THREAD".to_string(), 4)
+            ]
+        );
+    }
+
+    #[test]
+    fn type_aliases_the_file_declares() {
+        let source = r#"
+            #define DTYPE float // the element type
+            #define SQUARE(x) ((x) * (x))
+            using namespace std;
+            typedef struct { float x, y; } point;
+            typedef void (*callback)(int);
+            typedef unsigned long long u64_t;
+            using real = DTYPE;
+            template <class T> using ptr = T *;
+            namespace ns { typedef const real *input_t; }
+        "#;
+        assert_eq!(
+            scan(source).aliases,
+            [
+                ("DTYPE".to_string(), "float".to_string()),
+                ("u64_t".into(), "unsigned long long".into()),
+                ("real".into(), "float".into()),
+                ("input_t".into(), "const float *".into()),
             ]
         );
     }

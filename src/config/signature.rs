@@ -2,9 +2,11 @@
 //! parameters (how many arguments an instance takes, and which are types
 //! the instance fills in) and its function parameters (how many, which take
 //! a pointer and which a value, and of what scalar type). Read from the text
-//! the source scan kept (`kernels`), not by a C++ parser: a type it cannot
-//! name (a struct, `float4`, a template parameter left open) is left
-//! unchecked rather than guessed.
+//! the source scan kept (`kernels`), not by a C++ parser: the file's type
+//! aliases of scalar types are followed (`typedef float real;`), and a type
+//! it cannot name (a struct, `float4`, a template parameter left open, an
+//! alias defined two ways under `#ifdef`) is left unchecked rather than
+//! guessed.
 
 use crate::config::plan::ElementType;
 
@@ -30,10 +32,13 @@ pub(crate) enum Takes {
     Unknown,
 }
 
-/// One function parameter: as written, and what it takes.
+/// One function parameter: as written, as the compiler reads it (the
+/// instance's template arguments and the file's type aliases put in), and
+/// what it takes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Parameter {
     pub(crate) written: String,
+    pub(crate) resolved: String,
     pub(crate) takes: Takes,
 }
 
@@ -63,19 +68,19 @@ impl Parameter {
         })
     }
 
-    /// Which 2-byte float the declaration names: `f16` for `half`/`__half`,
-    /// `bf16` for `__nv_bfloat16`; None when its text says neither (a
-    /// template parameter filled with one).
+    /// Which 2-byte float the declaration names once its template
+    /// parameters and aliases are filled in: `f16` for `half`/`__half`,
+    /// `bf16` for `__nv_bfloat16`; None when its text says neither.
     pub(crate) fn two_byte_float(&self) -> Option<ElementType> {
-        let mut written = self.written.clone();
+        let mut resolved = self.resolved.clone();
         if let Some(name) = self.name()
-            && let Some(at) = written.rfind(&name)
+            && let Some(at) = resolved.rfind(&name)
         {
-            written.replace_range(at..at + name.len(), "");
+            resolved.replace_range(at..at + name.len(), "");
         }
-        if written.contains("bfloat16") {
+        if resolved.contains("bfloat16") {
             Some(ElementType::Bf16)
-        } else if written.contains("half") {
+        } else if resolved.contains("half") {
             Some(ElementType::F16)
         } else {
             None
@@ -348,12 +353,14 @@ pub(crate) fn template_arity(template: &str) -> (usize, Option<usize>) {
 
 /// The parameters of a kernel whose parameter list is `parameters`, with
 /// the type parameters of its `template` list replaced by the arguments
-/// `instance` gives them; `None` when the list holds a pack (`Ts... args`),
-/// whose length the text does not fix.
+/// `instance` gives them, then the file's type `aliases` (from
+/// [`scalar_aliases`]) by what they stand for; `None` when the list holds
+/// a pack (`Ts... args`), whose length the text does not fix.
 pub(crate) fn parameters(
     parameters: &str,
     template: Option<&str>,
     instance: &[String],
+    aliases: &[(String, String)],
 ) -> Option<Vec<Parameter>> {
     let substitutions: Vec<(String, String)> = template
         .map(template_parameters)
@@ -372,12 +379,82 @@ pub(crate) fn parameters(
     }
     Some(
         list.into_iter()
-            .map(|written| Parameter {
-                takes: takes(&substitute(without_default(&written), &substitutions)),
-                written,
+            .map(|written| {
+                let instance = substitute(without_default(&written), &substitutions);
+                let resolved = substitute(&instance, aliases);
+                Parameter {
+                    takes: takes(&resolved),
+                    resolved,
+                    written,
+                }
             })
             .collect(),
     )
+}
+
+/// The type aliases of a file that name a scalar type or a pointer to one
+/// (what the argument check reads), each with the type it stands for once
+/// aliases of aliases are followed: `typedef float real;`, `using idx_t =
+/// unsigned int;`, `#define DTYPE double`, from `candidates` (every
+/// `(name, type as written)` the scan found, in order). A name given two
+/// different types (the branches of an `#ifdef`) is left out: which one
+/// the compiler sees depends on flags the scan does not follow.
+pub(crate) fn scalar_aliases(candidates: &[(String, String)]) -> Vec<(String, String)> {
+    let mut distinct: Vec<(String, String)> = Vec::new();
+    let mut conflicting: Vec<&str> = Vec::new();
+    for (name, target) in candidates {
+        let target = words_and_stars(target);
+        match distinct.iter().find(|(known, _)| known == name) {
+            Some((_, known)) if *known != target => conflicting.push(name),
+            Some(_) => {}
+            None => distinct.push((name.clone(), target)),
+        }
+    }
+    distinct.retain(|(name, _)| !conflicting.contains(&name.as_str()));
+    distinct
+        .iter()
+        .filter_map(|(name, target)| {
+            let others: Vec<(String, String)> = distinct
+                .iter()
+                .filter(|(other, _)| other != name)
+                .cloned()
+                .collect();
+            let mut resolved = target.clone();
+            for _ in 0..distinct.len() {
+                let next = substitute(&resolved, &others);
+                if next == resolved {
+                    break;
+                }
+                resolved = next;
+            }
+            spells_scalar_or_pointer(&resolved).then(|| (name.clone(), resolved))
+        })
+        .collect()
+}
+
+/// `text` as its words and `*`s, one space apart (`const  float*` →
+/// `const float *`), so that two spellings of one type compare equal.
+fn words_and_stars(text: &str) -> String {
+    let mut pieces: Vec<String> = Vec::new();
+    for part in text.split('*') {
+        pieces.push(part.split_whitespace().collect::<Vec<_>>().join(" "));
+        pieces.push("*".into());
+    }
+    pieces.pop();
+    pieces
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether `text` is a scalar type or a pointer to one, qualifiers aside
+/// (`const float *`, `unsigned int`), and nothing else.
+fn spells_scalar_or_pointer(text: &str) -> bool {
+    let plain = text
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == '_' || c == ':' || c == '*' || c.is_whitespace());
+    plain && type_of(&words(text)).is_some()
 }
 
 /// `text` with each identifier named in `substitutions` replaced by its
@@ -494,7 +571,7 @@ mod tests {
 
     /// What each parameter takes, signedness left out.
     fn read(list: &str) -> Vec<Takes> {
-        parameters(list, None, &[])
+        parameters(list, None, &[], &[])
             .unwrap()
             .iter()
             .map(|p| kind(&p.takes))
@@ -546,7 +623,7 @@ mod tests {
         );
         assert_eq!(read(""), []);
         assert_eq!(read("void"), []);
-        assert_eq!(parameters("int n, Ts... rest", None, &[]), None);
+        assert_eq!(parameters("int n, Ts... rest", None, &[], &[]), None);
     }
 
     #[test]
@@ -575,7 +652,7 @@ mod tests {
     #[test]
     fn element_types_for_scalar_types() {
         let element = |list: &str| {
-            parameters(list, None, &[]).unwrap()[0]
+            parameters(list, None, &[], &[]).unwrap()[0]
                 .element()
                 .map(ElementType::name)
         };
@@ -595,6 +672,7 @@ mod tests {
         let named = parameters(
             "const int n = 4, float a[16], float *, int, T *out",
             None,
+            &[],
             &[],
         )
         .unwrap()
@@ -617,7 +695,8 @@ mod tests {
     fn type_parameters_take_the_instance_arguments() {
         let list = "size_t m, T alpha, T const* A, TOut *C";
         let template = "typename T, int BM, typename TOut = T";
-        let filled = parameters(list, Some(template), &["double".into(), "64".into()]).unwrap();
+        let filled =
+            parameters(list, Some(template), &["double".into(), "64".into()], &[]).unwrap();
         let takes: Vec<Takes> = filled.iter().map(|p| kind(&p.takes)).collect();
         assert_eq!(
             takes,
@@ -628,8 +707,52 @@ mod tests {
                 Takes::Pointer(None)
             ]
         );
-        let open = parameters(list, Some(template), &[]).unwrap();
+        let open = parameters(list, Some(template), &[], &[]).unwrap();
         assert_eq!(open[1].takes, Takes::Unknown);
+    }
+
+    #[test]
+    fn type_aliases_are_followed_and_ambiguous_ones_left_out() {
+        let candidates: Vec<(String, String)> = [
+            ("real", "float"),
+            ("real_t", "real"),
+            ("index_t", "unsigned  int"),
+            ("cptr", "const real_t*"),
+            ("DTYPE", "double"),
+            ("DTYPE", "float"),
+            ("Vec", "float4"),
+            ("BLOCK", "256"),
+            ("half_t", "__nv_bfloat16"),
+        ]
+        .map(|(n, t)| (n.to_string(), t.to_string()))
+        .to_vec();
+        let aliases = scalar_aliases(&candidates);
+        assert_eq!(
+            aliases,
+            [
+                ("real".to_string(), "float".to_string()),
+                ("real_t".into(), "float".into()),
+                ("index_t".into(), "unsigned int".into()),
+                ("cptr".into(), "const float *".into()),
+                ("half_t".into(), "__nv_bfloat16".into()),
+            ]
+        );
+        let list = "const real_t *in, cptr other, index_t n, T scale, half_t *h, DTYPE *d";
+        let filled = parameters(list, Some("typename T"), &["real".into()], &aliases).unwrap();
+        let takes: Vec<Takes> = filled.iter().map(|p| kind(&p.takes)).collect();
+        assert_eq!(
+            takes,
+            [
+                pointer(4, true),
+                pointer(4, true),
+                value(4, false),
+                value(4, true),
+                pointer(2, true),
+                Takes::Pointer(None)
+            ]
+        );
+        assert_eq!(filled[4].element(), Some(ElementType::Bf16));
+        assert_eq!(filled[0].written, "const real_t *in");
     }
 
     #[test]

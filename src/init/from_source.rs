@@ -396,8 +396,12 @@ impl<'a> Draft<'a> {
             ),
             (None, _) => format!("entry = {}", quoted(&kernel.name)),
         };
-        let parameters =
-            signature::parameters(&kernel.parameters, kernel.template.as_deref(), &instance);
+        let parameters = signature::parameters(
+            &kernel.parameters,
+            kernel.template.as_deref(),
+            &instance,
+            &scanned.aliases,
+        );
         let indexed = kernel
             .body
             .as_deref()

@@ -18,19 +18,24 @@ use crate::config::plan::ElementType;
 use crate::config::signature::{self, CType, Parameter, Takes};
 
 impl Context<'_> {
-    /// That `args` fit the parameters of `kernel`, launched as `entry` by
-    /// `launch` ("variant `x`", "step 2 of variant `x`").
+    /// That `args` fit the parameters of `kernel` (a kernel of the source
+    /// whose type aliases are `aliases`), launched as `entry` by `launch`
+    /// ("variant `x`", "step 2 of variant `x`").
     pub(super) fn check_arguments(
         &self,
         entry: &Spanned<String>,
         kernel: &Kernel,
+        aliases: &[(String, String)],
         args: &[&ArgSpec],
         launch: &str,
     ) -> Result<(), ConfigError> {
         let instance = signature::instance_arguments(entry.get_ref()).unwrap_or_default();
-        let Some(parameters) =
-            signature::parameters(&kernel.parameters, kernel.template.as_deref(), &instance)
-        else {
+        let Some(parameters) = signature::parameters(
+            &kernel.parameters,
+            kernel.template.as_deref(),
+            &instance,
+            aliases,
+        ) else {
             return Ok(());
         };
         let passed: Vec<&ArgSpec> = args

@@ -129,7 +129,7 @@ impl<'c> Context<'c> {
                     })
                     .collect();
                 let launch = format!("step {} of variant `{name}`", index + 1);
-                self.check_arguments(&step.entry, declared, &passed, &launch)?;
+                self.check_arguments(&step.entry, declared, &source.1.aliases, &passed, &launch)?;
             }
             steps.push(StepValues {
                 kernel,

@@ -1093,3 +1093,37 @@ fn narrow_element_types_are_checked_against_the_kernels_parameters() {
     );
     assert_eq!(help(&e), "declare scalar = \"i8\"");
 }
+
+#[test]
+fn types_named_through_aliases_are_checked_as_what_they_stand_for() {
+    let scale_real = |buffers: &str, factor: &str, either: &str| {
+        narrow(
+            "scale_real",
+            &format!(
+                "{{ name = \"in\", buffer = \"{buffers}\", count = \"N\", fill = \"random\" }},\n\
+                 {{ name = \"out\", buffer = \"{buffers}\", count = \"N\", output = true }},\n\
+                 {{ name = \"factor\", scalar = \"{factor}\", value = 2 }},\n\
+                 {{ name = \"n\", scalar = \"u32\", value = \"N\" }},\n\
+                 {{ name = \"either\", buffer = \"{either}\", count = \"N\", fill = 0 }}"
+            ),
+        )
+    };
+    ok(&scale_real("f64", "f64", "f32"));
+    let e = fails(
+        &scale_real("f32", "f64", "f32"),
+        "buffer `in` holds an f32 (4-byte float), but parameter 1 of `scale_real` is `const real *in`",
+        "\"in\", buffer = \"f32\"",
+    );
+    assert_eq!(
+        help(&e),
+        "declare buffer = \"f64\" to match the kernel's pointer"
+    );
+    fails(
+        &scale_real("f64", "f32", "f32"),
+        "scalar `factor` is an f32 (4-byte float), but parameter 3 of `scale_real` is `real factor`",
+        "\"factor\", scalar = \"f32\", value = 2 ",
+    );
+    // `ELEM` is `__half` or `float` by a flag the scan does not follow:
+    // either buffer is taken.
+    ok(&scale_real("f64", "f64", "f16"));
+}

@@ -96,7 +96,9 @@ impl<'c> Context<'c> {
             && let Some(kernel) = kernels[&source_path].find(entry.value.get_ref())
         {
             let args: Vec<&ArgSpec> = values.args.iter().collect();
-            self.check_arguments(entry.value, kernel, &args, &format!("variant `{name}`"))?;
+            let launch = format!("variant `{name}`");
+            let aliases = &kernels[&source_path].aliases;
+            self.check_arguments(entry.value, kernel, aliases, &args, &launch)?;
         }
         let (entries, steps) = match runs_kernel {
             true => self.sequence_steps(

@@ -26,3 +26,17 @@ extern "C" __global__ void scale_u16(const unsigned short *in, unsigned short *o
                                      unsigned short factor, int n)
 {
 }
+
+// Types named through aliases, as real code often does.
+typedef double real;
+using index_t = unsigned int;
+#ifdef USE_HALF
+#define ELEM __half
+#else
+#define ELEM float
+#endif
+
+extern "C" __global__ void scale_real(const real *in, real *out, real factor, index_t n,
+                                      ELEM *either)
+{
+}
