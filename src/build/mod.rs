@@ -180,15 +180,31 @@ impl fmt::Display for BuildError {
                 }
                 Ok(())
             }
-            BuildError::NoSuchKernel { path, entry, found } => write!(
-                f,
-                "nvcc compiled {}, but it holds no kernel `{entry}`; its kernels are: {}",
-                path.display(),
-                match found.is_empty() {
-                    true => "none".to_string(),
-                    false => found.join(", "),
-                }
-            ),
+            BuildError::NoSuchKernel { path, entry, found } => {
+                // A file of many instances lists those of the entry's name.
+                let base = entry.split('<').next().unwrap_or(entry).trim();
+                let namesakes: Vec<&String> = found
+                    .iter()
+                    .filter(|k| k.split('<').next().is_some_and(|b| b.trim() == base))
+                    .collect();
+                let listed = match (found.len(), namesakes.is_empty()) {
+                    (0, _) => "its kernels are: none".to_string(),
+                    (1..=12, _) | (_, true) => format!("its kernels are: {}", found.join(", ")),
+                    (all, false) => format!(
+                        "of its {all} kernels, those named `{base}` are: {}",
+                        namesakes
+                            .iter()
+                            .map(|k| k.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
+                write!(
+                    f,
+                    "nvcc compiled {}, but it holds no kernel `{entry}`; {listed}",
+                    path.display()
+                )
+            }
             BuildError::Nvrtc { path, step, code } => {
                 write!(f, "NVRTC failed in {step} for {}: {code}", path.display())
             }
@@ -409,6 +425,30 @@ pub fn compile(request: Request, cache: &Cache) -> Result<Compiled, BuildError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_kernel_among_many_lists_its_namesakes() {
+        let mut found: Vec<String> = (0..20).map(|k| format!("softmax<{k}>")).collect();
+        found.push("mul<__half>".into());
+        found.push("mul<float>".into());
+        let error = |found: Vec<String>| {
+            BuildError::NoSuchKernel {
+                path: "k.cu".into(),
+                entry: "mul<Algo::kFast>".into(),
+                found,
+            }
+            .to_string()
+        };
+        assert_eq!(
+            error(found.clone()),
+            "nvcc compiled k.cu, but it holds no kernel `mul<Algo::kFast>`; of its 22 kernels, \
+             those named `mul` are: mul<__half>, mul<float>"
+        );
+        assert!(
+            error(found[18..].to_vec())
+                .ends_with("its kernels are: softmax<18>, softmax<19>, mul<__half>, mul<float>")
+        );
+    }
 
     #[test]
     fn a_missing_toolkit_header_is_not_sent_to_include_dirs() {

@@ -2,8 +2,9 @@
 //! no kernel for us: its CUBIN holds mangled symbols
 //! (`_Z7reduce6ILj256ELb1EEvPKfPfj`), so the entry functions are read from
 //! the ELF (each has a `.nv.info.<symbol>` section), demangled, and matched
-//! against the entry with spacing, integer suffixes (`256u`) and `true` /
-//! `false` made alike on both sides.
+//! against the entry with spacing, integer suffixes (`256u`), `true` /
+//! `false` and the spellings of common types (`half`, `uint32_t`,
+//! `unsigned`) made alike on both sides.
 
 use cpp_demangle::{DemangleOptions, Symbol};
 use object::{Object, ObjectSection};
@@ -50,7 +51,7 @@ pub fn find(symbols: &[String], entry: &str) -> Result<String, Vec<String>> {
 /// kernels without one), integer suffixes, C-style casts of numbers and
 /// `true` / `false`.
 fn comparable(name: &str) -> String {
-    let compact: String = name
+    let compact: String = canonical_types(name)
         .chars()
         .filter(|c| !c.is_whitespace())
         .collect::<String>()
@@ -67,6 +68,84 @@ fn comparable(name: &str) -> String {
             _ => "0",
         })
         .into_owned()
+}
+
+/// Type names a demangler spells otherwise, as it spells them: the fixed
+/// width integers of a 64-bit Linux host (`int64_t` is `long`), the CUDA
+/// headers' 2-byte floats (`half` is `__half`), `uint`, and integer types
+/// with words a demangler leaves out (`unsigned` is `unsigned int`,
+/// `long int` is `long`).
+const SPELLED_AS: [(&str, &str); 16] = [
+    ("half", "__half"),
+    ("nv_bfloat16", "__nv_bfloat16"),
+    ("uint", "unsigned int"),
+    ("int8_t", "signed char"),
+    ("uint8_t", "unsigned char"),
+    ("int16_t", "short"),
+    ("uint16_t", "unsigned short"),
+    ("int32_t", "int"),
+    ("uint32_t", "unsigned int"),
+    ("int64_t", "long"),
+    ("uint64_t", "unsigned long"),
+    ("size_t", "unsigned long"),
+    ("ptrdiff_t", "long"),
+    ("intptr_t", "long"),
+    ("uintptr_t", "unsigned long"),
+    ("ushort", "unsigned short"),
+];
+
+/// `name` with each type spelled as a demangler spells it
+/// ([`SPELLED_AS`]; `std::` before one dropped; `unsigned` alone given its
+/// `int`, `signed` left out except before `char`, and `int` after `short`
+/// or `long` left out).
+fn canonical_types(name: &str) -> String {
+    let pieces: Vec<&str> = {
+        let mut pieces = Vec::new();
+        let mut start = 0;
+        let mut in_word = false;
+        for (at, c) in name.char_indices() {
+            let word_char = c.is_alphanumeric() || c == '_';
+            if at > start && word_char != in_word {
+                pieces.push(&name[start..at]);
+                start = at;
+            }
+            in_word = word_char;
+        }
+        pieces.push(&name[start..]);
+        pieces
+    };
+    let is_word = |p: &str| p.starts_with(|c: char| c.is_alphabetic() || c == '_');
+    let next_word = |from: usize| pieces[from..].iter().find(|p| p.trim() != "").copied();
+    let mut out = String::with_capacity(name.len());
+    for (at, piece) in pieces.iter().enumerate() {
+        if !is_word(piece) {
+            if *piece == "::" && at > 0 && pieces[at - 1] == "std" {
+                continue;
+            }
+            out.push_str(piece);
+            continue;
+        }
+        let following = next_word(at + 1);
+        match *piece {
+            "std" if following == Some("::") => {}
+            "unsigned" if !matches!(following, Some("int" | "char" | "short" | "long")) => {
+                out.push_str("unsigned int");
+            }
+            "signed" if following != Some("char") => {
+                if !matches!(following, Some("int" | "short" | "long")) {
+                    out.push_str("int");
+                }
+            }
+            "int" if out.trim_end().ends_with("long") || out.trim_end().ends_with("short") => {}
+            word => out.push_str(
+                SPELLED_AS
+                    .iter()
+                    .find(|(spelling, _)| *spelling == word)
+                    .map_or(word, |(_, demangled)| demangled),
+            ),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -96,6 +175,28 @@ mod tests {
         ] {
             assert_eq!(find(&symbols, entry), Ok(symbols[index].clone()), "{entry}");
         }
+        let typed = [
+            "_Z3mulI6__halfEvPT_S2_S2_".to_string(),
+            "_Z4scanIjLi8EEvPT_".to_string(),
+            "_Z4scanImLi8EEvPT_".to_string(),
+            "_Z4scanIaLi8EEvPT_".to_string(),
+            "_Z4scanIxLi8EEvPT_".to_string(),
+        ];
+        assert_eq!(demangled(&typed[0]), "mul<__half>");
+        for (entry, index) in [
+            ("mul<half>", 0),
+            ("mul<__half>", 0),
+            ("scan<unsigned, 8>", 1),
+            ("scan<uint32_t, 8>", 1),
+            ("scan<unsigned int, 8>", 1),
+            ("scan<std::size_t, 8>", 2),
+            ("scan<unsigned long int, 8>", 2),
+            ("scan<int8_t, 8>", 3),
+            ("scan<long long, 8>", 4),
+        ] {
+            assert_eq!(find(&typed, entry), Ok(typed[index].clone()), "{entry}");
+        }
+        assert!(find(&typed, "scan<int, 8>").is_err());
         let missing = find(&symbols, "reduce6<128, true>").unwrap_err();
         assert_eq!(
             missing,

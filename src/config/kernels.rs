@@ -46,6 +46,10 @@ pub(crate) struct Kernels {
     /// (`typedef float real;`, `using idx_t = int;`, `#define DTYPE
     /// double`), with the type each stands for.
     pub(crate) aliases: Vec<(String, String)>,
+    /// The macros it `#define`s outside an `#ifndef` of the same name, by
+    /// name with the line (from 1) of the first: a `-D` of that name is
+    /// replaced by the file's own value.
+    pub(crate) unguarded_defines: Vec<(String, usize)>,
 }
 
 /// One `dim3 name(a, b)` (or `dim3 name = dim3(a, b)`, `dim3 name{a, b}`,
@@ -260,6 +264,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
     found.assignments = function_assignments(&tokens);
     found.initializers = integer_initializers(&tokens);
     found.aliases = scalar_aliases(&alias_declarations(&tokens, &directives));
+    found.unguarded_defines = unguarded_defines(source);
     // `main` or a launch is the plainer reason; a header whose name
     // NVRTC does not provide may be the user's own.
     found.host_code = found.host_code.or_else(|| host_header(&directives));
@@ -772,6 +777,61 @@ const INTEGER_WORDS: [&str; 11] = [
     "int", "unsigned", "signed", "long", "short", "size_t", "int32_t", "int64_t", "uint32_t",
     "uint64_t", "uint",
 ];
+
+/// The `#define`s of `source` that no `#ifndef NAME` (or `#if
+/// !defined(NAME)`) around them guards, by name with the line of the first,
+/// in source order. An `#else` of a guard is no guard: its branch is the
+/// one taken when the name is defined.
+fn unguarded_defines(source: &str) -> Vec<(String, usize)> {
+    let mut found: Vec<(String, usize)> = Vec::new();
+    // For each open conditional, the name it guards (when it does).
+    let mut open: Vec<Option<String>> = Vec::new();
+    let mut continued = false;
+    for (index, line) in source.lines().enumerate() {
+        let is_directive = !continued && line.trim_start().starts_with('#');
+        continued = line.trim_end().ends_with('\\');
+        if !is_directive {
+            continue;
+        }
+        let directive = line.trim_start()[1..].trim_start();
+        let (keyword, rest) = directive
+            .split_once(|c: char| c.is_whitespace() || c == '(' || c == '!')
+            .map_or((directive, ""), |(k, _)| (k, directive[k.len()..].trim()));
+        let first_word = |text: &str| -> String {
+            text.trim_start_matches(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect()
+        };
+        match keyword {
+            "ifndef" => open.push(Some(first_word(rest))),
+            "if" => open.push(
+                rest.strip_prefix('!')
+                    .map(str::trim_start)
+                    .and_then(|r| r.strip_prefix("defined"))
+                    .map(first_word),
+            ),
+            "ifdef" => open.push(None),
+            "else" | "elif" | "elifdef" | "elifndef" => {
+                if let Some(top) = open.last_mut() {
+                    *top = None;
+                }
+            }
+            "endif" => {
+                open.pop();
+            }
+            "define" => {
+                let name = first_word(rest);
+                let guarded = open.iter().flatten().any(|guard| *guard == name);
+                if !name.is_empty() && !guarded && !found.iter().any(|(n, _)| *n == name) {
+                    found.push((name, index + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
 
 /// Every `typedef TYPE NAME;`, `using NAME = TYPE;` and object-like
 /// `#define NAME TEXT` of the file, as `(NAME, TYPE or TEXT)`: the
@@ -1447,6 +1507,25 @@ mod tests {
                 ("u64_t".into(), "unsigned long long".into()),
                 ("real".into(), "float".into()),
                 ("input_t".into(), "const float *".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn defines_a_flag_cannot_reach() {
+        let source = "#define SIZE 16384\n\
+                      #ifndef BLOCK\n#define BLOCK 256\n#endif\n\
+                      #if !defined(TILE)\n#  define TILE 32\n#else\n#define OTHER 1\n#endif\n\
+                      #ifdef USE_FAST\n#define FAST 1\n#endif\n\
+                      #define LONG(x) \\\n  #define NOT_A_LINE\n\
+                      #define SIZE 1\n";
+        assert_eq!(
+            scan(source).unguarded_defines,
+            [
+                ("SIZE".to_string(), 1),
+                ("OTHER".into(), 8),
+                ("FAST".into(), 11),
+                ("LONG".into(), 13),
             ]
         );
     }

@@ -87,6 +87,20 @@ impl Parameter {
         }
     }
 
+    /// Whether it points to const data (`const float *in`, `float const
+    /// a[]`): a kernel cannot write through it. A `const` pointer to
+    /// writable data (`float *const out`) is not.
+    pub(crate) fn points_to_const(&self) -> bool {
+        if !matches!(self.takes, Takes::Pointer(_)) {
+            return false;
+        }
+        let declared = without_default(&self.resolved);
+        let pointee = declared
+            .find(['*', '['])
+            .map_or(declared, |at| &declared[..at]);
+        words(pointee).iter().any(|w| w == "const")
+    }
+
     /// The name the declaration gives it (`n` of `const int n = 4`,
     /// `a` of `float a[]`), if any.
     pub(crate) fn name(&self) -> Option<String> {

@@ -185,6 +185,36 @@ impl<'c> Context<'c> {
             .collect()
     }
 
+    /// That no define of `defines` is one the kernel's `source` (scanned as
+    /// `scanned`) `#define`s itself outside an `#ifndef`: its own value
+    /// would replace gpuprof's `-D` (nvcc only warns), so every size would
+    /// run the file's value while the report says otherwise.
+    pub(super) fn refuse_overridden_defines(
+        &self,
+        raw: &RawVariant,
+        scanned: &Kernels,
+        source: &std::path::Path,
+    ) -> Result<(), ConfigError> {
+        let Some(defines) = merged(raw, self.defaults, |r| &r.defines) else {
+            return Ok(());
+        };
+        for (name, value) in defines.value.get_ref() {
+            if let Some(line) = defined_by_the_file(scanned, name) {
+                return Err(self
+                    .doc
+                    .error(
+                        value.span(),
+                        format!(
+                            "define {name} is replaced by the file's own: {}:{line} defines {name} outside an #ifndef {name}",
+                            source.display()
+                        ),
+                    )
+                    .help(overridden_help(name)));
+            }
+        }
+        Ok(())
+    }
+
     /// The defines' values at `size`: whole numbers.
     pub(super) fn define_values(
         &self,
@@ -203,6 +233,23 @@ impl<'c> Context<'c> {
             .map(|(name, value)| Ok((name.clone(), self.whole(value, size, &bounds)? as i64)))
             .collect()
     }
+}
+
+/// The line where the file scanned as `scanned` defines `name` where a
+/// `-D` cannot reach, if it does.
+pub(super) fn defined_by_the_file(scanned: &Kernels, name: &str) -> Option<usize> {
+    scanned
+        .unguarded_defines
+        .iter()
+        .find(|(defined, _)| defined == name)
+        .map(|(_, line)| *line)
+}
+
+/// How to let a `-D` of `name` reach a file that defines it.
+pub(super) fn overridden_help(name: &str) -> String {
+    format!(
+        "guard the file's definition so that the flag wins (#ifndef {name} / #define {name} … / #endif), or leave {name} out here and run the file's value"
+    )
 }
 
 #[cfg(test)]

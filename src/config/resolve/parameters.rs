@@ -19,16 +19,19 @@ use crate::config::signature::{self, CType, Parameter, Takes};
 
 impl Context<'_> {
     /// That `args` fit the parameters of `kernel` (a kernel of the source
-    /// whose type aliases are `aliases`), launched as `entry` by `launch`
-    /// ("variant `x`", "step 2 of variant `x`").
+    /// whose type aliases are `aliases`), launched as `entry` by `launch`;
+    /// a variant's own arguments also in the order the kernel names them
+    /// (a sequence's steps pass the variant's buffers under the variant's
+    /// names, and ping-pong between them on purpose); and how the launch
+    /// passes its buffers, for [`Self::refuse_read_only_outputs`].
     pub(super) fn check_arguments(
         &self,
         entry: &Spanned<String>,
         kernel: &Kernel,
         aliases: &[(String, String)],
         args: &[&ArgSpec],
-        launch: &str,
-    ) -> Result<(), ConfigError> {
+        launch: &Launch,
+    ) -> Result<Vec<PassedBuffer>, ConfigError> {
         let instance = signature::instance_arguments(entry.get_ref()).unwrap_or_default();
         let Some(parameters) = signature::parameters(
             &kernel.parameters,
@@ -36,7 +39,7 @@ impl Context<'_> {
             &instance,
             aliases,
         ) else {
-            return Ok(());
+            return Ok(Vec::new());
         };
         let passed: Vec<&ArgSpec> = args
             .iter()
@@ -137,8 +140,146 @@ impl Context<'_> {
                     .help(help));
             }
         }
+        if let Launch::Variant(_) = launch {
+            self.check_order(kernel, &parameters, &passed, launch)
+                .map_err(|e| e.note(listed()))?;
+        }
+        Ok(passed
+            .iter()
+            .zip(&parameters)
+            .enumerate()
+            .filter(|(_, (arg, _))| matches!(arg, ArgSpec::Buffer(_)))
+            .map(|(position, (arg, parameter))| PassedBuffer {
+                name: arg.name().to_string(),
+                read_only: parameter.points_to_const().then(|| {
+                    format!(
+                        "parameter {} of `{}`, `{}`",
+                        position + 1,
+                        kernel.name,
+                        parameter.written
+                    )
+                }),
+            })
+            .collect())
+    }
+
+    /// That arguments named after the kernel's parameters stand where
+    /// those parameters are: an argument named like another parameter,
+    /// where another argument is named like this one's (`idata` passed
+    /// first to `(float *odata, const float *idata)`), is two arguments
+    /// swapped, which the types alone cannot show when they agree.
+    fn check_order(
+        &self,
+        kernel: &Kernel,
+        parameters: &[Parameter],
+        passed: &[&ArgSpec],
+        launch: &Launch,
+    ) -> Result<(), ConfigError> {
+        let named = |at: usize| parameters[at].name();
+        for (position, arg) in passed.iter().enumerate() {
+            let here = named(position);
+            if here.as_deref() == Some(arg.name()) {
+                continue;
+            }
+            let declared_at = (0..parameters.len())
+                .find(|&at| at != position && named(at).as_deref() == Some(arg.name()));
+            let displaced = here.is_some_and(|here| {
+                passed
+                    .iter()
+                    .enumerate()
+                    .any(|(k, other)| k != position && other.name() == here)
+            });
+            if let (Some(declared_at), true) = (declared_at, displaced) {
+                return Err(self
+                    .doc
+                    .error(
+                        arg.name_span(),
+                        format!(
+                            "{launch} passes `{}` as parameter {} of `{}`, `{}`, but the kernel declares `{}` as parameter {}",
+                            arg.name(),
+                            position + 1,
+                            kernel.name,
+                            parameters[position].written,
+                            arg.name(),
+                            declared_at + 1
+                        ),
+                    )
+                    .help(format!(
+                        "list the arguments in the order the kernel declares them: {}",
+                        parameters
+                            .iter()
+                            .map(|p| p.name().unwrap_or_else(|| "…".into()))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )));
+            }
+        }
         Ok(())
     }
+
+    /// That every output buffer is passed to at least one parameter the
+    /// kernel can write through: one that reaches only `const` pointers
+    /// (`output = true` on `const float *in`) would be compared without
+    /// ever being written. `passed` gathers how every launch of the
+    /// variant passes its buffers.
+    pub(super) fn refuse_read_only_outputs(
+        &self,
+        buffers: &[&ArgSpec],
+        passed: &[PassedBuffer],
+    ) -> Result<(), ConfigError> {
+        for arg in buffers {
+            let ArgSpec::Buffer(buffer) = arg else {
+                continue;
+            };
+            if !buffer.output || buffer.symbol.is_some() {
+                continue;
+            }
+            let mut uses = passed.iter().filter(|p| p.name == buffer.name).peekable();
+            if uses.peek().is_none() {
+                continue;
+            }
+            let read_only: Option<Vec<&str>> = uses.map(|p| p.read_only.as_deref()).collect();
+            if let Some(parameters) = read_only {
+                return Err(self
+                    .doc
+                    .error(
+                        buffer.name_span.clone(),
+                        format!(
+                            "output buffer `{}` is passed only as {}: the kernel cannot write through a pointer to const",
+                            buffer.name,
+                            parameters.join(" and ")
+                        ),
+                    )
+                    .help(
+                        "mark as output (output = true) the buffer the kernel writes, and give this one a fill instead",
+                    ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Which launch passes arguments: a variant's one kernel, or a step of
+/// its sequence (counted from 0).
+pub(super) enum Launch<'a> {
+    Variant(&'a str),
+    Step(usize, &'a str),
+}
+
+impl std::fmt::Display for Launch<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Launch::Variant(name) => write!(f, "variant `{name}`"),
+            Launch::Step(index, name) => write!(f, "step {} of variant `{name}`", index + 1),
+        }
+    }
+}
+
+/// How a launch passes one of its buffers: by name, and the parameter
+/// when it points to const (`parameter 1 of \`k\`, \`const float *in\``).
+pub(super) struct PassedBuffer {
+    name: String,
+    read_only: Option<String>,
 }
 
 /// What is wrong with passing `arg` to `parameter`, and how to fix it.

@@ -92,12 +92,10 @@ impl<'c> Context<'c> {
                 .help("give scalars in the `args` of each step of `sequence`"));
         }
         // Errors name the source as the toml does, not its canonical path.
-        let shown = match super::merged(raw, self.defaults, |r| &r.source) {
-            Some(source) => self.doc.dir.join(source.value.get_ref()),
-            None => source.0.to_path_buf(),
-        };
+        let shown = self.shown_source(raw, source.0);
         let mut entries: Vec<String> = Vec::new();
         let mut steps = Vec::new();
+        let mut passes = Vec::new();
         for (index, step) in sequence.get_ref().iter().enumerate() {
             let step = step.get_ref();
             self.check_entry(&step.entry, &shown, source.1)?;
@@ -128,8 +126,15 @@ impl<'c> Context<'c> {
                         StepSpec::Scalar(spec) => spec,
                     })
                     .collect();
-                let launch = format!("step {} of variant `{name}`", index + 1);
-                self.check_arguments(&step.entry, declared, &source.1.aliases, &passed, &launch)?;
+                let launch = super::parameters::Launch::Step(index, name);
+                let aliases = &source.1.aliases;
+                passes.extend(self.check_arguments(
+                    &step.entry,
+                    declared,
+                    aliases,
+                    &passed,
+                    &launch,
+                )?);
             }
             steps.push(StepValues {
                 kernel,
@@ -170,6 +175,8 @@ impl<'c> Context<'c> {
                     unused.name()
                 )));
         }
+        let buffers: Vec<&ArgSpec> = buffers.iter().collect();
+        self.refuse_read_only_outputs(&buffers, &passes)?;
         Ok((entries, steps))
     }
 

@@ -21,6 +21,16 @@ use crate::config::signature;
 use crate::config::suggest;
 
 impl Context<'_> {
+    /// The source of a kernel variant as the toml names it (relative to the
+    /// folder the toml is read from), for errors; its canonical path
+    /// `canonical` when the variant names none.
+    pub(super) fn shown_source(&self, raw: &RawVariant, canonical: &Path) -> PathBuf {
+        match merged(raw, self.defaults, |r| &r.source) {
+            Some(source) => self.doc.dir.join(source.value.get_ref()),
+            None => canonical.to_path_buf(),
+        }
+    }
+
     /// The kernel a variant launches: the canonical path of its `source`
     /// and its `entry` point, both required.
     pub(super) fn kernel(

@@ -135,6 +135,13 @@ impl<'c> Context<'c> {
                     .help("a sweep compiles a kernel once per configuration: give the variant source and entry, or remove the sweep"));
             }
             if !expansion.templated {
+                self.refuse_unreachable_defines(
+                    &one,
+                    raw.get_ref(),
+                    expansion.table,
+                    values,
+                    kernels,
+                )?;
                 self.add_defines(&mut one, expansion.table, values)?;
             }
             one.variant.sweep = Some(point);
@@ -316,6 +323,73 @@ impl<'c> Context<'c> {
             }
         }
         configured
+    }
+
+    /// That every parameter passed as `-DNAME=value` reaches the code as
+    /// a value: not one the source `#define`s itself outside an `#ifndef`
+    /// (its own value would win, every configuration the same), nor the
+    /// name of one of the kernel's parameters (the define would rename
+    /// it: `int s` becomes `int 1`).
+    fn refuse_unreachable_defines(
+        &self,
+        one: &Resolved,
+        raw: &RawVariant,
+        table: &Spanned<SweepTable>,
+        values: &[(String, i64)],
+        kernels: &HashMap<PathBuf, Kernels>,
+    ) -> Result<(), ConfigError> {
+        let Some(kernel) = one.variant.kernel() else {
+            return Ok(());
+        };
+        let shown = self.shown_source(raw, &kernel.path);
+        let Some(scanned) = kernels.get(&kernel.path) else {
+            return Ok(());
+        };
+        let key_span = |name: &str| {
+            table
+                .get_ref()
+                .entries
+                .iter()
+                .find(|(k, _)| k.get_ref() == name)
+                .map_or(table.span(), |(k, _)| k.span())
+        };
+        for (name, _) in values {
+            if let Some(line) = super::compile::defined_by_the_file(scanned, name) {
+                return Err(self
+                    .doc
+                    .error(
+                        key_span(name),
+                        format!(
+                            "sweep parameter `{name}` is passed as -D{name}=…, but {}:{line} defines {name} outside an #ifndef {name}, and its value would win in every configuration",
+                            shown.display()
+                        ),
+                    )
+                    .help(super::compile::overridden_help(name)));
+            }
+            let parameter = kernel.entries().iter().find_map(|entry| {
+                let declared = scanned.find(entry)?;
+                crate::config::signature::parameters(&declared.parameters, None, &[], &[])?
+                    .into_iter()
+                    .find(|p| p.name().as_deref() == Some(name.as_str()))
+            });
+            if let Some(parameter) = parameter {
+                return Err(self
+                    .doc
+                    .error(
+                        key_span(name),
+                        format!(
+                            "sweep parameter `{name}` is passed as -D{name}=…, which would rename the kernel's parameter `{}`",
+                            parameter.written
+                        ),
+                    )
+                    .help(format!(
+                        "give the sweep parameter a name the code does not use (macros are usually in capitals: {}), and pass it to the kernel as a scalar with value = \"{}\"",
+                        name.to_uppercase(),
+                        name.to_uppercase()
+                    )));
+            }
+        }
+        Ok(())
     }
 
     /// The parameters added to every instance's defines, in name order.

@@ -1127,3 +1127,120 @@ fn types_named_through_aliases_are_checked_as_what_they_stand_for() {
     // either buffer is taken.
     ok(&scale_real("f64", "f64", "f16"));
 }
+
+#[test]
+fn arguments_named_after_other_parameters_and_outputs_behind_const_are_refused() {
+    let copy = |first: &str, second: &str| {
+        narrow(
+            "copy_out_in",
+            &format!("{first},\n{second},\n{{ name = \"n\", scalar = \"i32\", value = \"N\" }}"),
+        )
+    };
+    let odata = r#"{ name = "odata", buffer = "f32", count = "N", output = true }"#;
+    let idata = r#"{ name = "idata", buffer = "f32", count = "N", fill = "random" }"#;
+    ok(&copy(odata, idata));
+    let e = fails(
+        &copy(idata, odata),
+        "variant `plain` passes `idata` as parameter 1 of `copy_out_in`, `float *odata`, but the \
+         kernel declares `idata` as parameter 2",
+        "\"idata\"",
+    );
+    assert_eq!(
+        help(&e),
+        "list the arguments in the order the kernel declares them: odata, idata, n"
+    );
+    // Names that match no parameter say nothing of the order; the output
+    // still may not stand where the kernel only reads.
+    let source = r#"{ name = "a", buffer = "f32", count = "N", fill = "random" }"#;
+    let target = r#"{ name = "b", buffer = "f32", count = "N", output = true }"#;
+    ok(&copy(target, source));
+    fails(
+        &copy(source, target),
+        "output buffer `b` is passed only as parameter 2 of `copy_out_in`, `const float *idata`: \
+         the kernel cannot write through a pointer to const",
+        "\"b\", buffer",
+    );
+}
+
+#[test]
+fn a_sequence_output_read_through_const_by_one_step_is_written_by_another() {
+    let steps = |second_writes: bool| {
+        let (a, b) = match second_writes {
+            true => ("out", "tmp"),
+            false => ("tmp", "out"),
+        };
+        one_variant(&format!(
+            "source = \"kernels/narrow.cu\"\nargs = [\n\
+             {{ name = \"in\", buffer = \"f32\", count = \"N\", fill = \"random\" }},\n\
+             {{ name = \"tmp\", buffer = \"f32\", count = \"N\", fill = 0 }},\n\
+             {{ name = \"out\", buffer = \"f32\", count = \"N\", output = true }},\n]\n\
+             sequence = [\n\
+             {{ entry = \"copy_out_in\", grid = [\"cdiv(N, 256)\"], block = [256], args = [{{ name = \"tmp\" }}, {{ name = \"in\" }}, {{ name = \"n\", scalar = \"i32\", value = \"N\" }}] }},\n\
+             {{ entry = \"copy_out_in\", grid = [\"cdiv(N, 256)\"], block = [256], args = [{{ name = \"{a}\" }}, {{ name = \"{b}\" }}, {{ name = \"n\", scalar = \"i32\", value = \"N\" }}] }},\n]"
+        ))
+    };
+    ok(&steps(true));
+    // Steps ping-pong between the variant's buffers whatever their names.
+    let n = r#"{ name = "n", scalar = "i32", value = "N" }"#;
+    let step = |a: &str, b: &str| {
+        format!(
+            "{{ entry = \"copy_out_in\", grid = [\"cdiv(N, 256)\"], block = [256], args = [{{ name = \"{a}\" }}, {{ name = \"{b}\" }}, {n}] }}"
+        )
+    };
+    ok(&one_variant(&format!(
+        "source = \"kernels/narrow.cu\"\nargs = [\n\
+         {{ name = \"odata\", buffer = \"f32\", count = \"N\", output = true }},\n\
+         {{ name = \"idata\", buffer = \"f32\", count = \"N\", fill = \"random\" }},\n]\n\
+         sequence = [\n{},\n{},\n]",
+        step("odata", "idata"),
+        step("idata", "odata")
+    )));
+    fails(
+        &steps(false),
+        "output buffer `out` is passed only as parameter 2 of `copy_out_in`, `const float *idata`: \
+         the kernel cannot write through a pointer to const",
+        "\"out\", buffer = \"f32\", count = \"N\", output = true },\n]\nsequence",
+    );
+}
+
+#[test]
+fn defines_the_source_sets_itself_or_that_rename_a_parameter_are_refused() {
+    let strided = |keys: &str| {
+        one_variant(&format!(
+            "source = \"kernels/defines.cu\"\nentry = \"strided\"\n{keys}\nargs = [\n\
+             {{ name = \"out\", buffer = \"f32\", count = \"N\", output = true }},\n\
+             {{ name = \"in\", buffer = \"f32\", count = \"N\", fill = \"random\" }},\n\
+             {{ name = \"s\", scalar = \"i32\", value = 2 }},\n]"
+        ))
+    };
+    ok(&strided("defines = { BLOCK = 128 }"));
+    let e = fails(
+        &strided("defines = { SIZE = \"N\" }"),
+        "define SIZE is replaced by the file's own: tests/configs/errors/kernels/defines.cu:3 \
+         defines SIZE outside an #ifndef SIZE",
+        "SIZE = »\"N\" }",
+    );
+    assert!(help(&e).starts_with("guard the file's definition"), "{e}");
+    fails(
+        &strided("sweep = { SIZE = [1, 2] }"),
+        "sweep parameter `SIZE` is passed as -DSIZE=…, but tests/configs/errors/kernels/defines.cu:3 \
+         defines SIZE outside an #ifndef SIZE, and its value would win in every configuration",
+        "SIZE = [1",
+    );
+    let e = fails(
+        &strided("sweep = { s = [1, 2] }"),
+        "sweep parameter `s` is passed as -Ds=…, which would rename the kernel's parameter `int s`",
+        "{ »s = [1",
+    );
+    assert!(help(&e).contains("value = \"S\""), "{e}");
+    // A define the file guards with #ifndef is the sweep's to set.
+    let block = strided("").replace(
+        "entry = \"strided\"",
+        "entry = \"strided\"\nsweep = { BLOCK = [64, 128] }",
+    );
+    let plan = ok(&block.replace(
+        "[[variant]]\nname = \"plain\"",
+        "[[variant]]\nname = \"plain\"\n\n[[variant]]\nname = \"blocks\"",
+    ));
+    assert_eq!(plan.variants.len(), 3);
+}

@@ -96,9 +96,10 @@ impl<'c> Context<'c> {
             && let Some(kernel) = kernels[&source_path].find(entry.value.get_ref())
         {
             let args: Vec<&ArgSpec> = values.args.iter().collect();
-            let launch = format!("variant `{name}`");
+            let launch = super::parameters::Launch::Variant(name);
             let aliases = &kernels[&source_path].aliases;
-            self.check_arguments(entry.value, kernel, aliases, &args, &launch)?;
+            let passed = self.check_arguments(entry.value, kernel, aliases, &args, &launch)?;
+            self.refuse_read_only_outputs(&args, &passed)?;
         }
         let (entries, steps) = match runs_kernel {
             true => self.sequence_steps(
@@ -129,6 +130,8 @@ impl<'c> Context<'c> {
             (Some(library), _) => VariantKind::Library { library },
             (None, Some(_)) => VariantKind::Command(self.command_variant(raw)?),
             (None, None) => {
+                let shown = self.shown_source(raw, &source_path);
+                self.refuse_overridden_defines(raw, &kernels[&source_path], &shown)?;
                 let settings = self.compile_settings(raw, &kernels[&source_path])?;
                 VariantKind::Kernel(KernelSource {
                     path: source_path,
