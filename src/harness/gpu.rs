@@ -420,6 +420,129 @@ impl Gpu {
         Ok(())
     }
 
+    /// That every launch of `instance` passes each parameter of its kernel
+    /// as many bytes as the compiled kernel declares (read with
+    /// `cuFuncGetParamInfo`), and as many parameters: the driver copies
+    /// the declared bytes from what it is handed, so an 8-byte pointer for
+    /// a 16-byte struct, or a parameter too few, would be garbage in the
+    /// kernel rather than an error. Integer scalars may be wider than
+    /// their parameter (the kernel reads the low bytes; the config checked
+    /// the value fits). `entries` names the kernels as `instance.sequence`
+    /// indexes them (the first for a single launch).
+    pub fn check_parameters(
+        &self,
+        kernel: &Kernel,
+        instance: &Instance,
+        entries: &[String],
+    ) -> Result<(), GpuError> {
+        let Kernel::Module { functions, .. } = kernel else {
+            return Ok(());
+        };
+        fn passed(arg: &Arg) -> Passed<'_> {
+            match arg {
+                Arg::Buffer(buffer) => (buffer.name.as_str(), 8, None),
+                Arg::Scalar(scalar) => (
+                    scalar.name.as_str(),
+                    scalar.element.size_bytes(),
+                    Some(scalar.element),
+                ),
+            }
+        }
+        let launches: Vec<(usize, Vec<Passed>)> = match instance.sequence.is_empty() {
+            true => vec![(
+                0,
+                instance
+                    .args
+                    .iter()
+                    .filter(|arg| !matches!(arg, Arg::Buffer(b) if b.symbol.is_some()))
+                    .map(passed)
+                    .collect(),
+            )],
+            false => instance
+                .sequence
+                .iter()
+                .map(|step| {
+                    let args = step.args.iter().map(|arg| match arg {
+                        StepArg::Buffer { index } => passed(&instance.args[*index]),
+                        StepArg::Scalar(scalar) => (
+                            scalar.name.as_str(),
+                            scalar.element.size_bytes(),
+                            Some(scalar.element),
+                        ),
+                    });
+                    (step.kernel, args.collect())
+                })
+                .collect(),
+        };
+        for (index, args) in launches {
+            let Some((function, _)) = functions.get(index) else {
+                continue;
+            };
+            let entry = entries.get(index).map_or("the kernel", String::as_str);
+            let during = || format!("checking the arguments of `{entry}`");
+            let declared = |at: usize| {
+                let (mut offset, mut size) = (0usize, 0usize);
+                // SAFETY: a loaded function and two out-pointers to locals.
+                let code = unsafe {
+                    sys::cuFuncGetParamInfo(function.cu_function(), at, &mut offset, &mut size)
+                };
+                (code == sys::CUresult::CUDA_SUCCESS).then_some(size)
+            };
+            for (at, (name, bytes, scalar)) in args.iter().enumerate() {
+                let Some(size) = declared(at) else {
+                    return Err(GpuError {
+                        during: during(),
+                        message: format!(
+                            "`{entry}` takes {} but the launch passes {} (the extra one is `{name}`)",
+                            crate::analysis::format::counted(at, "parameter"),
+                            crate::analysis::format::counted(args.len(), "argument")
+                        ),
+                    });
+                };
+                let widened = scalar.is_some_and(|e| !e.is_float()) && *bytes >= size;
+                if size != *bytes && !widened {
+                    let what = match scalar {
+                        None => format!("buffer `{name}`, an 8-byte pointer"),
+                        Some(element) => {
+                            format!(
+                                "scalar `{name}`, {} of {bytes} bytes",
+                                element.with_article()
+                            )
+                        }
+                    };
+                    let fix = match size {
+                        1 | 2 | 4 | 8 => "declare the argument with the parameter's type",
+                        _ => {
+                            "gpuprof passes pointers and scalars only, so a kernel that takes a struct or vector by value needs a wrapper kernel that builds it from those"
+                        }
+                    };
+                    return Err(GpuError {
+                        during: during(),
+                        message: format!(
+                            "parameter {} of `{entry}` is {size} bytes wide, but the launch passes {what}: {fix}",
+                            at + 1
+                        ),
+                    });
+                }
+            }
+            if declared(args.len()).is_some() {
+                let mut count = args.len() + 1;
+                while declared(count).is_some() {
+                    count += 1;
+                }
+                return Err(GpuError {
+                    during: during(),
+                    message: format!(
+                        "`{entry}` takes {} but the launch passes {}",
+                        crate::analysis::format::counted(count, "parameter"),
+                        crate::analysis::format::counted(args.len(), "argument")
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Enqueues one launch of `function` with `(grid, block, shared
     /// bytes)` and `params` in declared order.
     fn launch_one(
@@ -834,6 +957,10 @@ enum Param {
     Buffer(usize),
     Scalar(Scalar),
 }
+
+/// One argument as a launch passes it: its name, how many bytes (8 for a
+/// buffer's pointer) and, for a scalar, its type.
+type Passed<'a> = (&'a str, usize, Option<ElementType>);
 
 /// A scalar argument in its C type, kept alive for the launch builder: its
 /// width is the parameter's (1 byte for `i8`/`u8`, 2 for `i16`/`u16` and

@@ -380,6 +380,13 @@ impl Runner<'_> {
             .initial_contents(instance)
             .map_err(Failure::fatal(Stage::Upload))?;
         let (gpu, kernel) = (&self.gpu, &self.kernels[&key]);
+        let entries = variant.kernel().map(|k| k.entries()).unwrap_or_default();
+        gpu.check_parameters(kernel, instance, &entries)
+            .map_err(|error| Failure {
+                stage: Stage::Launch,
+                error,
+                fatal: false,
+            })?;
         let buffers = gpu
             .upload(kernel, instance, &borrowed(&contents))
             .map_err(Failure::fatal(Stage::Upload))?;

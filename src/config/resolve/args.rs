@@ -659,6 +659,15 @@ mod tests {
             "argument `a` is neither a buffer nor a scalar",
             "{ name = \"a\"",
         );
+        let e = fails(
+            &with_args(
+                r#"{ name = "a", buffer = "f32", count = "N", output = true },
+                   { name = "a" }"#,
+            ),
+            "variant `plain` passes buffer `a` a second time",
+            "{ name = »\"a\" }",
+        );
+        assert!(help(&e).contains("one-step `sequence`"), "{e}");
         fails(
             &with_args(r#"{ name = "a", buffer = "f32", fill = 0 }"#),
             "buffer `a` has no `count`",

@@ -320,6 +320,22 @@ impl<'c> Context<'c> {
         };
         let mut arg_specs: Vec<ArgSpec> = Vec::with_capacity(arg_list.len());
         for arg in arg_list {
+            let raw = arg.get_ref();
+            let repeated = arg_specs
+                .iter()
+                .any(|a| matches!(a, ArgSpec::Buffer(_)) && a.name() == raw.name.get_ref());
+            if repeated && raw.buffer.is_none() && raw.scalar.is_none() {
+                let buffer = raw.name.get_ref();
+                return Err(self
+                    .doc
+                    .error(
+                        raw.name.span(),
+                        format!("variant `{name}` passes buffer `{buffer}` a second time"),
+                    )
+                    .help(format!(
+                        "a kernel that takes one buffer twice (in place) is launched as a one-step `sequence`: keep the buffers in `args`, and write sequence = [{{ entry = …, grid = …, block = …, args = [{{ name = \"{buffer}\" }}, {{ name = \"{buffer}\" }}, …] }}] (see docs/variants-toml.md)"
+                    )));
+            }
             let spec = self.arg(arg, &|what: &str| scope(what, args_inherited))?;
             if let Some(first) = arg_specs.iter().find(|a| a.name() == spec.name()) {
                 return Err(self
