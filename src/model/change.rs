@@ -112,7 +112,157 @@ impl Change {
     pub fn from_word(word: &str) -> Option<Change> {
         Change::ALL.into_iter().find(|c| c.word() == word)
     }
+
+    /// The words of the vocabulary that a word people write for an
+    /// optimization (`bank-conflicts`, `tiling`, `float4`, `swizzle`) may
+    /// mean, by the effect or technique it names; empty when it names
+    /// none. Spelling aside: `-`, `_` and spaces are alike.
+    pub fn meant_by(word: &str) -> &'static [Change] {
+        let plain: String = word
+            .trim()
+            .to_lowercase()
+            .chars()
+            .map(|c| if c == '_' || c == ' ' { '-' } else { c })
+            .collect();
+        MEANT_BY
+            .iter()
+            .find(|(words, _)| words.contains(&plain.as_str()))
+            .map_or(&[], |(_, changes)| changes)
+    }
 }
+
+/// Words people write for an optimization, and what they mean in the
+/// vocabulary.
+const MEANT_BY: [(&[&str], &[Change]); 14] = [
+    (
+        &[
+            "bank-conflicts",
+            "bank-conflict",
+            "bank-conflict-free",
+            "no-bank-conflicts",
+            "conflict-free",
+            "bank-conflict-avoidance",
+            "avoid-bank-conflicts",
+        ],
+        &[Change::Padding, Change::SharedMemoryLayout],
+    ),
+    (
+        &["swizzle", "swizzling", "xor-swizzle", "permuted-layout"],
+        &[Change::SharedMemoryLayout],
+    ),
+    (
+        &[
+            "tiling",
+            "tiled",
+            "shared-memory",
+            "smem",
+            "shared",
+            "shared-tiling",
+            "blocking",
+        ],
+        &[Change::SharedMemoryTiling],
+    ),
+    (
+        &[
+            "vectorization",
+            "vectorize",
+            "vectorized",
+            "float4",
+            "float2",
+            "vector-loads",
+            "half2",
+            "vectorised",
+        ],
+        &[Change::VectorizedAccess],
+    ),
+    (
+        &["unroll", "unrolled", "unrolling", "pragma-unroll"],
+        &[Change::LoopUnrolling],
+    ),
+    (
+        &[
+            "shuffle",
+            "shfl",
+            "warp-reduce",
+            "warp-reduction",
+            "warp-primitives",
+        ],
+        &[Change::WarpShuffle],
+    ),
+    (
+        &[
+            "coalesce",
+            "coalesced",
+            "coalesced-access",
+            "memory-coalescing",
+        ],
+        &[Change::Coalescing],
+    ),
+    (
+        &[
+            "coarsening",
+            "thread-coarsening",
+            "more-work-per-thread",
+            "grid-stride",
+            "grid-stride-loop",
+            "multiple-elements-per-thread",
+        ],
+        &[Change::WorkPerThread],
+    ),
+    (
+        &[
+            "atomics",
+            "shared-atomics",
+            "local-histogram",
+            "per-block-histogram",
+        ],
+        &[Change::Privatization],
+    ),
+    (
+        &[
+            "ldg",
+            "__ldg",
+            "restrict",
+            "__restrict__",
+            "texture",
+            "read-only",
+        ],
+        &[Change::ReadOnlyCache],
+    ),
+    (
+        &[
+            "prefetch",
+            "prefetching",
+            "pipelining",
+            "cp-async",
+            "async-copy",
+        ],
+        &[Change::DoubleBuffering],
+    ),
+    (
+        &[
+            "register-tiling",
+            "thread-tiling",
+            "2d-blocktiling",
+            "1d-blocktiling",
+            "outer-product",
+        ],
+        &[Change::RegisterBlocking],
+    ),
+    (
+        &["autotuning", "tuning", "block-size", "launch-configuration"],
+        &[Change::ParameterTuning],
+    ),
+    (
+        &[
+            "divergence",
+            "branch-divergence",
+            "warp-divergence",
+            "interleaved-addressing",
+        ],
+        &[Change::DivergenceRemoval],
+    ),
+];
 
 impl fmt::Display for Change {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -132,5 +282,25 @@ mod tests {
             assert_eq!(Change::from_word(change.word()), Some(change));
         }
         assert_eq!(Change::from_word("tiling"), None);
+    }
+
+    #[test]
+    fn common_names_of_optimizations_point_into_the_vocabulary() {
+        assert_eq!(
+            Change::meant_by("Bank_Conflicts"),
+            [Change::Padding, Change::SharedMemoryLayout]
+        );
+        assert_eq!(Change::meant_by("tiling"), [Change::SharedMemoryTiling]);
+        assert_eq!(Change::meant_by("float4"), [Change::VectorizedAccess]);
+        assert!(Change::meant_by("magic").is_empty());
+        // Every word maps once, and never to a word of the vocabulary.
+        let words: Vec<&str> = MEANT_BY
+            .iter()
+            .flat_map(|(w, _)| w.iter().copied())
+            .collect();
+        for word in &words {
+            assert_eq!(words.iter().filter(|w| *w == word).count(), 1, "{word}");
+            assert_eq!(Change::from_word(word), None, "{word}");
+        }
     }
 }

@@ -572,7 +572,15 @@ fn changes_map_to_the_vocabulary_in_order() {
     assert!(help(&e).starts_with("did you mean \"coalescing\"? the vocabulary is: coalescing, "));
     assert!(help(&e).ends_with("warp-tiling, parameter-tuning, other"));
     let e = err(&one_variant("changes = [\"swizzle\"]"));
-    assert!(help(&e).starts_with("did you mean"), "{e}");
+    assert!(
+        help(&e).starts_with("did you mean \"shared-memory-layout\"?"),
+        "{e}"
+    );
+    let e = err(&one_variant("changes = [\"bank-conflicts\"]"));
+    assert!(
+        help(&e).starts_with("did you mean \"padding\" or \"shared-memory-layout\"?"),
+        "{e}"
+    );
     let plan = ok(&one_variant(
         "changes = [\"block-reordering\", \"other\"]\nnotes = \"fused the bias add\"",
     ));

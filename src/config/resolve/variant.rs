@@ -422,12 +422,22 @@ impl<'c> Context<'c> {
         let mut changes = Vec::with_capacity(words.value.len());
         for word in words.value {
             let Some(change) = Change::from_word(word.get_ref()) else {
-                let best = suggest::nearest_always(word.get_ref(), &vocabulary).unwrap_or_default();
+                let meant: Vec<String> = Change::meant_by(word.get_ref())
+                    .iter()
+                    .map(|c| format!("{:?}", c.word()))
+                    .collect();
+                let best = match meant.is_empty() {
+                    true => format!(
+                        "{:?}",
+                        suggest::nearest_always(word.get_ref(), &vocabulary).unwrap_or_default()
+                    ),
+                    false => meant.join(" or "),
+                };
                 return Err(self
                     .doc
                     .error(word.span(), format!("unknown change {:?}", word.get_ref()))
                     .help(format!(
-                        "did you mean {best:?}? the vocabulary is: {}",
+                        "did you mean {best}? the vocabulary is: {}",
                         vocabulary.join(", ")
                     )));
             };
