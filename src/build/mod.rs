@@ -166,17 +166,8 @@ impl fmt::Display for BuildError {
                     path.display(),
                     log.trim_end()
                 )?;
-                for header in missing_headers(log) {
-                    match is_toolkit_header(header) {
-                        true => write!(
-                            f,
-                            "\n  help: `{header}` belongs to the CUDA toolkit, and the toolkit this compiler uses does not have it: install the full toolkit (or the package of that library), or, if the file includes it without using it, list a folder holding a stand-in in `include_dirs`"
-                        )?,
-                        false => write!(
-                            f,
-                            "\n  help: `{header}` was not found: list the folder that holds it in `include_dirs` (relative to the variants.toml)"
-                        )?,
-                    }
+                for help in compile_help(log) {
+                    write!(f, "\n  help: {help}")?;
                 }
                 Ok(())
             }
@@ -244,6 +235,67 @@ fn is_toolkit_header(header: &str) -> bool {
         "crt/",
     ];
     TOOLKIT.iter().any(|prefix| header.starts_with(prefix))
+}
+
+/// What to do about a failed compile, from what the compiler's `log`
+/// says: for each header it could not find, where that header comes from
+/// (the CUDA toolkit, a Python extension's binding code, the user's own
+/// folders); for a fixed-width integer type used without `<cstdint>`, how
+/// to bring it in without editing the file.
+fn compile_help(log: &str) -> Vec<String> {
+    let mut help: Vec<String> = missing_headers(log)
+        .into_iter()
+        .map(|header| match header_origin(header) {
+            HeaderOrigin::Toolkit => format!(
+                "`{header}` belongs to the CUDA toolkit, and the toolkit this compiler uses does not have it: install the full toolkit (or the package of that library), or, if the file includes it without using it, list a folder holding a stand-in in `include_dirs`"
+            ),
+            HeaderOrigin::PythonBinding => format!(
+                "`{header}` belongs to a Python extension's binding code (PyTorch, pybind11): gpuprof compiles and launches the kernels itself, without Python, so give it a .cu or .cuh that holds the kernels without the binding (the binding file may include it), or list a folder holding a stand-in for `{header}` in `include_dirs`"
+            ),
+            HeaderOrigin::Elsewhere => format!(
+                "`{header}` was not found: list the folder that holds it in `include_dirs` (relative to the variants.toml)"
+            ),
+        })
+        .collect();
+    let undeclared =
+        regex::Regex::new(r#"identifier "((?:u?int(?:8|16|32|64)|u?intptr)_t)" is undefined"#)
+            .expect("a valid pattern");
+    let mut types: Vec<&str> = undeclared
+        .captures_iter(log)
+        .filter_map(|c| c.get(1).map(|m| m.as_str()))
+        .collect();
+    types.dedup();
+    if let Some(first) = types.first() {
+        help.push(format!(
+            "`{first}` is declared in <cstdint>, which the file uses without including (older host compilers' <iostream> brought it in): add compile_options = [\"--pre-include=stdint.h\"] to leave the file as it is, or #include <cstdint> in it"
+        ));
+    }
+    help
+}
+
+/// Where a header a compile could not find comes from.
+enum HeaderOrigin {
+    Toolkit,
+    PythonBinding,
+    Elsewhere,
+}
+
+fn header_origin(header: &str) -> HeaderOrigin {
+    const BINDING: [&str; 6] = [
+        "torch/",
+        "ATen/",
+        "c10/",
+        "pybind11/",
+        "Python.h",
+        "caffe2/",
+    ];
+    if is_toolkit_header(header) {
+        HeaderOrigin::Toolkit
+    } else if BINDING.iter().any(|prefix| header.starts_with(prefix)) {
+        HeaderOrigin::PythonBinding
+    } else {
+        HeaderOrigin::Elsewhere
+    }
 }
 
 /// The headers a compiler's `log` says it could not find, in order, each
@@ -467,6 +519,20 @@ mod tests {
         assert!(
             toolkit.ends_with("help: `cuda_profiler_api.h` belongs to the CUDA toolkit, and the toolkit this compiler uses does not have it: install the full toolkit (or the package of that library), or, if the file includes it without using it, list a folder holding a stand-in in `include_dirs`"),
             "{toolkit}"
+        );
+        let torch = error("k.cu:1:10: fatal error: torch/extension.h: No such file or directory");
+        assert!(
+            torch
+                .contains("help: `torch/extension.h` belongs to a Python extension's binding code"),
+            "{torch}"
+        );
+        let cstdint = error(
+            "k.cu(12): error: identifier \"uint32_t\" is undefined\nk.cu(14): error: identifier \"uint32_t\" is undefined",
+        );
+        assert_eq!(cstdint.matches("help: ").count(), 1, "{cstdint}");
+        assert!(
+            cstdint.ends_with("help: `uint32_t` is declared in <cstdint>, which the file uses without including (older host compilers' <iostream> brought it in): add compile_options = [\"--pre-include=stdint.h\"] to leave the file as it is, or #include <cstdint> in it"),
+            "{cstdint}"
         );
         let own = error("t.cu(3): catastrophic error: cannot open source file \"helper_cuda.h\"");
         assert!(
