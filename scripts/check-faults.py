@@ -21,14 +21,14 @@ def status(name):
 
 
 expectations = {
-    "good": lambda r: (r["check"] or {}).get("status") == "not-checked" and len(r["samples_ms"]) == 20,
+    "good": lambda r: (r["check"] or {}).get("status") == "not-checked" and len(r["samples_ms"]) >= 20,
     "wrong": lambda r: (r["check"] or {}).get("status") == "failed" and r["check"]["first_mismatch_index"] == 1000,
     "partial": lambda r: (r["check"] or {}).get("status") == "failed" and r["check"]["first_mismatch_index"] == 1048575,
     "broken": lambda r: r["failure"] and r["failure"]["stage"] == "compile" and "identifier \"j\" is undefined" in build["broken"]["error"],
     "fault": lambda r: r["failure"] and "ILLEGAL_ADDRESS" in r["failure"]["message"],
     "by-value": lambda r: r["failure"] and "parameter 1 of `copy_span` is 16 bytes wide" in r["failure"]["message"],
-    "hang": lambda r: r["failure"] and "did not finish within" in r["failure"]["message"],
-    "after": lambda r: (r["check"] or {}).get("status") == "passed" and len(r["samples_ms"]) == 20,
+    "hang": lambda r: r["failure"] and "did not finish" in r["failure"]["message"],
+    "after": lambda r: (r["check"] or {}).get("status") == "passed" and len(r["samples_ms"]) >= 20,
 }
 failures = 0
 for name, expected in expectations.items():
