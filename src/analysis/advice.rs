@@ -331,15 +331,16 @@ pub fn issue(e: &Evidence) -> Advice {
 /// work per thread; memory waits with enough blocks need more in flight.
 pub fn latency(e: &Evidence, top_stall: Option<&str>) -> Advice {
     if let Some(w) = waves(e).filter(|w| *w < 1.0) {
-        let blocks = e.metric(m::GRID_SIZE).map(format::count);
+        let blocks = e.metric(m::GRID_SIZE).map(|b| match b == 1.0 {
+            true => "1 block".to_string(),
+            false => format!("{} blocks", format::count(b)),
+        });
         return Advice {
             change: Some(Change::ParameterTuning),
             text: format!(
                 "The grid{} fills only {} of a wave: launch more, smaller blocks (parameter-tuning) so every SM has work; more work per thread would leave even more SMs idle.",
-                blocks
-                    .map(|b| format!(" of {b} blocks"))
-                    .unwrap_or_default(),
-                format::ratio(w)
+                blocks.map(|b| format!(" of {b}")).unwrap_or_default(),
+                format::waves(w)
             ),
         };
     }

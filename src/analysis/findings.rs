@@ -857,7 +857,7 @@ fn occupancy(derived: &Derived, profile: &Profile, found: &mut Vec<Finding>) {
         let why = match profile.metric(crate::model::metrics::WAVES_PER_SM) {
             Some(w) if w < 1.0 => format!(
                 "the grid is {} of a wave, too small to fill the SMs",
-                format::ratio(w)
+                format::waves(w)
             ),
             Some(w) => match Tail::of(w) {
                 Some(tail) => format!(
@@ -974,21 +974,29 @@ fn waves(profile: &Profile, found: &mut Vec<Finding>) {
     let Some(waves) = profile.metric(crate::model::metrics::WAVES_PER_SM) else {
         return;
     };
-    let blocks = profile
-        .metric(crate::model::metrics::GRID_SIZE)
-        .map(|b| format!("its {} blocks ", format::count(b)))
+    let grid = profile.metric(crate::model::metrics::GRID_SIZE);
+    let blocks = grid
+        .map(|b| match b == 1.0 {
+            true => "its 1 block ".to_string(),
+            false => format!("its {} blocks ", format::count(b)),
+        })
         .unwrap_or_default();
+    let fill = match grid {
+        Some(b) if b == 1.0 => "fills",
+        Some(_) => "fill",
+        None => "it fills",
+    };
     // Just under one wave (0.9 or more) leaves a tenth of the slots or
     // less empty: not worth a warning.
     if waves < 0.9 {
         found.push(Finding {
             kind: FindingKind::Waves,
             severity: Severity::Warning,
-            title: format!("the grid fills {} of one wave", format::share(waves)),
+            title: format!("the grid fills {} of one wave", format::wave_share(waves)),
             detail: format!(
-                "ncu counts {} waves per SM: {blocks}fill {} of what the GPU holds at once (SMs × resident blocks per SM), so SMs stay idle whatever the occupancy. Launch more blocks (smaller blocks, or less work per block) so that every SM gets work.",
-                format::ratio(waves),
-                format::share(waves)
+                "ncu counts {} waves per SM: {blocks}{fill} {} of what the GPU holds at once (SMs × resident blocks per SM), so SMs stay idle whatever the occupancy. Launch more blocks (smaller blocks, or less work per block) so that every SM gets work.",
+                format::waves(waves),
+                format::wave_share(waves)
             ),
             lines: Vec::new(),
         });
@@ -1087,6 +1095,24 @@ mod tests {
             small.detail.contains("its 64 blocks fill 6.00%"),
             "{}",
             small.detail
+        );
+        // One block of a GPU that holds thousands: ncu prints 0 waves.
+        let mut found = Vec::new();
+        waves(
+            &launch(&[
+                (crate::model::metrics::WAVES_PER_SM, 0.0),
+                (crate::model::metrics::GRID_SIZE, 1.0),
+            ]),
+            &mut found,
+        );
+        let one = found.pop().unwrap();
+        assert_eq!(one.title, "the grid fills under 0.5% of one wave");
+        assert!(
+            one.detail.starts_with(
+                "ncu counts under 0.01 waves per SM: its 1 block fills under 0.5% of what"
+            ),
+            "{}",
+            one.detail
         );
         // 1.2 waves: the second wave is 20% full, idling 40% of 2 waves.
         let tail = waves_finding(1.2).unwrap();

@@ -69,6 +69,25 @@ pub fn share(fraction: f64) -> String {
     percent(fraction * 100.0)
 }
 
+/// ncu's waves per SM as a number of waves: ncu prints it to two
+/// decimals, so a grid far smaller than one wave reads 0, shown as
+/// `under 0.01`.
+pub fn waves(waves: f64) -> String {
+    match waves < 0.005 {
+        true => "under 0.01".into(),
+        false => ratio(waves),
+    }
+}
+
+/// ncu's waves per SM as a share of one wave (`24.0%`; `under 0.5%` where
+/// ncu printed 0, see [`waves`]).
+pub fn wave_share(waves: f64) -> String {
+    match waves < 0.005 {
+        true => "under 0.5%".into(),
+        false => share(waves),
+    }
+}
+
 pub fn speedup(value: f64) -> String {
     format!("{}×", significant(value, 3))
 }
