@@ -340,7 +340,7 @@ pub fn latency(e: &Evidence, top_stall: Option<&str>) -> Advice {
             text: format!(
                 "The grid{} fills only {} of a wave: launch more, smaller blocks (parameter-tuning) so every SM has work; more work per thread would leave even more SMs idle.",
                 blocks.map(|b| format!(" of {b}")).unwrap_or_default(),
-                format::waves(w)
+                format::wave_share(w)
             ),
         };
     }

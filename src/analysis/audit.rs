@@ -110,7 +110,7 @@ fn derive(results: &Results, variant: &VariantResult, run: &RunResult) -> Derive
     let lines = variant
         .lines_of(run)
         .map_or(&[][..], |l| l.profile.source_lines.as_slice());
-    derived::derive(run.profile.as_ref(), lines, median)
+    derived::derive(run.whole_profile().as_deref(), lines, median)
 }
 
 /// The step's time against the previous step's, from the raw samples.
@@ -182,7 +182,11 @@ impl Auditor<'_> {
         let lines_of = recorded.lines_of(stored);
         if let Some(limit) = &run.limit {
             let counters = derive(self.results, recorded, stored);
-            let why = limit_fault(&limit.basis, run, counters, lines_of.is_some());
+            let waves = stored
+                .profile
+                .as_ref()
+                .and_then(|p| p.metric(crate::model::metrics::WAVES_PER_SM));
+            let why = limit_fault(&limit.basis, run, (counters, waves), lines_of.is_some());
             self.check(&variant.name, &run.size, "limiter", &limit.bottleneck, why);
         }
         let lines: &[SourceLine] = lines_of.map_or(&[], |l| l.profile.source_lines.as_slice());
@@ -478,7 +482,7 @@ fn explanation_fault(
 fn limit_fault(
     basis: &Basis,
     run: &RunAnalysis,
-    counters: Derived,
+    (counters, waves): (Derived, Option<f64>),
     has_lines: bool,
 ) -> Option<String> {
     let percent = |key: Key| counters.get(key).unwrap_or(0.0);
@@ -547,6 +551,28 @@ fn limit_fault(
                 ))
             } else {
                 None
+            }
+        }
+        Basis::SmallGrid {
+            unit,
+            busy,
+            waves: claimed,
+        } => {
+            let measured = percent(unit.key());
+            match waves {
+                _ if !same(measured, *busy) => {
+                    Some(format!("ncu gives {} at {measured:.1}%", unit.name()))
+                }
+                None => Some("ncu's waves per SM were not collected".into()),
+                Some(w) if !same(w, *claimed) => Some(format!("ncu gives {w:.2} waves per SM")),
+                Some(w) if w >= crate::analysis::limits::SMALL_GRID_WAVES => Some(format!(
+                    "the grid fills {w:.2} waves per SM, enough for a unit's share to stand for the GPU"
+                )),
+                _ if measured < 60.0 => Some(format!(
+                    "{} is {measured:.1}% busy: nothing busy to set apart from the grid",
+                    unit.name()
+                )),
+                _ => None,
             }
         }
         Basis::Latency { busiest } => {

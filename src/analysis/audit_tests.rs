@@ -119,6 +119,15 @@ fn a_limiter_below_its_weight_or_its_band_is_caught() {
         issue_stalls: None,
     };
     assert_eq!(rules(&results, &analysis), ["limiter"]);
+    // The padded transpose's grid fills many waves: a small-grid verdict
+    // on it is unsupported.
+    let limit = focus_run(&mut analysis, "padded").limit.as_mut().unwrap();
+    limit.basis = Basis::SmallGrid {
+        unit: BusyUnit::L1Shared,
+        busy: 85.0,
+        waves: 0.2,
+    };
+    assert_eq!(rules(&results, &analysis), ["limiter"]);
 }
 
 #[test]

@@ -330,6 +330,11 @@ pub enum LimiterBasis {
     Latency {
         busiest_percent: f64,
     },
+    SmallGrid {
+        unit: ThroughputUnit,
+        busy_percent: f64,
+        waves_per_sm: f64,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -746,6 +751,11 @@ fn basis(basis: &limits::Basis) -> LimiterBasis {
         },
         limits::Basis::Latency { busiest } => LimiterBasis::Latency {
             busiest_percent: *busiest,
+        },
+        limits::Basis::SmallGrid { unit, busy, waves } => LimiterBasis::SmallGrid {
+            unit: throughput_unit(*unit),
+            busy_percent: *busy,
+            waves_per_sm: *waves,
         },
     }
 }

@@ -982,7 +982,7 @@ fn waves(profile: &Profile, found: &mut Vec<Finding>) {
         })
         .unwrap_or_default();
     let fill = match grid {
-        Some(b) if b == 1.0 => "fills",
+        Some(1.0) => "fills",
         Some(_) => "fill",
         None => "it fills",
     };

@@ -64,7 +64,20 @@ pub enum Basis {
     Latency {
         busiest: f64,
     },
+    /// A unit whose throughput ncu counts over its active cycles (L1/shared,
+    /// issue) is busy, but the grid fills under half a wave (`waves`, ncu's
+    /// waves per SM): the share is of the few SMs in use, and the GPU as a
+    /// whole waits on too few blocks.
+    SmallGrid {
+        unit: BusyUnit,
+        busy: f64,
+        waves: f64,
+    },
 }
+
+/// Under this many waves per SM most SMs have no block: a throughput
+/// counted over active cycles then describes the few SMs in use.
+pub const SMALL_GRID_WAVES: f64 = 0.5;
 
 /// Stall reasons that mean a warp was ready and the issue slots were the
 /// constraint (or the pipes behind them).
@@ -247,6 +260,16 @@ impl Units {
                 },
             )
         };
+        let counted_when_active =
+            matches!(&basis, Basis::Unit { unit, .. } if *unit != BusyUnit::Dram);
+        let waves = e.metric(metrics::WAVES_PER_SM);
+        if let (true, Level::Above | Level::Between, Some(waves)) =
+            (counted_when_active, level, waves)
+            && waves < SMALL_GRID_WAVES
+            && let Basis::Unit { unit, busy, .. } = basis
+        {
+            return small_grid(e, self, (unit, busy), waves);
+        }
         match level {
             Level::Above => Verdict {
                 bottleneck: name,
@@ -265,6 +288,24 @@ impl Units {
             },
             Level::Below => latency(e, self),
         }
+    }
+}
+
+/// A unit busy on the few SMs a grid of under half a wave occupies: the
+/// GPU waits on too few blocks, whatever that unit does on them.
+fn small_grid(e: &Evidence, units: &Units, (unit, busy): (BusyUnit, f64), waves: f64) -> Verdict {
+    let top = dominant_stall(e.lines()).map(|(name, _, _)| name);
+    Verdict {
+        bottleneck: "a grid too small to fill the GPU".into(),
+        evidence: format!(
+            "{}; ncu counts {} over its active cycles, so its {} is of the few SMs the grid occupies ({} of one wave)",
+            units.numbers(),
+            unit.name(),
+            format::percent(busy),
+            format::wave_share(waves)
+        ),
+        advice: advice::latency(e, top),
+        basis: Basis::SmallGrid { unit, busy, waves },
     }
 }
 

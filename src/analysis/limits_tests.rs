@@ -268,11 +268,49 @@ fn a_grid_smaller_than_the_gpu_is_told_to_launch_more_blocks() {
     assert!(
         small_grid
             .advice
-            .contains("of 64 blocks fills only 0.240 of a wave"),
+            .contains("of 64 blocks fills only 24.0% of a wave"),
         "{}",
         small_grid.advice
     );
     assert!(!small_grid.facts.full_waves);
+    // L1/shared busy over its active cycles on the one SM a block
+    // occupies is the grid's limit, not the unit's; DRAM, counted over the
+    // whole GPU's time, still names itself.
+    let one_sm = derived(&[
+        (Key::MemoryThroughput, 1.0),
+        (Key::SmThroughput, 1.0),
+        (Key::L1Throughput, 85.0),
+        (Key::DramThroughput, 0.03),
+        (Key::IssueActive, 1.6),
+    ]);
+    let one_block = profile(&[(m::WAVES_PER_SM, 0.0), (m::GRID_SIZE, 1.0)], vec![]);
+    let e = evidence(&one_sm, &[], Some(&one_block), vec![], vec![]);
+    let tiny = limit(&e).unwrap();
+    assert_eq!(tiny.bottleneck, "a grid too small to fill the GPU");
+    assert!(
+        tiny.evidence.contains(
+            "ncu counts L1/shared-memory over its active cycles, so its 85.0% is of the few SMs the grid occupies (under 0.5% of one wave)"
+        ),
+        "{}",
+        tiny.evidence
+    );
+    assert_eq!(tiny.next, Some(Change::ParameterTuning));
+    assert_eq!(
+        tiny.basis,
+        Basis::SmallGrid {
+            unit: BusyUnit::L1Shared,
+            busy: 85.0,
+            waves: 0.0
+        }
+    );
+    let streaming = derived(&[
+        (Key::MemoryThroughput, 90.0),
+        (Key::SmThroughput, 10.0),
+        (Key::DramThroughput, 90.0),
+    ]);
+    let half = profile(&[(m::WAVES_PER_SM, 0.45)], vec![]);
+    let e = evidence(&streaming, &[], Some(&half), vec![], vec![]);
+    assert_eq!(limit(&e).unwrap().bottleneck, "DRAM throughput");
     // A full grid at low occupancy: smaller per-thread resources.
     let full = profile(&[(m::WAVES_PER_SM, 4.0)], vec![]);
     let e = evidence(&idle, &[], Some(&full), vec![], vec![]);

@@ -484,8 +484,9 @@ fn analyze_run(
     );
     let lines_of = variant.lines_of(run);
     let lines_profile = lines_of.map(|l| l.profile);
+    let whole = run.whole_profile();
     let derived = derived::derive(
-        run.profile.as_ref(),
+        whole.as_deref(),
         lines_profile.map_or(&[], |p| p.source_lines.as_slice()),
         timing.map(|t| t.median_ms),
     );

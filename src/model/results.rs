@@ -322,6 +322,33 @@ impl Results {
     }
 }
 
+impl RunResult {
+    /// The profile that stands for the whole run, for counts compared with
+    /// another variant's: its one launch's, or for a sequence its longest
+    /// launch's with every count (an ncu `.sum` metric: requests, sectors,
+    /// wavefronts, instructions, DRAM bytes, the duration) summed over its
+    /// launches, so that a seven-launch scan is not compared by one launch
+    /// of seven. Rates, percentages and the launch configuration stay the
+    /// longest launch's, which the findings explain.
+    pub fn whole_profile(&self) -> Option<std::borrow::Cow<'_, Profile>> {
+        let longest = self.profile.as_ref()?;
+        if self.steps.len() < 2 {
+            return Some(std::borrow::Cow::Borrowed(longest));
+        }
+        let mut whole = longest.clone();
+        for (name, value) in whole.metrics.iter_mut() {
+            if !name.ends_with(".sum") {
+                continue;
+            }
+            let each: Option<Vec<f64>> = self.steps.iter().map(|step| step.metric(name)).collect();
+            if let Some(each) = each {
+                *value = each.iter().sum();
+            }
+        }
+        Some(std::borrow::Cow::Owned(whole))
+    }
+}
+
 impl Profile {
     pub fn metric(&self, name: &str) -> Option<f64> {
         self.metrics.get(name).copied()
