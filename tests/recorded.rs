@@ -104,7 +104,7 @@ fn a_grid_smaller_than_the_gpu_is_not_told_to_add_work_per_thread() {
         .unwrap();
     assert_eq!(limit.next, Some(gpuprof::model::Change::ParameterTuning));
     assert!(
-        limit.advice.contains("fills only 0.240 of a wave"),
+        limit.advice.contains("fills only 24.0% of a wave"),
         "{}",
         limit.advice
     );
