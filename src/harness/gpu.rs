@@ -1,8 +1,8 @@
 //! The CUDA side of the harness, through cudarc: a context on device 0,
 //! device facts, loading CUBINs, allocating and filling an item's buffers,
 //! launching, timing turns of cold and hot samples with CUDA events (the L2
-//! flushed through one persistent buffer its size; kernels under 10 µs
-//! inside a CUDA graph), and profiler ranges for ncu. Every CUDA failure
+//! flushed through one persistent buffer its size; kernels, or a
+//! sequence's launches, under 10 µs inside a CUDA graph), and profiler ranges for ncu. Every CUDA failure
 //! becomes a [`GpuError`] carrying the driver's error name.
 
 use std::cell::OnceCell;
@@ -756,7 +756,8 @@ impl Gpu {
 
     /// Prepares the turns of an item: makes its `warmup` launches (at
     /// least one), each between events, and from their median chooses
-    /// the method and the turn: a kernel under [`GRAPH_BELOW_MS`] is
+    /// the method and the turn: a kernel under [`GRAPH_BELOW_MS`] (a
+    /// sequence whose launches take that long on average) is
     /// captured in a CUDA graph of `samples_per_turn` cold and hot samples
     /// (falling back to events around each launch, with the reason, when
     /// the capture fails); a longer one takes turns of at most
@@ -783,7 +784,10 @@ impl Gpu {
         let mut warm_up_ms = warm_ups.read(&warm_ups.hot, 1)?;
         warm_up_ms.sort_by(f64::total_cmp);
         let typical_ms = warm_up_ms[warm_up_ms.len() / 2];
-        if typical_ms >= GRAPH_BELOW_MS {
+        // A sequence's launches each leave a gap for the CPU to fill: it
+        // is the time per launch that says whether the gaps show.
+        let per_launch_ms = typical_ms / instance.sequence.len().max(1) as f64;
+        if per_launch_ms >= GRAPH_BELOW_MS {
             let per_turn = (time_limit_s * 1000.0 / 4.0 / (2.0 * typical_ms)).floor() as usize;
             return Ok(Sampler {
                 events: TurnEvents::new(
