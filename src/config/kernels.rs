@@ -239,7 +239,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
                     found.host_code.get_or_insert("it defines `main`".into());
                 }
             }
-            Token::Punct('<') if is_launch(&tokens, i) => {
+            Token::Punct('<') if is_launch(&tokens, &chars, i) => {
                 found
                     .host_code
                     .get_or_insert("it launches kernels (`<<<…>>>`)".into());
@@ -454,11 +454,22 @@ fn template_at(tokens: &[Located], start: usize) -> Option<(String, usize)> {
     None
 }
 
-/// `<<<` at `i`, not part of a shift or a template: three `<` in a row.
-fn is_launch(tokens: &[Located], i: usize) -> bool {
-    (1..3).all(
-        |k| matches!(tokens.get(i + k), Some((Token::Punct('<'), at)) if *at == tokens[i].1 + k),
-    )
+/// `<<<` at `i`, not part of a shift or a template: three `<` in a row,
+/// adjacent or apart by whitespace only (`<< <`, as Visual Studio formats
+/// a launch; nvcc reads it as `<<<`, and C++ has no other meaning for it).
+fn is_launch(tokens: &[Located], chars: &[char], i: usize) -> bool {
+    triple(tokens, chars, i, '<')
+}
+
+/// Whether tokens `i`, `i + 1` and `i + 2` are each `c`, with nothing but
+/// whitespace between them.
+fn triple(tokens: &[Located], chars: &[char], i: usize, c: char) -> bool {
+    (0..3).all(|k| is(tokens, i + k, c))
+        && (1..3).all(|k| {
+            chars[tokens[i + k - 1].1 + 1..tokens[i + k].1]
+                .iter()
+                .all(|c| c.is_whitespace())
+        })
 }
 
 /// The first `#include <…>` of a header NVRTC cannot compile, as the reason
@@ -533,10 +544,24 @@ fn launch_at(tokens: &[Located], chars: &[char], at: usize) -> Option<Launch> {
         return None;
     };
     let callee: String = chars[tokens[start].1..tokens[at].1].iter().collect();
-    let close = (at + 3..tokens.len().saturating_sub(2)).find(|&k| {
-        (0..3).all(|j| matches!(tokens[k + j], (Token::Punct('>'), o) if o == tokens[k].1 + j))
-    })?;
-    let inside: String = chars[tokens[at].1 + 3..tokens[close].1].iter().collect();
+    // The first `>>>` (or `>> >`) outside brackets: one inside parentheses
+    // closes templates (`sizeof(A<B<C<int> > >)`).
+    let mut close = at + 3;
+    loop {
+        match tokens.get(close)?.0 {
+            Token::Punct('(' | '[' | '{') => {
+                close = group_end(tokens, close);
+                continue;
+            }
+            Token::Punct('>') if triple(tokens, chars, close, '>') => break,
+            Token::Punct(';') => return None,
+            _ => {}
+        }
+        close += 1;
+    }
+    let inside: String = chars[tokens[at + 2].1 + 1..tokens[close].1]
+        .iter()
+        .collect();
     let arguments = match tokens.get(close + 3) {
         Some((Token::Punct('('), _)) => split_top_level(&parameters_at(tokens, close + 3), false),
         _ => Vec::new(),
@@ -1617,6 +1642,48 @@ mod tests {
             ]
         );
         assert!(kernels.launches[0].at < kernels.launches[1].at);
+    }
+
+    #[test]
+    fn launches_with_whitespace_inside_their_brackets() {
+        let source = r#"
+            __global__ void k(unsigned int *out, int n) {}
+            void run() {
+                k << <gridSz, blockSz >> >(out, n);
+                k<< < dim3(4), 32, sizeof(A<B<int> >) >> > (out, n);
+                int shifted = a << 2 < b, x = c >> 1 > d;
+                std::vector<std::vector<std::pair<int, int> > > v;
+            }
+        "#;
+        let kernels = scan(source);
+        let launches: Vec<(&str, Vec<&str>, Vec<&str>)> = kernels
+            .launches
+            .iter()
+            .map(|l| {
+                (
+                    l.callee.as_str(),
+                    l.config.iter().map(String::as_str).collect(),
+                    l.arguments.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            launches,
+            [
+                ("k", vec!["gridSz", "blockSz"], vec!["out", "n"]),
+                (
+                    "k",
+                    vec!["dim3(4)", "32", "sizeof(A<B<int> >)"],
+                    vec!["out", "n"]
+                ),
+            ]
+        );
+        assert_eq!(
+            kernels.host_code.as_deref(),
+            Some("it launches kernels (`<<<…>>>`)")
+        );
+        let no_launch = "void f() { int x = a << 2 < b; y = c >> 1 > d; }";
+        assert!(scan(no_launch).launches.is_empty());
     }
 
     #[test]
