@@ -193,6 +193,21 @@ pub(crate) fn is_scalar_type(text: &str) -> bool {
     scalar(&words(text)).is_some()
 }
 
+/// The size in bytes of the type `text` spells, as `sizeof` gives it:
+/// a scalar type (`uint32_t` → 4, `unsigned long long` → 8), one of the
+/// file's scalar `aliases` ([`scalar_aliases`]), or a pointer to either
+/// (8); `None` for any other type or an expression.
+pub(crate) fn size_of(text: &str, aliases: &[(String, String)]) -> Option<usize> {
+    let resolved = words_and_stars(&substitute(text, aliases));
+    if !spells_scalar_or_pointer(&resolved) {
+        return None;
+    }
+    match resolved.contains('*') {
+        true => Some(8),
+        false => type_of(&words(&resolved)).map(|c| c.bytes),
+    }
+}
+
 /// `a, f<b, c>(d), e` → [`a`, `f<b, c>(d)`, `e`], each with whitespace
 /// made one space. With `angle_brackets`, `<` and `>` outside parentheses
 /// nest like brackets (template arguments and parameter lists hold no
@@ -767,6 +782,29 @@ mod tests {
         );
         assert_eq!(filled[4].element(), Some(ElementType::Bf16));
         assert_eq!(filled[0].written, "const real_t *in");
+    }
+
+    #[test]
+    fn sizes_of_scalar_types_aliases_and_pointers() {
+        let aliases = [
+            ("real".to_string(), "double".to_string()),
+            ("word".to_string(), "unsigned int".to_string()),
+        ];
+        for (text, size) in [
+            ("uint32_t", Some(4)),
+            ("unsigned long long", Some(8)),
+            ("const float", Some(4)),
+            ("std::int8_t", Some(1)),
+            ("__half", Some(2)),
+            ("real", Some(8)),
+            (" word ", Some(4)),
+            ("float *", Some(8)),
+            ("float4", None),
+            ("n", None),
+            ("x + 1", None),
+        ] {
+            assert_eq!(size_of(text, &aliases), size, "{text}");
+        }
     }
 
     #[test]

@@ -644,13 +644,31 @@ impl<'a> Draft<'a> {
             .filter(|s| s.as_str() != "0")
         {
             let mut used = Vec::new();
-            let exact = translate(shared, &mapped, scanned, &mut used, 0)
-                .filter(|_| used.is_empty())
+            let drafted = translate(shared, &mapped, scanned, &mut used, 0)
                 .and_then(|t| Expr::parse(&t))
-                .and_then(|e| e.value(n))
-                .filter(|v| *v >= 0.0 && v.fract() == 0.0);
-            let _ = match exact {
-                Some(bytes) => writeln!(text, "shared_bytes = {bytes}  # the file passes {shared}"),
+                .map(Expr::simplified)
+                .filter(|e| {
+                    e.value(n)
+                        .is_some_and(|v| v >= 0.0 && v.fract() == 0.0 && v < 1e12)
+                });
+            let _ = match drafted {
+                Some(bytes) if used.is_empty() && !guessed => writeln!(
+                    text,
+                    "shared_bytes = {}  # the file passes {shared}",
+                    bytes.toml()
+                ),
+                Some(bytes) => {
+                    let variables: Vec<&str> = used.iter().map(|(v, _)| v.as_str()).collect();
+                    let taken = match variables.is_empty() {
+                        true => String::new(),
+                        false => format!(", {} taken as {value}", variables.join(", ")),
+                    };
+                    writeln!(
+                        text,
+                        "shared_bytes = {}  # fill in: the file passes {shared}{taken}{how}",
+                        bytes.toml()
+                    )
+                }
                 None => writeln!(
                     text,
                     "shared_bytes = 0  # fill in: the file passes {shared}"
@@ -804,8 +822,10 @@ fn is_identifier(text: &str) -> bool {
 /// host variables of `mapped` (recorded in `used`) become the value the
 /// suite gives the scalar they are passed as (N), the file's
 /// integer constants their values, its integer variables their
-/// initializers. `None` when a name or an operator has no such meaning
-/// (`sizeof`, `<<`, a cast, a variable the file sets elsewhere).
+/// initializers, `sizeof` of a scalar type (or of one of the file's
+/// aliases of one) its size. `None` when a name or an operator has no
+/// such meaning (`sizeof` of a struct, `<<`, a cast, a variable the file
+/// sets elsewhere).
 fn translate(
     expression: &str,
     mapped: &[(String, String, &str)],
@@ -824,6 +844,25 @@ fn translate(
                 i += 1;
             }
             let word: String = chars[start..i].iter().collect();
+            if word == "sizeof" {
+                // `sizeof(uint32_t)`, `sizeof(real)`: the type's size.
+                let open = i + chars[i..].iter().take_while(|c| c.is_whitespace()).count();
+                (chars.get(open) == Some(&'(')).then_some(())?;
+                let mut depth = 0usize;
+                let close = (open..chars.len()).find(|&k| {
+                    match chars[k] {
+                        '(' => depth += 1,
+                        ')' => depth -= 1,
+                        _ => {}
+                    }
+                    depth == 0
+                })?;
+                let inner: String = chars[open + 1..close].iter().collect();
+                let bytes = signature::size_of(&inner, &scanned.aliases)?;
+                let _ = write!(out, "{bytes}");
+                i = close + 1;
+                continue;
+            }
             if let Some((variable, parameter, value)) = mapped.iter().find(|(v, ..)| *v == word) {
                 if !used.iter().any(|(v, _)| v == variable) {
                     used.push((variable.clone(), parameter.clone()));
@@ -1499,6 +1538,35 @@ mod tests {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
         plan(root.path(), "s");
+    }
+
+    #[test]
+    fn shared_memory_of_sizeof_a_scalar_type_or_alias_is_drafted() {
+        let source = r#"
+            #include <cstdint>
+            #define THREADS 1024
+            typedef double real;
+            __global__ void scan(const uint32_t *in, uint32_t *out, int n) { out[threadIdx.x] = in[0]; }
+            __global__ void aliased(real *out, int n) { out[threadIdx.x] = 0; }
+            __global__ void per_element(float *out, int n) { out[threadIdx.x] = 0; }
+            __global__ void opaque(float *out, int n) { out[threadIdx.x] = 0; }
+            int main() {
+                scan<<<1, THREADS, THREADS * sizeof(uint32_t)>>>(in, out, n);
+                aliased<<<1, 256, 2 * 256 * sizeof (real)>>>(out, n);
+                per_element<<<1, 256, count * sizeof(float)>>>(out, count);
+                opaque<<<1, 256, sizeof(Params)>>>(out, n);
+            }
+        "#;
+        let (_root, text) = draft(&[("s.cu", source)], "s.cu", "s");
+        let text = text.unwrap();
+        for expected in [
+            "shared_bytes = 4096  # the file passes THREADS * sizeof(uint32_t)\n",
+            "shared_bytes = 4096  # the file passes 2 * 256 * sizeof (real)\n",
+            "shared_bytes = \"N * 4\"  # fill in: the file passes count * sizeof(float), count taken as N\n",
+            "shared_bytes = 0  # fill in: the file passes sizeof(Params)\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
     }
 
     #[test]
