@@ -23,7 +23,8 @@ pub mod exit_code {
     pub const BAD_INPUT: u8 = 2;
     /// The report was written, but a variant failed (compile error, fault,
     /// timeout or wrong output); a sweep's configuration that fails to run
-    /// does not count while another of its sweep ran correctly.
+    /// does not count while another of its sweep ran correctly. For
+    /// `report --check` (no report): a kernel did not compile.
     pub const VARIANT_FAILED: u8 = 3;
     /// The machine lacks the GPU, the driver, NVRTC or ncu; for `doctor`,
     /// a check failed.
