@@ -6,7 +6,8 @@
 //! aliases of scalar types are followed (`typedef float real;`), and a type
 //! it cannot name (a struct, `float4`, a template parameter left open, an
 //! alias defined two ways under `#ifdef`) is left unchecked rather than
-//! guessed.
+//! guessed. It also gives a scalar type's size, for `sizeof` in the launch
+//! expressions `init --from` reads.
 
 use crate::config::plan::ElementType;
 

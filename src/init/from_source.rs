@@ -12,7 +12,8 @@
 //!   reads it.
 //! - Geometry: a `<<<g, b>>>` launch of the kernel, directly or through a
 //!   function pointer the file assigns it to, with `dim3` variables,
-//!   integer constants and variable initializers of the file put in, and
+//!   integer constants, variable initializers and `sizeof` of scalar types
+//!   (the shared memory's `THREADS * sizeof(uint32_t)`) put in, and
 //!   the host variables the launch passes as the kernel's integer scalars
 //!   taken as N. Else a default in as many dimensions as the body indexes
 //!   (`threadIdx.y` → 2-D), with buffer counts to match (`N*N`).
