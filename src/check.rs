@@ -155,8 +155,19 @@ fn build_line(variant: &Variant, architecture: (u32, u32), cache: &Cache) -> Res
                 0 | 1 => String::new(),
                 distinct => format!(" ({distinct} builds: its defines differ by size)"),
             };
+            // A build served from the cache names a scratch folder that is
+            // gone: say it was reused, and of which build the line is.
+            let reused = !compiled.is_empty() && compiled.iter().all(|c| c.from_cache);
+            let which = match (builds.len() > 1, reused) {
+                (false, false) => "command",
+                (true, false) => "command of the first build",
+                (false, true) => "command (reused from the build cache; as first built)",
+                (true, true) => {
+                    "command of the first build (reused from the build cache; as first built)"
+                }
+            };
             Built::Fine(format!(
-                "{described}\n  compiled at every size{sizes}: symbol {}\n  command: {}",
+                "{described}\n  compiled at every size{sizes}: symbol {}\n  {which}: {}",
                 compiled
                     .first()
                     .map(|c| c.functions.join(", "))
