@@ -925,7 +925,8 @@ pub(crate) struct PointerUse {
     /// `atomicAdd(&p[i], x)`.
     pub(crate) read: bool,
     /// An element is written: `p[i] = x`, `*p = x`, `*(p + i) = x`,
-    /// `reinterpret_cast<float4 *>(&p[i])[0] = v`, `p[i]++`,
+    /// `reinterpret_cast<float4 *>(&p[i])[0] = v`, `FLOAT4(p[i]) = v` (a
+    /// macro over the element), `p[i]++`,
     /// `atomicAdd(&p[i], x)`.
     pub(crate) written: bool,
     /// The pointer itself is passed on where the scan cannot follow it (to
@@ -1086,6 +1087,28 @@ fn opens_call(tokens: &[Located], open: usize) -> bool {
         )
 }
 
+/// Whether the call whose `(` is at `open` and `)` at `close` is assigned
+/// to, after subscripts (`FLOAT4(c[i]) = v`, `FETCH(c[i])[0] += v`,
+/// `HALF2(c[i])++`): a function-like macro over an element that casts its
+/// address (`#define FLOAT4(p) (reinterpret_cast<float4 *>(&(p))[0])`),
+/// or a function returning a reference to it, through which the element
+/// is written. A member's call (`s.at(i) = v`) and a statement's
+/// parentheses (`if (…)`) are not.
+fn call_assigned(tokens: &[Located], open: usize, close: usize) -> bool {
+    let Some(callee) = open.checked_sub(1) else {
+        return false;
+    };
+    let plain = matches!(&tokens[callee].0, Token::Ident(w)
+        if !matches!(w.as_str(), "if" | "while" | "for" | "switch" | "return" | "sizeof"))
+        && !(callee > 0 && (is(tokens, callee - 1, '.') || is(tokens, callee - 1, ':')))
+        && !(callee > 1 && is(tokens, callee - 1, '>') && is(tokens, callee - 2, '-'));
+    let mut k = close + 1;
+    while is(tokens, k, '[') {
+        k = group_end(tokens, k);
+    }
+    plain && (assignment_at(tokens, k).is_some() || increment_at(tokens, k))
+}
+
 /// The `(` whose group holds token `k` (`None` at a statement's start).
 fn enclosing_paren(tokens: &[Located], k: usize) -> Option<usize> {
     let mut j = k.checked_sub(1)?;
@@ -1180,7 +1203,12 @@ fn occurrence(tokens: &[Located], i: usize, name: &str, found: &mut PointerUse) 
         } else if lo > 0 && is(tokens, lo - 1, '(') && group_end(tokens, lo - 1) == hi + 1 {
             match named_cast_before(tokens, lo - 1) {
                 Some(start) => lo = start,
-                None if opens_call(tokens, lo - 1) => break,
+                None if opens_call(tokens, lo - 1) => {
+                    match level >= 1 && call_assigned(tokens, lo - 1, hi) {
+                        true => lo -= 2,
+                        false => break,
+                    }
+                }
                 None => lo -= 1,
             }
             hi += 1;
@@ -1907,6 +1935,24 @@ mod tests {
             ("helper(p, n);", "p", false, false, true),
             ("float *q = p + i; *q = 1;", "p", false, false, true),
             ("x = helper(p[i]);", "p", true, false, false),
+            ("FLOAT4(p[i]) = v;", "p", false, true, false),
+            (
+                "FETCH_FLOAT4(p[OFFSET(a, b, n)])[0] += v;",
+                "p",
+                true,
+                true,
+                false,
+            ),
+            (
+                "float4 t = FETCH_FLOAT4(p[i]); FETCH_FLOAT4(p[i]) = t;",
+                "p",
+                true,
+                true,
+                false,
+            ),
+            ("HALF2(p[i])++;", "p", true, true, false),
+            ("x = HALF2(p[i]) == v;", "p", true, false, false),
+            ("s.at(p[i]) = 1; if (p[i]) x = 1;", "p", true, false, false),
             ("x = sizeof(p);", "p", false, false, false),
             ("", "p", false, false, false),
         ];
