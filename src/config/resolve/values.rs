@@ -178,12 +178,18 @@ pub(super) fn gemm_bounds() -> Bounds {
     }
 }
 
+/// The most shared memory any GPU gives one block (227 KiB on compute
+/// capability 8.0, 9.0 and 10.0; less on others): more can never launch.
+const MAX_SHARED_BYTES_PER_BLOCK: u32 = 227 * 1024;
+
 pub(super) fn shared_bytes_bounds() -> Bounds {
     Bounds {
         min: 0.0,
-        max: f64::from(u32::MAX),
-        max_text: format!("{} (the largest u32)", u32::MAX),
-        help: "it is the dynamic shared memory per block, in bytes".into(),
+        max: f64::from(MAX_SHARED_BYTES_PER_BLOCK),
+        max_text: format!(
+            "{MAX_SHARED_BYTES_PER_BLOCK} (227 KiB, the most shared memory any GPU gives a block)"
+        ),
+        help: "it is the dynamic shared memory per block, in bytes; a block's static and dynamic shared memory together must fit the GPU's limit (227 KiB on an H100 or H200, 99 KiB on compute capability 8.6, 8.9 and 12.0)".into(),
     }
 }
 
@@ -491,6 +497,16 @@ mod tests {
             "a block of 64 x 32 x 1 = 2048 threads at N=4096 is more than CUDA's limit of 1024",
             "block = »[\"N / 64\"",
         );
+    }
+
+    #[test]
+    fn shared_bytes_no_gpu_gives_a_block_are_refused() {
+        fails(
+            &one_variant("shared_bytes = 300000"),
+            "shared_bytes of variant `plain` is 300000, but must be at most 232448 (227 KiB, the most shared memory any GPU gives a block)",
+            "300000",
+        );
+        ok(&one_variant("shared_bytes = \"227 * 1024\""));
     }
 
     #[test]
