@@ -447,6 +447,14 @@ fn explanation_fault(
     if !text.contains(&key.format(before)) || !text.contains(&key.format(after)) {
         return Some("the sentence does not show the counter's values".into());
     }
+    if !explain::material(key, before, after) {
+        return Some(format!(
+            "{} moved by {:.1} points, under the {} a percentage needs to explain a step",
+            key.info().label,
+            (after - before).abs(),
+            explain::PERCENT_POINTS
+        ));
+    }
     let moved = movement::between(key, before, after);
     if moved.size != Size::Clear {
         return Some(format!(

@@ -76,6 +76,45 @@ fn an_explanation_from_a_counter_that_did_not_move_is_caught() {
 }
 
 #[test]
+fn an_explanation_from_a_percentage_that_barely_moved_is_caught() {
+    // Planted: the L2 hit rate of tiled and padded at the focus size set
+    // to 4% and 3% (a 25% move of one point), and padded's explanation
+    // citing it with those very values.
+    let mut results = transpose();
+    let size = analyze(&results).focus_size.unwrap();
+    for (variant, rate) in [("tiled", 4.0), ("padded", 3.0)] {
+        let run = results
+            .variants
+            .iter_mut()
+            .find(|v| v.name == variant)
+            .unwrap()
+            .runs
+            .iter_mut()
+            .find(|r| r.size == size)
+            .unwrap();
+        run.profile
+            .as_mut()
+            .unwrap()
+            .metrics
+            .insert(crate::model::metrics::L2_HIT_RATE.into(), rate);
+    }
+    let mut analysis = analyze(&results);
+    let explanation = focus_run(&mut analysis, "padded")
+        .explanation
+        .as_mut()
+        .unwrap();
+    explanation.text = "L2 hit rate: 4.00% → 3.00%".into();
+    let cited = explanation.counter.as_mut().unwrap();
+    (cited.key, cited.before, cited.after) = (Key::L2HitRate, 4.0, 3.0);
+    let found = audit(&results, &analysis).unsupported;
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        found[0].why,
+        "L2 hit rate moved by 1.0 points, under the 5 a percentage needs to explain a step"
+    );
+}
+
+#[test]
 fn an_explanation_from_a_cost_or_with_other_numbers_is_caught() {
     let results = transpose();
     let mut analysis = analyze(&results);

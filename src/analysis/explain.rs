@@ -6,7 +6,8 @@
 //! are preferred ("confirmed" when a faster step's expected benefit came,
 //! "contradicted" when a slower step's expected benefit went the other
 //! way); when none of them moved clearly that way, the counter that moved
-//! most that way is named as such. Metrics with no better side (registers,
+//! most that way is named as such (a percentage only when it moved by 5
+//! points or more). Metrics with no better side (registers,
 //! shared memory per block, throughputs) are costs or consequences, never
 //! explanations; the raw bank-conflict counters are left to the wavefronts
 //! per instruction, which they over-count; the kernel's own duration is the
@@ -14,7 +15,7 @@
 
 use serde::Serialize;
 
-use super::derived::{Derived, Key};
+use super::derived::{Derived, Key, Unit};
 use super::format;
 use super::knowledge::{self, Direction};
 use super::movement::{self, Move, Size};
@@ -172,7 +173,20 @@ fn evidence(
     Some(outweighs.unwrap_or(preferred).clone())
 }
 
-/// Every counter that moved clearly the way of the time.
+/// A percentage (a hit rate, an occupancy) must move by this many points
+/// to explain a step: an L2 hit rate going from 3.1% to 0.5% is a large
+/// relative move, but the misses it adds are 2.6% more of the traffic.
+pub const PERCENT_POINTS: f64 = 5.0;
+
+/// Whether a move of `key` from `before` to `after` is of a kind that can
+/// explain a step: any counter's, but a percentage's only by
+/// [`PERCENT_POINTS`] or more.
+pub fn material(key: Key, before: f64, after: f64) -> bool {
+    key.info().unit != Unit::Percent || (after - before).abs() >= PERCENT_POINTS
+}
+
+/// Every counter that moved clearly the way of the time, by a material
+/// amount.
 fn candidates(
     changes: &[Change],
     before: &Derived,
@@ -187,15 +201,18 @@ fn candidates(
         .filter_map(|(key, after)| {
             let before = before.get(*key)?;
             let moved = movement::between(*key, before, *after);
-            (moved.size == Size::Clear && moved.better(*key) == Some(faster)).then(|| Evidence {
-                key: *key,
-                before,
-                after: *after,
-                moved,
-                declared: declared
-                    .iter()
-                    .any(|d| d == key || d.over_ideal() == Some(*key)),
-            })
+            let material = material(*key, before, *after);
+            (moved.size == Size::Clear && material && moved.better(*key) == Some(faster)).then(
+                || Evidence {
+                    key: *key,
+                    before,
+                    after: *after,
+                    moved,
+                    declared: declared
+                        .iter()
+                        .any(|d| d == key || d.over_ideal() == Some(*key)),
+                },
+            )
         })
         .collect()
 }
@@ -255,6 +272,24 @@ mod tests {
             verdict,
             interval: [0.9, 1.1],
         })
+    }
+
+    #[test]
+    fn a_percentage_explains_only_by_points_not_by_its_relative_move() {
+        // cuda-samples' histogram256 after histogram64, recorded on the
+        // H200: the L2 hit rate fell 2.70% → 0.33% (88% of itself, under 3
+        // points), occupancy 92.6% → 17.0%.
+        let before = derived(&[(Key::L2HitRate, 2.70), (Key::AchievedOccupancy, 92.6)]);
+        let after = derived(&[(Key::L2HitRate, 0.33), (Key::AchievedOccupancy, 17.0)]);
+        let explained = explain(&[], speedup(TimeVerdict::Slower), &before, &after);
+        assert_eq!(explained.counter.unwrap().key, Key::AchievedOccupancy);
+        let alone = explain(
+            &[],
+            speedup(TimeVerdict::Slower),
+            &derived(&[(Key::L2HitRate, 2.70)]),
+            &derived(&[(Key::L2HitRate, 0.33)]),
+        );
+        assert_eq!(alone.counter, None);
     }
 
     #[test]
