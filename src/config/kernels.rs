@@ -10,7 +10,8 @@
 //! parameters the kernel reads and writes (`pointer_use`) and in how many
 //! dimensions it indexes (`index_dimensions`), and keeps what the host
 //! code launches with: the launches' arguments, its `dim3` variables, the
-//! kernels it assigns to function pointers and its integer variables. It
+//! kernels it assigns to function pointers, its integer variables and
+//! the arguments of its allocations (what sizes its buffers). It
 //! keeps the file's type aliases of scalar types (`typedef float real;`),
 //! with which both read parameter lists. A light tokenizer, not a C++ parser: comments, string and character
 //! literals are skipped, and preprocessor lines are read only for
@@ -42,6 +43,11 @@ pub(crate) struct Kernels {
     /// `int blocks = (n + 255) / 256;`: integer variables declared with an
     /// initializer (not constants), by name, with the initializer as written.
     pub(crate) initializers: Vec<(String, String)>,
+    /// The arguments of its allocations, as written: of calls to a
+    /// function whose name holds `alloc` (`cudaMalloc(&d, n *
+    /// sizeof(float))`, `malloc`, `cudaMallocManaged`, `cudaHostAlloc`) and
+    /// the sizes of `new T[n]`: the names there size the file's buffers.
+    pub(crate) allocations: Vec<String>,
     /// The type aliases that stand for a scalar type or a pointer to one
     /// (`typedef float real;`, `using idx_t = int;`, `#define DTYPE
     /// double`), with the type each stands for.
@@ -263,6 +269,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
     found.dim3s = dim3_declarations(&tokens);
     found.assignments = function_assignments(&tokens);
     found.initializers = integer_initializers(&tokens);
+    found.allocations = allocations(&tokens);
     found.aliases = scalar_aliases(&alias_declarations(&tokens, &directives));
     found.unguarded_defines = unguarded_defines(source);
     // `main` or a launch is the plainer reason; a header whose name
@@ -897,6 +904,29 @@ fn alias_declarations(tokens: &[Located], directives: &[String]) -> Vec<(String,
         }
     });
     defines.chain(declared).collect()
+}
+
+/// The arguments of allocation calls (a function whose name holds `alloc`,
+/// any case) and the sizes of `new T[…]`, in source order.
+fn allocations(tokens: &[Located]) -> Vec<String> {
+    let mut found = Vec::new();
+    for i in 0..tokens.len() {
+        let Token::Ident(word) = &tokens[i].0 else {
+            continue;
+        };
+        if word.to_ascii_lowercase().contains("alloc") && is(tokens, i + 1, '(') {
+            found.push(inner_text(tokens, i + 1));
+        } else if word == "new" {
+            let mut k = i + 1;
+            while matches!(tokens.get(k), Some((Token::Ident(_), _))) || is(tokens, k, ':') {
+                k += 1;
+            }
+            if is(tokens, k, '[') && k > i + 1 {
+                found.push(inner_text(tokens, k));
+            }
+        }
+    }
+    found
 }
 
 /// `int blocks = (n + 255) / 256;`: integer variables and their initializers.
@@ -1826,6 +1856,30 @@ mod tests {
         assert_eq!(
             pairs(&scanned.initializers),
             [("blocks".to_string(), "(n + 255) / 256".to_string())]
+        );
+    }
+
+    #[test]
+    fn the_arguments_of_allocations() {
+        let source = r#"
+            int main() {
+                float *h = (float *)malloc(SIZE * sizeof(float));
+                cudaMalloc((void **)&d, N * sizeof(float));
+                cudaMallocManaged(&m, count * sizeof(int));
+                int *a = new int[len], *b = new std::uint32_t[2 * len];
+                Thing *t = new Thing(5);
+                cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+            }
+        "#;
+        assert_eq!(
+            scan(source).allocations,
+            [
+                "SIZE * sizeof(float)",
+                "(void **)&d, N * sizeof(float)",
+                "&m, count * sizeof(int)",
+                "len",
+                "2 * len",
+            ]
         );
     }
 

@@ -15,8 +15,14 @@
 //!   integer constants, variable initializers and `sizeof` of scalar types
 //!   (the shared memory's `THREADS * sizeof(uint32_t)`) put in, and
 //!   the host variables the launch passes as the kernel's integer scalars
-//!   taken as N. Else a default in as many dimensions as the body indexes
-//!   (`threadIdx.y` → 2-D), with buffer counts to match (`N*N`).
+//!   taken as N, unless the file computes them (`max_elems_per_block = 2
+//!   * block_sz`: its value, not N) and does not allocate with them. A
+//!   constant the launch's grid uses that is the file's problem size (not
+//!   a block's; bounding a kernel or sizing an allocation: `#define SIZE
+//!   16384`) gives `sizes` and is taken as N too; where N cannot be it,
+//!   the grid evaluated from it is marked. Else a default in as many
+//!   dimensions as the body indexes (`threadIdx.y` → 2-D), with buffer
+//!   counts to match (`N*N`).
 //! - Headers the file includes that are not beside it are looked for in
 //!   the folders above it, for `include_dirs`.
 //!
@@ -70,14 +76,19 @@ pub fn suite_for(source: &str, origin: &Origin, suite_name: &str) -> Result<Stri
         .map(|kernel| Draft::new(kernel, &scanned))
         .collect();
     let dimensions = drafts.iter().map(|d| d.dimensions).max().unwrap_or(1);
+    let problem = Problem::of(&drafts, &scanned, dimensions);
     let naive = drafts
         .iter()
         .position(|d| d.name.to_lowercase().contains("naive"));
     let mut text = header(origin.relative, suite_name, scanned.host_code.as_deref());
     let _ = writeln!(
         text,
-        "sizes = [{}]                # fill in: the problem sizes, each binds N{}",
-        SIZES[dimensions - 1],
+        "sizes = [{}]                # fill in: the problem sizes, each binds N{}{}",
+        problem.n,
+        match problem.names.is_empty() {
+            true => String::new(),
+            false => format!("; {} is the file's {}", problem.n, problem.names.join(", ")),
+        },
         match dimensions {
             1 => String::new(),
             2 => " (N×N elements: a kernel indexes in 2-D)".to_string(),
@@ -99,7 +110,7 @@ pub fn suite_for(source: &str, origin: &Origin, suite_name: &str) -> Result<Stri
     let includes = include_lines(source, origin);
     let baseline = &drafts[naive.unwrap_or(0)];
     for draft in &drafts {
-        text.push_str(&draft.variant(origin.relative, &includes, &scanned, dimensions, baseline));
+        text.push_str(&draft.variant(origin.relative, &includes, &scanned, &problem, baseline));
     }
     Ok(text)
 }
@@ -425,16 +436,16 @@ impl<'a> Draft<'a> {
         }
     }
 
-    /// Its `[[variant]]` table in a suite whose kernels index in `suite`
-    /// dimensions.
+    /// Its `[[variant]]` table in a suite of `problem`'s size.
     fn variant(
         &self,
         relative: &Path,
         includes: &str,
         scanned: &Kernels,
-        suite: usize,
+        problem: &Problem,
         baseline: &Draft,
     ) -> String {
+        let suite = problem.dimensions;
         let mut text = format!(
             "\n[[variant]]\nname = {}\nsource = {}\n{}\n",
             quoted(&self.name),
@@ -445,18 +456,23 @@ impl<'a> Draft<'a> {
             text.push_str(&self.verify(baseline));
         }
         text.push_str(includes);
-        text.push_str(&self.geometry(scanned, suite));
+        text.push_str(&self.geometry(scanned, problem));
         text.push_str("args = [\n");
+        let passed = self.passed(scanned, problem);
         match &self.parameters {
             Some(parameters) => {
                 for (position, parameter) in parameters.iter().enumerate() {
-                    text.push_str(&argument(
+                    let entry = argument(
                         position,
                         parameter,
                         self.uses(parameter),
                         COUNTS[suite - 1],
                         self.scalar_value(suite),
-                    ));
+                    );
+                    text.push_str(&match passed.get(position).cloned().flatten() {
+                        Some(passed) => passed.applied(&entry, self.scalar_value(suite)),
+                        None => entry,
+                    });
                 }
             }
             None => text.push_str(
@@ -523,9 +539,110 @@ impl<'a> Draft<'a> {
         }
     }
 
+    /// The launch it is drafted from, if any.
+    fn launch(&self) -> Option<&'a Launch> {
+        match self.launched {
+            Launched::Directly(l) | Launched::Through(l, _) | Launched::Offered(l) => Some(l),
+            Launched::Not => None,
+        }
+    }
+
+    /// The file's constants its launch reads as the problem size (through
+    /// its grid and block, and the variables they use), with their values;
+    /// and the variables it passes as the size whose initializers give one.
+    fn sizes(&self, scanned: &Kernels, block_like: &[String]) -> Vec<(String, i64)> {
+        let Some(launch) = self.launch() else {
+            return Vec::new();
+        };
+        let mut names = Vec::new();
+        for k in 0..2 {
+            for value in shape(launch, k, scanned).map_or_else(Vec::new, |s| s.values) {
+                names_through(&value, scanned, 0, &mut names);
+            }
+        }
+        let mut found: Vec<(String, i64)> = names
+            .iter()
+            .filter_map(|name| Some((name.clone(), size_define(name, scanned, block_like)?)))
+            .collect();
+        for (variable, _) in self.mapped(launch, scanned) {
+            let value = initializer(&variable, scanned)
+                .and_then(|i| translate(i, &[], scanned, &mut Vec::new(), 1))
+                .and_then(|t| Expr::parse(&t))
+                .and_then(|e| e.value(0.0))
+                .filter(|v| *v >= 1.0 && v.fract() == 0.0 && *v < 1e12);
+            if let Some(value) = value {
+                found.push((variable, value as i64));
+            }
+        }
+        found
+    }
+
+    /// What the launch passes each integer scalar that the suite does not
+    /// set to N: a variable the file computes (`max_elems_per_block = 2 *
+    /// block_sz`), by position.
+    fn passed(&self, scanned: &Kernels, problem: &Problem) -> Vec<Option<Passed>> {
+        let (Some(launch), Some(parameters)) = (self.launch(), &self.parameters) else {
+            return Vec::new();
+        };
+        if matches!(self.launched, Launched::Offered(_)) {
+            return Vec::new();
+        }
+        let value = self.scalar_value(problem.dimensions);
+        let mapped = self.taken_as_n(launch, scanned, problem, value);
+        parameters
+            .iter()
+            .zip(&launch.arguments)
+            .map(|(parameter, argument)| {
+                let integer =
+                    matches!(parameter.takes, Takes::Value(c) if !c.float && c.bytes >= 4);
+                let initial = initializer(argument, scanned)?;
+                if !integer || mapped.iter().any(|(v, ..)| v == argument) {
+                    return None;
+                }
+                let drafted = translate(initial, &mapped, scanned, &mut Vec::new(), 1)
+                    .and_then(|t| Expr::parse(&t))
+                    .map(Expr::simplified)
+                    .filter(|e| {
+                        e.value(problem.n as f64)
+                            .is_some_and(|v| v >= 1.0 && v.fract() == 0.0 && v < 1e12)
+                    });
+                Some(Passed {
+                    value: drafted.map(|e| e.toml()),
+                    written: format!("{argument} = {initial}"),
+                })
+            })
+            .collect()
+    }
+
+    /// The host variables (and the file's problem-size constants) the
+    /// suite sets to N in `launch`, with the parameter each is passed as
+    /// and the value (`value`, N or N*N).
+    fn taken_as_n<'v>(
+        &self,
+        launch: &Launch,
+        scanned: &Kernels,
+        problem: &Problem,
+        value: &'v str,
+    ) -> Vec<(String, String, &'v str)> {
+        let mut mapped: Vec<(String, String, &str)> = self
+            .mapped(launch, scanned)
+            .into_iter()
+            .map(|(v, p)| (v, p, value))
+            .collect();
+        if self.dimensions == problem.dimensions {
+            for name in &problem.names {
+                if !mapped.iter().any(|(v, ..)| v == name) {
+                    mapped.push((name.clone(), name.clone(), "N"));
+                }
+            }
+        }
+        mapped
+    }
+
     /// `block`, `grid` and `shared_bytes` lines.
-    fn geometry(&self, scanned: &Kernels, suite: usize) -> String {
-        let n = f64::from(SIZES[suite - 1]);
+    fn geometry(&self, scanned: &Kernels, problem: &Problem) -> String {
+        let suite = problem.dimensions;
+        let n = problem.n as f64;
         let value = self.scalar_value(suite);
         let (launch, how) = match &self.launched {
             Launched::Directly(l) => (Some(*l), String::new()),
@@ -547,13 +664,27 @@ impl<'a> Draft<'a> {
             Launched::Not => (None, String::new()),
         };
         let guessed = matches!(self.launched, Launched::Offered(_));
-        let mapped = launch.map(|l| self.mapped(l)).unwrap_or_default();
-        let mapped: Vec<(String, String, &str)> =
-            mapped.into_iter().map(|(v, p)| (v, p, value)).collect();
+        let mapped = launch
+            .map(|l| self.taken_as_n(l, scanned, problem, value))
+            .unwrap_or_default();
         let resolve_shape = |k: usize| -> Option<(Vec<String>, String)> {
             let launch = launch?;
             let shape = shape(launch, k, scanned)?;
             let mut used = Vec::new();
+            // A problem-size constant evaluated as itself, not as N: the
+            // value stands beside sizes of another.
+            let mut names = Vec::new();
+            for v in &shape.values {
+                names_through(v, scanned, 0, &mut names);
+            }
+            let evaluated: Vec<String> = names
+                .iter()
+                .filter(|name| !mapped.iter().any(|(v, ..)| v == *name))
+                .filter_map(|name| {
+                    let size = size_define(name, scanned, &problem.block_like)?;
+                    (size != problem.n).then(|| format!("{name} ({size})"))
+                })
+                .collect();
             let values: Option<Vec<String>> = trimmed(&shape.values)
                 .iter()
                 .map(|v| {
@@ -568,7 +699,19 @@ impl<'a> Draft<'a> {
                 Some(declared) => format!("the file's {declared}"),
                 None => format!("the file's <<<{}>>>", launch.config.join(", ")),
             };
-            let comment = match (used.is_empty() && !guessed, how.is_empty()) {
+            let unlike = match evaluated.is_empty() {
+                true => String::new(),
+                false => format!(
+                    "; {} {} the file's problem size, not the sizes' N = {}: write it over N",
+                    evaluated.join(", "),
+                    if evaluated.len() == 1 { "is" } else { "are" },
+                    problem.n
+                ),
+            };
+            let comment = match (
+                used.is_empty() && !guessed && unlike.is_empty(),
+                how.is_empty(),
+            ) {
                 (true, true) => String::new(),
                 (true, false) => format!("  # from {origin}{how}"),
                 (false, _) => {
@@ -583,7 +726,7 @@ impl<'a> Draft<'a> {
                             parameters.join(", ")
                         ),
                     };
-                    format!("  # fill in: from {origin}{taken}{how}")
+                    format!("  # fill in: from {origin}{taken}{unlike}{how}")
                 }
             };
             Some((values, comment))
@@ -681,7 +824,10 @@ impl<'a> Draft<'a> {
 
     /// The host variables `launch` passes as the kernel's integer scalars
     /// (which the suite sets to N), with the parameter each is passed as.
-    fn mapped(&self, launch: &Launch) -> Vec<(String, String)> {
+    /// A variable the file computes (`max_elems_per_block = 2 * block_sz`)
+    /// is not N unless it is the size: the file allocates with it, or its
+    /// initializer is the file's problem-size constant.
+    fn mapped(&self, launch: &Launch, scanned: &Kernels) -> Vec<(String, String)> {
         let Some(parameters) = &self.parameters else {
             return Vec::new();
         };
@@ -690,6 +836,15 @@ impl<'a> Draft<'a> {
             .iter()
             .zip(parameters)
             .filter(|(argument, _)| is_identifier(argument))
+            .filter(|(argument, _)| match initializer(argument, scanned) {
+                None => true,
+                Some(initial) => {
+                    allocates(argument, scanned)
+                        || (is_identifier(initial)
+                            && (initializer(initial, scanned).is_none()
+                                || allocates(initial, scanned)))
+                }
+            })
             .filter(|(_, parameter)| {
                 matches!(parameter.takes, Takes::Value(c) if !c.float)
                     && parameter.element().is_some()
@@ -702,6 +857,150 @@ impl<'a> Draft<'a> {
             })
             .collect()
     }
+}
+
+/// The problem size the suite drafts: N's value, the file's names that
+/// hold it, and what the launches read as a block's size.
+struct Problem {
+    /// The dimensions its buffers take (1 to 3).
+    dimensions: usize,
+    /// The value `sizes` binds N to.
+    n: i64,
+    /// The file's constants and variables whose value is N, taken as N.
+    names: Vec<String>,
+    /// The names the file's launches use in a block's size.
+    block_like: Vec<String>,
+}
+
+impl Problem {
+    /// The file's problem size where its launches read one (`#define SIZE
+    /// 16384` in `<<<(SIZE + BLOCK - 1) / BLOCK, BLOCK>>>`, or a variable it
+    /// allocates with), when every such name of the drafts in `dimensions`
+    /// dimensions holds one value; else the default size, with no names.
+    fn of(drafts: &[Draft], scanned: &Kernels, dimensions: usize) -> Problem {
+        let mut block_like = Vec::new();
+        for launch in &scanned.launches {
+            for value in shape(launch, 1, scanned).map_or_else(Vec::new, |s| s.values) {
+                names_through(&value, scanned, 0, &mut block_like);
+            }
+        }
+        let mut found: Vec<(String, i64)> = Vec::new();
+        for draft in drafts.iter().filter(|d| d.dimensions == dimensions) {
+            for size in draft.sizes(scanned, &block_like) {
+                if !found.contains(&size) {
+                    found.push(size);
+                }
+            }
+        }
+        let one_value = found.windows(2).all(|pair| pair[0].1 == pair[1].1);
+        match (found.first(), one_value) {
+            (Some(&(_, n)), true) => Problem {
+                dimensions,
+                n,
+                names: found.into_iter().map(|(name, _)| name).collect(),
+                block_like,
+            },
+            _ => Problem {
+                dimensions,
+                n: i64::from(SIZES[dimensions - 1]),
+                names: Vec::new(),
+                block_like,
+            },
+        }
+    }
+}
+
+/// What a launch passes an integer scalar that the suite does not set to
+/// N: the variable and its initializer as written, and its value where
+/// gpuprof can read it.
+#[derive(Clone)]
+struct Passed {
+    value: Option<String>,
+    written: String,
+}
+
+impl Passed {
+    /// The scalar's `args` entry `entry` (of the value `default`) with this
+    /// value and a comment saying where it comes from.
+    fn applied(&self, entry: &str, default: &str) -> String {
+        let entry = entry.trim_end_matches('\n');
+        match &self.value {
+            Some(value) => format!(
+                "{} (the file passes {})\n",
+                entry.replace(
+                    &format!("value = \"{default}\""),
+                    &format!("value = {value}")
+                ),
+                self.written
+            ),
+            None => format!(
+                "{entry} (the file passes {}, which gpuprof cannot evaluate)\n",
+                self.written
+            ),
+        }
+    }
+}
+
+/// The initializer the file gives the integer variable `name`.
+fn initializer<'s>(name: &str, scanned: &'s Kernels) -> Option<&'s str> {
+    scanned
+        .initializers
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, initial)| initial.as_str())
+}
+
+/// Whether the file's allocations use `name` (`cudaMalloc(&d, n * sizeof(float))`).
+fn allocates(name: &str, scanned: &Kernels) -> bool {
+    scanned.allocations.iter().any(|a| {
+        let mut names = Vec::new();
+        names_through(a, scanned, 4, &mut names);
+        names.iter().any(|n| n == name)
+    })
+}
+
+/// The names `text` uses (not the functions it calls, nor `sizeof`'s
+/// type), and those of the initializers of the variables it uses, to a
+/// depth of 4, each once, into `into`.
+fn names_through(text: &str, scanned: &Kernels, depth: usize, into: &mut Vec<String>) {
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if !(c.is_ascii_alphabetic() || c == '_') || (i > 0 && chars[i - 1].is_ascii_alphanumeric())
+        {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+            i += 1;
+        }
+        let word: String = chars[start..i].iter().collect();
+        let called = chars[i..].iter().find(|c| !c.is_whitespace()) == Some(&'(');
+        if called || into.contains(&word) {
+            continue;
+        }
+        if let Some(initial) = initializer(&word, scanned).filter(|_| depth < 4) {
+            names_through(initial, scanned, depth + 1, into);
+        }
+        into.push(word);
+    }
+}
+
+/// The value of the file's integer constant `name` when it is the file's
+/// problem size: not a block's size (`block_like`), and bounding a kernel
+/// (named in a kernel's body) or sizing an allocation.
+fn size_define(name: &str, scanned: &Kernels, block_like: &[String]) -> Option<i64> {
+    let (_, value) = scanned.integers.iter().rev().find(|(n, _)| n == name)?;
+    if block_like.iter().any(|b| b == name) || *value < 1 {
+        return None;
+    }
+    let mut in_kernel = Vec::new();
+    for body in scanned.kernels.iter().filter_map(|k| k.body.as_deref()) {
+        names_through(body, scanned, 4, &mut in_kernel);
+    }
+    (in_kernel.iter().any(|n| n == name) || allocates(name, scanned)).then_some(*value)
 }
 
 /// How the file launches `kernel`: directly; through a function pointer
@@ -1009,11 +1308,21 @@ impl Expr {
     }
 
     /// C's rounding-up idiom `(x + b - 1) / b` as `cdiv(x, b)`: in the
-    /// suite's exact division its quotient is rarely whole.
+    /// suite's exact division its quotient is rarely whole; and a part
+    /// without N whose value is whole as that value.
     fn simplified(self) -> Expr {
         match self {
             Expr::Binary(op, a, b) => {
                 let (a, b) = (a.simplified(), b.simplified());
+                // `2 * (1024 / 2)` is 1024.
+                let constant = Expr::Binary(op, Box::new(a.clone()), Box::new(b.clone()));
+                if let Some(value) = (!constant.uses_n())
+                    .then(|| constant.value(0.0))
+                    .flatten()
+                    .filter(|v| v.fract() == 0.0 && v.abs() < 1e15)
+                {
+                    return Expr::Number(value);
+                }
                 let divisor = (!b.uses_n()).then(|| b.value(0.0)).flatten();
                 if let (Some(divisor), '/') = (divisor.filter(|d| *d >= 1.0), op) {
                     let mut terms = Vec::new();
@@ -1523,6 +1832,7 @@ mod tests {
             __global__ void sized(float *out, int n) { out[threadIdx.x] = 0; }
             int main() {
                 int count = 1 << 20;
+                cudaMalloc(&out, count * sizeof(float));
                 int blocks = (count + BLOCK - 1) / BLOCK;
                 add<<<blocks, BLOCK, BLOCK * 4>>>(out, in, count);
                 shifted<<<count >> 8, 256>>>(out, count);
@@ -1568,6 +1878,92 @@ mod tests {
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
+    }
+
+    #[test]
+    fn a_problem_size_the_file_defines_becomes_the_sizes_and_n() {
+        let source = r#"
+            #define SIZE 16384
+            #define BLOCK_SIZE 256
+            __global__ void scan(int *in, int *out) {
+                int g = blockIdx.x * blockDim.x + threadIdx.x;
+                __shared__ int tile[BLOCK_SIZE];
+                if (g < SIZE) out[g] = in[g];
+            }
+            int main() {
+                int *in; cudaMallocManaged(&in, SIZE * sizeof(int));
+                scan<<<(SIZE + BLOCK_SIZE - 1) / BLOCK_SIZE, BLOCK_SIZE>>>(in, out);
+            }
+        "#;
+        let (root, text) = draft(&[("s.cu", source)], "s.cu", "s");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [16384]                # fill in: the problem sizes, each binds N; 16384 is the file's SIZE\n",
+            "block = [256]\ngrid = [\"cdiv(N, 256)\"]  # fill in: from the file's <<<(SIZE + BLOCK_SIZE - 1) / BLOCK_SIZE, BLOCK_SIZE>>>, SIZE taken as N\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        assert_eq!(
+            plan(root.path(), "s").variants[0].instances[0].grid,
+            [64, 1, 1]
+        );
+
+        // Two sizes: N cannot be both, and the grids say so.
+        let source = r#"
+            #define ROWS 4096
+            #define COLS 8192
+            __global__ void rows(float *out) { if (blockIdx.x * 256 + threadIdx.x < ROWS) out[0] = 1; }
+            __global__ void cols(float *out) { if (blockIdx.x * 256 + threadIdx.x < COLS) out[0] = 1; }
+            int main() {
+                rows<<<ROWS / 256, 256>>>(out);
+                cols<<<COLS / 256, 256>>>(out);
+            }
+        "#;
+        let (_root, text) = draft(&[("r.cu", source)], "r.cu", "s");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [1048576]                # fill in: the problem sizes, each binds N\n",
+            "grid = [16]  # fill in: from the file's <<<ROWS / 256, 256>>>; ROWS (4096) is the file's problem size, not the sizes' N = 1048576: write it over N\n",
+            "grid = [32]  # fill in: from the file's <<<COLS / 256, 256>>>; COLS (8192) is the file's problem size",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+    }
+
+    #[test]
+    fn a_variable_the_file_computes_is_not_taken_as_n() {
+        let source = r#"
+            #define MAX_BLOCK_SZ 1024
+            __global__ void prescan(unsigned int *out, const unsigned int *in, unsigned int len,
+                                    unsigned int shmem_sz, unsigned int max_elems_per_block) {
+                unsigned int i = max_elems_per_block * blockIdx.x + threadIdx.x;
+                if (i < len) out[i] = in[i];
+            }
+            void run(unsigned int *out, const unsigned int *in, size_t numElems) {
+                unsigned int block_sz = MAX_BLOCK_SZ / 2;
+                unsigned int max_elems_per_block = 2 * block_sz;
+                unsigned int grid_sz = numElems / max_elems_per_block;
+                unsigned int shmem_sz = max_elems_per_block + ((max_elems_per_block - 1) >> 5);
+                prescan<<<grid_sz, block_sz, sizeof(unsigned int) * shmem_sz>>>(out, in, numElems,
+                    shmem_sz, max_elems_per_block);
+            }
+        "#;
+        let (root, text) = draft(&[("p.cu", source)], "p.cu", "s");
+        let text = text.unwrap();
+        for expected in [
+            "block = [512]\ngrid = [\"N / 1024\"]  # fill in: from the file's <<<grid_sz, block_sz, sizeof(unsigned int) * shmem_sz>>>, numElems (passed as len) taken as N\n",
+            "shared_bytes = 0  # fill in: the file passes sizeof(unsigned int) * shmem_sz\n",
+            "{ name = \"len\", scalar = \"u32\", value = \"N\" },  # fill in: its value\n",
+            "{ name = \"shmem_sz\", scalar = \"u32\", value = \"N\" },  # fill in: its value (the file passes shmem_sz = max_elems_per_block + ((max_elems_per_block - 1) >> 5), which gpuprof cannot evaluate)\n",
+            "{ name = \"max_elems_per_block\", scalar = \"u32\", value = 1024 },  # fill in: its value (the file passes max_elems_per_block = 2 * block_sz)\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        assert!(!text.contains("N / N"), "{text}");
+        assert_eq!(
+            plan(root.path(), "s").variants[0].instances[0].grid,
+            [1024, 1, 1]
+        );
     }
 
     #[test]
