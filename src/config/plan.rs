@@ -388,6 +388,18 @@ impl Tolerance {
         abs: 1e-6,
     };
 
+    /// The tolerance an output of `got` is compared with a reference of
+    /// `want` with: [`Self::for_element`] of each, the looser of the two
+    /// key by key (an f16 kernel checked against an f32 one is held to
+    /// f16's precision, whichever side it is on).
+    pub fn for_elements(self, got: ElementType, want: ElementType) -> Tolerance {
+        let (a, b) = (self.for_element(got), self.for_element(want));
+        Tolerance {
+            rel: a.rel.max(b.rel),
+            abs: a.abs.max(b.abs),
+        }
+    }
+
     /// The tolerance an output of `element` is compared with. The f32
     /// default is tighter than a 2-byte float can resolve (f16 steps by
     /// 2^-10 ≈ 9.8e-4 of a value, bf16 by 2^-7 ≈ 7.8e-3), so for f16 and

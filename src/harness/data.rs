@@ -169,33 +169,52 @@ pub struct Comparison {
     pub relative_l2_error: f64,
 }
 
-/// Compares `got` with `want` (both `element`-typed bytes) as `compare` says.
+/// The two element types of a comparison: the output's and its
+/// reference's (two float types may differ: an f16 kernel checked against
+/// an f32 one).
+#[derive(Debug, Clone, Copy)]
+pub struct Elements {
+    pub got: ElementType,
+    pub want: ElementType,
+}
+
+impl Elements {
+    pub fn same(element: ElementType) -> Elements {
+        Elements {
+            got: element,
+            want: element,
+        }
+    }
+}
+
+/// Compares `got` with `want` (bytes of `elements.got` and `elements.want`)
+/// as `compare` says, each element read as f64.
 pub fn compare(
-    element: ElementType,
+    elements: Elements,
     compare: Compare,
     got: &[u8],
     want: &[u8],
     tolerance: Tolerance,
 ) -> Result<Comparison, String> {
-    let width = element.size_bytes();
+    let count = |element: ElementType, bytes: &[u8]| bytes.len() / element.size_bytes();
     match compare {
         Compare::Elementwise => {
-            if got.len() != want.len() {
+            if count(elements.got, got) != count(elements.want, want) {
                 return Err(format!(
                     "the output has {} elements but the reference has {}",
-                    got.len() / width,
-                    want.len() / width
+                    count(elements.got, got),
+                    count(elements.want, want)
                 ));
             }
-            Ok(compare_elements(element, got, want, tolerance))
+            Ok(compare_elements(elements, got, want, tolerance))
         }
         Compare::Sum => {
-            let sum = |bytes: &[u8]| {
-                (0..bytes.len() / width)
+            let sum = |element: ElementType, bytes: &[u8]| {
+                (0..count(element, bytes))
                     .map(|i| decode(element, bytes, i))
                     .sum::<f64>()
             };
-            let (got_sum, want_sum) = (sum(got), sum(want));
+            let (got_sum, want_sum) = (sum(elements.got, got), sum(elements.want, want));
             let error = (got_sum - want_sum).abs();
             let ok = error <= tolerance.abs + tolerance.rel * want_sum.abs();
             Ok(Comparison {
@@ -210,14 +229,14 @@ pub fn compare(
 }
 
 fn compare_elements(
-    element: ElementType,
+    elements: Elements,
     got: &[u8],
     want: &[u8],
     tolerance: Tolerance,
 ) -> Comparison {
-    let count = got.len() / element.size_bytes();
+    let count = got.len() / elements.got.size_bytes();
     let parts = on_every_core(element_chunks(count), |range| {
-        compare_range(element, got, want, tolerance, range)
+        compare_range(elements, got, want, tolerance, range)
     });
     let mut whole = Partial::default();
     for part in parts {
@@ -253,7 +272,7 @@ struct Partial {
 }
 
 fn compare_range(
-    element: ElementType,
+    elements: Elements,
     got: &[u8],
     want: &[u8],
     tolerance: Tolerance,
@@ -261,8 +280,8 @@ fn compare_range(
 ) -> Partial {
     let mut part = Partial::default();
     for index in range {
-        let g = decode(element, got, index);
-        let w = decode(element, want, index);
+        let g = decode(elements.got, got, index);
+        let w = decode(elements.want, want, index);
         // An element neither wrote (poison in both) matches; poison against
         // a value, or a NaN the reference does not have, does not.
         let both_nan = g.is_nan() && w.is_nan();
@@ -396,7 +415,14 @@ mod tests {
     fn elementwise_finds_the_first_mismatch_and_the_largest_error() {
         let want = floats(&[1.0, 2.0, 3.0, 4.0]);
         let got = floats(&[1.0, 2.5, 3.0, 2.0]);
-        let result = compare(ElementType::F32, Compare::Elementwise, &got, &want, TIGHT).unwrap();
+        let result = compare(
+            Elements::same(ElementType::F32),
+            Compare::Elementwise,
+            &got,
+            &want,
+            TIGHT,
+        )
+        .unwrap();
         assert_eq!(result.mismatches, 2);
         assert_eq!(result.first_mismatch, Some((1, 2.5, 2.0)));
         assert_eq!(result.max_abs_error, 2.0);
@@ -408,7 +434,14 @@ mod tests {
         let nan = f32::from_le_bytes([0xFF; 4]);
         let want = floats(&[1.0, 2.0, nan]);
         let got = floats(&[1.0, nan, nan]);
-        let result = compare(ElementType::F32, Compare::Elementwise, &got, &want, TIGHT).unwrap();
+        let result = compare(
+            Elements::same(ElementType::F32),
+            Compare::Elementwise,
+            &got,
+            &want,
+            TIGHT,
+        )
+        .unwrap();
         assert_eq!(result.mismatches, 1);
         assert_eq!(result.first_mismatch.map(|m| m.0), Some(1));
         assert_eq!(result.max_abs_error, f64::INFINITY);
@@ -422,7 +455,7 @@ mod tests {
             abs: 0.0,
         };
         let ok = compare(
-            ElementType::F32,
+            Elements::same(ElementType::F32),
             Compare::Elementwise,
             &floats(&[1000.9]),
             &want,
@@ -431,7 +464,7 @@ mod tests {
         .unwrap();
         assert_eq!(ok.mismatches, 0);
         let bad = compare(
-            ElementType::F32,
+            Elements::same(ElementType::F32),
             Compare::Elementwise,
             &floats(&[1001.1]),
             &want,
@@ -445,10 +478,17 @@ mod tests {
     fn sum_comparison_ignores_layout_and_counts() {
         let want = floats(&[1.0, 2.0, 3.0, 4.0]);
         let got = floats(&[6.0, 4.0]);
-        let same = compare(ElementType::F32, Compare::Sum, &got, &want, TIGHT).unwrap();
+        let same = compare(
+            Elements::same(ElementType::F32),
+            Compare::Sum,
+            &got,
+            &want,
+            TIGHT,
+        )
+        .unwrap();
         assert_eq!(same.mismatches, 0);
         let off = compare(
-            ElementType::F32,
+            Elements::same(ElementType::F32),
             Compare::Sum,
             &floats(&[6.0, 4.5]),
             &want,
@@ -460,9 +500,58 @@ mod tests {
     }
 
     #[test]
+    fn an_f16_output_compares_with_an_f32_reference_at_f16_precision() {
+        let values = [1.0f64, -2.5, 1000.1, 3.3e-3, 0.0];
+        let bytes = |element: ElementType, scale: f64| {
+            let mut out = vec![0u8; values.len() * element.size_bytes()];
+            for (raw, value) in out.chunks_exact_mut(element.size_bytes()).zip(values) {
+                write(element, value * scale, raw);
+            }
+            out
+        };
+        let want = bytes(ElementType::F32, 1.0);
+        let elements = Elements {
+            got: ElementType::F16,
+            want: ElementType::F32,
+        };
+        let tolerance = Tolerance::DEFAULT.for_elements(ElementType::F16, ElementType::F32);
+        assert_eq!(tolerance.rel, 2e-3);
+        // The f32 values rounded to f16 (1000.1 becomes 1000.0) match.
+        let rounded = compare(
+            elements,
+            Compare::Elementwise,
+            &bytes(ElementType::F16, 1.0),
+            &want,
+            tolerance,
+        )
+        .unwrap();
+        assert_eq!((rounded.compared, rounded.mismatches), (5, 0));
+        // 1% off is beyond f16's precision.
+        let off = compare(
+            elements,
+            Compare::Elementwise,
+            &bytes(ElementType::F16, 1.01),
+            &want,
+            tolerance,
+        )
+        .unwrap();
+        assert_eq!(off.mismatches, 4);
+        // At the f32 default, the rounding of 1000.1 alone is a mismatch.
+        let strict = compare(
+            elements,
+            Compare::Elementwise,
+            &bytes(ElementType::F16, 1.0),
+            &want,
+            Tolerance::DEFAULT,
+        )
+        .unwrap();
+        assert!(strict.mismatches > 0);
+    }
+
+    #[test]
     fn different_lengths_are_an_error_for_elementwise() {
         let error = compare(
-            ElementType::F32,
+            Elements::same(ElementType::F32),
             Compare::Elementwise,
             &floats(&[1.0]),
             &floats(&[1.0, 2.0]),
@@ -483,7 +572,7 @@ mod tests {
         got[CHUNK_ELEMENTS + 7] += 3.0;
         got[count - 1] = f32::NAN;
         let result = compare(
-            ElementType::F32,
+            Elements::same(ElementType::F32),
             Compare::Elementwise,
             &floats(&got),
             &floats(&want),
@@ -685,7 +774,7 @@ mod tests {
         let one_step_f16 = 1.0 + 2f64.powi(-10);
         let check = |element, got: f64, want: f64| {
             compare(
-                element,
+                Elements::same(element),
                 Compare::Elementwise,
                 &written(element, &[got]),
                 &written(element, &[want]),
@@ -703,7 +792,7 @@ mod tests {
         // An explicit tolerance is kept: rel = 0 asks for the same bits.
         let exact = Tolerance { rel: 0.0, abs: 0.0 };
         let strict = compare(
-            ElementType::F16,
+            Elements::same(ElementType::F16),
             Compare::Elementwise,
             &written(ElementType::F16, &[one_step_f16]),
             &written(ElementType::F16, &[1.0]),
@@ -715,7 +804,7 @@ mod tests {
         // A poisoned element of both matches; against a value it does not.
         let poison = [0xFF, 0xFF];
         let both = compare(
-            ElementType::Bf16,
+            Elements::same(ElementType::Bf16),
             Compare::Elementwise,
             &poison,
             &poison,
@@ -724,7 +813,7 @@ mod tests {
         .unwrap();
         assert_eq!(both.mismatches, 0);
         let one = compare(
-            ElementType::Bf16,
+            Elements::same(ElementType::Bf16),
             Compare::Elementwise,
             &poison,
             &written(ElementType::Bf16, &[1.0]),
@@ -739,7 +828,7 @@ mod tests {
         let want = written(ElementType::I32, &[2_000_000_000.0]);
         let got = written(ElementType::I32, &[1_999_999_999.0]);
         let result = compare(
-            ElementType::I32,
+            Elements::same(ElementType::I32),
             Compare::Elementwise,
             &got,
             &want,
@@ -754,7 +843,7 @@ mod tests {
         let want = written(ElementType::U8, &[0.0, 255.0, 7.0]);
         let got = written(ElementType::U8, &[0.0, 254.0, 7.0]);
         let result = compare(
-            ElementType::U8,
+            Elements::same(ElementType::U8),
             Compare::Elementwise,
             &got,
             &want,
@@ -763,7 +852,7 @@ mod tests {
         .unwrap();
         assert_eq!(result.first_mismatch, Some((1, 254.0, 255.0)));
         let sum = compare(
-            ElementType::I8,
+            Elements::same(ElementType::I8),
             Compare::Sum,
             &written(ElementType::I8, &[-100.0, -100.0]),
             &written(ElementType::I8, &[-100.0, -50.0, -50.0]),

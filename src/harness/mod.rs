@@ -23,7 +23,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use crate::config::plan::{
-    Arg, Buffer, Compare, Fill, Instance, Plan, Variant, VariantKind, Verify,
+    Arg, Buffer, Compare, ElementType, Fill, Instance, Plan, Variant, VariantKind, Verify,
 };
 use crate::model::measurement::Check;
 use crate::model::results::Stage;
@@ -331,6 +331,23 @@ impl Runner<'_> {
         Ok(contents)
     }
 
+    /// The element type of each output of variant `name` at size
+    /// `size_index`, by output name.
+    fn output_elements(
+        &self,
+        name: &str,
+        size_index: usize,
+    ) -> Result<BTreeMap<String, ElementType>, Failure> {
+        Ok(self.variant(name)?.instances[size_index]
+            .args
+            .iter()
+            .filter_map(|arg| match arg {
+                Arg::Buffer(b) if b.output => Some((b.name.clone(), b.element)),
+                _ => None,
+            })
+            .collect())
+    }
+
     fn is_reference(&self, name: &str) -> bool {
         self.job
             .plan
@@ -429,13 +446,16 @@ impl Runner<'_> {
             (None, None) => Check::NotChecked {
                 reason: "verification is off for this variant (verify = \"none\")".into(),
             },
-            (None, Some((against, Ok(())))) => verify(
-                &variant,
-                instance,
-                &outputs,
-                &self.outputs[against],
-                against,
-            ),
+            (None, Some((against, Ok(())))) => {
+                let elements = self.output_elements(against, size_index)?;
+                verify(
+                    &variant,
+                    instance,
+                    &outputs,
+                    (&self.outputs[against], &elements),
+                    against,
+                )
+            }
         };
         // Keep the outputs only of variants others are compared with; the
         // others' host buffers take the next variant's outputs.
@@ -720,7 +740,7 @@ fn verify(
     variant: &Variant,
     instance: &Instance,
     outputs: &Outputs,
-    reference: &Outputs,
+    (reference, reference_elements): (&Outputs, &BTreeMap<String, ElementType>),
     against: &str,
 ) -> Check {
     if let Some(reason) = read_before_written(instance, reference, Some(against)) {
@@ -748,9 +768,18 @@ fn verify(
                 reason: format!("the reference `{against}` has no output `{}`", buffer.name),
             };
         };
-        // f16 and bf16 outputs take their own default tolerance (plan.rs).
-        let tolerance = variant.tolerance.for_element(buffer.element);
-        let result = match data::compare(buffer.element, buffer.compare, got, want, tolerance) {
+        // The reference's output may be of another float type (config
+        // checks.rs); f16 and bf16 take their own default tolerance
+        // (plan.rs), the coarser of the two types' here.
+        let elements = data::Elements {
+            got: buffer.element,
+            want: reference_elements
+                .get(&buffer.name)
+                .copied()
+                .unwrap_or(buffer.element),
+        };
+        let tolerance = variant.tolerance.for_elements(elements.got, elements.want);
+        let result = match data::compare(elements, buffer.compare, got, want, tolerance) {
             Ok(result) => result,
             Err(reason) => {
                 return Check::NotChecked {

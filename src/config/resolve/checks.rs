@@ -1,7 +1,8 @@
 //! The checks across variants, once every variant is resolved: that a
 //! variant's outputs can be compared with those of the variant it verifies
-//! against (each has a counterpart of the same name and element type, and
-//! of the same count when compared elementwise), and that no chain of
+//! against (each has a counterpart of the same name, and element type
+//! unless both are floats, and of the same count when compared
+//! elementwise), and that no chain of
 //! `verify` goes round in a circle.
 
 use super::{Context, Doc, OutputSpans, Resolved};
@@ -54,7 +55,10 @@ impl Context<'_> {
                 let Some(other) = counterpart else {
                     return Err(self.no_counterpart(output, name, reference_name, theirs));
                 };
-                if other.element != mine.element {
+                // Two float types compare (each read as f64, held to the
+                // coarser one's precision); an integer output must match.
+                let both_float = other.element.is_float() && mine.element.is_float();
+                if other.element != mine.element && !both_float {
                     return Err(doc
                         .error(
                             output.element_span.clone(),
@@ -66,7 +70,7 @@ impl Context<'_> {
                                 other.element.name()
                             ),
                         )
-                        .help("compared outputs must have the same element type"));
+                        .help("an integer output is compared exactly, with an output of its own type: give both the same element type, or verify = \"none\" (float outputs of two precisions, f16 against f32, do compare)"));
                 }
                 if mine.compare == Compare::Elementwise && other.count != mine.count {
                     return Err(doc
