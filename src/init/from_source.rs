@@ -15,8 +15,8 @@
 //!   integer constants, variable initializers and `sizeof` of scalar types
 //!   (the shared memory's `THREADS * sizeof(uint32_t)`) put in, and
 //!   the host variables the launch passes as the kernel's integer scalars
-//!   taken as N, unless the file computes them (`max_elems_per_block = 2
-//!   * block_sz`: its value, not N) and does not allocate with them. A
+//!   taken as N, unless the file computes them (`max_elems_per_block =
+//!   2 * block_sz`: its value, not N) and does not allocate with them. A
 //!   constant the launch's grid uses that is the file's problem size (not
 //!   a block's; bounding a kernel or sizing an allocation: `#define SIZE
 //!   16384`) gives `sizes` and is taken as N too; where N cannot be it,
