@@ -517,16 +517,40 @@ impl<'a> Draft<'a> {
         if ours.is_empty() {
             return "verify = \"none\"  # fill in: gpuprof found no buffer the kernel writes; mark those with output = true to compare them with the baseline's\n".to_string();
         }
-        match ours.iter().all(|output| theirs.contains(output)) {
-            true => String::new(),
-            false => format!(
+        // Outputs pair by name; two float types compare (f16 against f32),
+        // other types must match.
+        let float = |element: &str| {
+            ElementType::ALL
+                .iter()
+                .any(|e| e.name() == element && e.is_float())
+        };
+        let unnamed = ours
+            .iter()
+            .any(|(name, _)| !theirs.iter().any(|(other, _)| other == name));
+        let mistyped: Vec<String> = ours
+            .iter()
+            .filter_map(|(name, element)| {
+                let (_, other) = theirs.iter().find(|(other, _)| other == name)?;
+                (other != element && !(float(element) && float(other)))
+                    .then(|| format!("{name} is {element} here, {other} there"))
+            })
+            .collect();
+        if unnamed {
+            format!(
                 "verify = \"none\"  # fill in: its outputs ({}) are not named like the baseline's ({}): name them alike to compare them\n",
                 names(&ours),
                 match theirs.is_empty() {
                     true => "none".to_string(),
                     false => names(&theirs),
                 }
-            ),
+            )
+        } else if !mistyped.is_empty() {
+            format!(
+                "verify = \"none\"  # its outputs are not of the baseline's types ({}): only two float types compare\n",
+                mistyped.join("; ")
+            )
+        } else {
+            String::new()
         }
     }
 
@@ -1639,6 +1663,35 @@ mod tests {
         assert!(
             text.unwrap().contains("output = true },  # fill in: its element count; if the kernel only reads it, write fill = \"random\" instead of output = true"),
         );
+    }
+
+    #[test]
+    fn a_half_precision_step_verifies_against_a_float_baseline_and_an_integer_one_does_not() {
+        let source = r#"
+            #include <cuda_fp16.h>
+            __global__ void scale_naive(const float *x, float *y, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) y[i] = 2.0f * x[i];
+            }
+            __global__ void scale_half(const __half *x, __half *y, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) y[i] = __hmul(__float2half(2.0f), x[i]);
+            }
+            __global__ void scale_int(const float *x, int *y, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) y[i] = (int)(2.0f * x[i]);
+            }
+        "#;
+        let (root, text) = draft(&[("s.cu", source)], "s.cu", "s");
+        let text = text.unwrap();
+        let half = text.split("entry = \"scale_half\"").nth(1).unwrap();
+        let half = half.split("[[variant]]").next().unwrap();
+        assert!(!half.contains("verify"), "{half}");
+        assert!(
+            text.contains("verify = \"none\"  # its outputs are not of the baseline's types (y is i32 here, f32 there): only two float types compare\n"),
+            "{text}"
+        );
+        plan(root.path(), "s");
     }
 
     #[test]
