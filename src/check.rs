@@ -153,7 +153,20 @@ fn build_line(variant: &Variant, architecture: (u32, u32), cache: &Cache) -> Res
             let builds: BTreeSet<&Path> = compiled.iter().map(|c| c.cubin.as_path()).collect();
             let sizes = match builds.len() {
                 0 | 1 => String::new(),
-                distinct => format!(" ({distinct} builds: its defines differ by size)"),
+                distinct => {
+                    let differ = |of: &dyn Fn(&crate::config::plan::Instance) -> String| {
+                        variant.instances.windows(2).any(|w| of(&w[0]) != of(&w[1]))
+                    };
+                    let why = match (
+                        differ(&|i| format!("{:?}", i.defines)),
+                        differ(&|i| i.entries.join(",")),
+                    ) {
+                        (true, true) => "its defines and template arguments differ by size",
+                        (false, true) => "its template arguments differ by size",
+                        _ => "its defines differ by size",
+                    };
+                    format!(" ({distinct} builds: {why})")
+                }
             };
             // A build served from the cache names a scratch folder that is
             // gone: say it was reused, and of which build the line is.
@@ -205,8 +218,11 @@ fn sizes_table(plan: &Plan, variant: &Variant) -> String {
         ]);
     // A library call or a command has no launch geometry of its own.
     let launches = matches!(variant.kind, VariantKind::Kernel(_));
-    let entries = variant.kernel().map(|k| k.entries()).unwrap_or_default();
     for (instance, size) in variant.instances.iter().zip(&plan.suite.sizes) {
+        let entries = variant
+            .kernel()
+            .map(|k| k.entries_at(instance))
+            .unwrap_or_default();
         let totals = [
             buffers(instance),
             instance.bytes.map_or("–".into(), format::bytes),

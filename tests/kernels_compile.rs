@@ -120,7 +120,7 @@ fn every_kernel_variant_of_every_bundled_suite_compiles_for_sm_90() {
                 let options = build::options_for((9, 0), kernel.compiler, settings);
                 let request = Request {
                     source: &kernel.path,
-                    entries: &kernel.entries(),
+                    entries: &kernel.entries_at(instance),
                     compiler: kernel.compiler,
                     options: &options,
                 };

@@ -53,7 +53,7 @@ pub fn compile_at_sizes(
         }
         let request = Request {
             source: &kernel.path,
-            entries: &kernel.entries(),
+            entries: &kernel.entries_at(instance),
             compiler: kernel.compiler,
             options: &options,
         };

@@ -174,6 +174,15 @@ impl KernelSource {
             false => self.sequence.clone(),
         }
     }
+
+    /// The kernels the variant launches at `instance`'s size: its own
+    /// where the entry depends on the size, else [`Self::entries`].
+    pub fn entries_at(&self, instance: &Instance) -> Vec<String> {
+        match instance.entries.is_empty() {
+            true => self.entries(),
+            false => instance.entries.clone(),
+        }
+    }
 }
 
 /// One launch of a variant that launches several kernels in order, sharing
@@ -258,6 +267,11 @@ pub struct Instance {
     /// `shared_bytes` are the first launch's); empty for a single launch.
     #[serde(default)]
     pub sequence: Vec<Step>,
+    /// The kernels this size launches when the entry depends on the size
+    /// (`reduce<256, {N / 32768}>` filled in), in the order of
+    /// [`KernelSource::entries`]; empty when they are the variant's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entries: Vec<String>,
 }
 
 impl Instance {

@@ -266,7 +266,10 @@ impl Runner<'_> {
             .map_err(Failure::fatal(Stage::Profile))?;
         // One profiled launch per kernel launched: a sequence's
         // steps in order.
-        let entries = variant.kernel().map(|k| k.entries()).unwrap_or_default();
+        let entries = variant
+            .kernel()
+            .map(|k| k.entries_at(instance))
+            .unwrap_or_default();
         let launched: Vec<String> = match instance.sequence.is_empty() {
             true => entries.first().cloned().into_iter().collect(),
             false => instance
@@ -397,7 +400,10 @@ impl Runner<'_> {
             .initial_contents(instance)
             .map_err(Failure::fatal(Stage::Upload))?;
         let (gpu, kernel) = (&self.gpu, &self.kernels[&key]);
-        let entries = variant.kernel().map(|k| k.entries()).unwrap_or_default();
+        let entries = variant
+            .kernel()
+            .map(|k| k.entries_at(instance))
+            .unwrap_or_default();
         gpu.check_parameters(kernel, instance, &entries)
             .map_err(|error| Failure {
                 stage: Stage::Launch,

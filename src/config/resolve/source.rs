@@ -175,15 +175,19 @@ impl Context<'_> {
                     "write a value for each of <{parameters}> in place of `…`"
                 )));
         }
-        if let Some(placeholder) = arguments.iter().find(|a| a.contains('{')) {
-            return Err(self
-                .doc
-                .error(
-                    entry.span(),
-                    format!("`{placeholder}` in `{name}` is a placeholder, filled only by a sweep"),
-                )
-                .help("write the value itself, or sweep it: sweep = { NAME = [64, 128] } fills {NAME}"));
-        }
+        // A `{expression}` over the size symbols is an argument that
+        // depends on the size: valid where it evaluates at every size; the
+        // arguments are judged as the first size fills them.
+        let arguments = match arguments.iter().any(|a| a.contains('{')) {
+            true => {
+                let mut filled = Vec::new();
+                for size in self.sizes {
+                    filled.push(self.entry_at(entry, size)?);
+                }
+                signature::instance_arguments(&filled[0]).unwrap_or(arguments)
+            }
+            false => arguments,
+        };
         let (least, most) = signature::template_arity(parameters);
         let given = arguments.len();
         if given >= least && most.is_none_or(|most| given <= most) {
@@ -227,6 +231,58 @@ impl Context<'_> {
             )
             .note(format!("it is declared `template <{parameters}>`"))
             .help(example))
+    }
+
+    /// `entry` with each `{expression}` over the size symbols replaced by
+    /// its whole-number value at `size`: `reduce<256, {N / 32768}>` at
+    /// N = 2^25 is `reduce<256, 1024>`, a template argument that depends
+    /// on the size (each size then compiles its own instance). A sweep's
+    /// `{NAME}` is filled before this, by the sweep.
+    pub(super) fn entry_at(
+        &self,
+        entry: &Spanned<String>,
+        size: &crate::model::suite::Size,
+    ) -> Result<String, ConfigError> {
+        let text = entry.get_ref();
+        let mut filled = String::new();
+        let mut written_up_to = 0;
+        for (inner, range) in super::sweep::placeholders(text) {
+            let start = range.start + 1;
+            let at = |span: std::ops::Range<usize>| {
+                self.doc
+                    .expression_span(entry.span(), text, start + span.start..start + span.end)
+            };
+            let value = crate::config::expr::parse(&inner)
+                .and_then(|expr| expr.eval(&inner, &size.symbols))
+                .map_err(|e| {
+                    self.doc
+                        .error(
+                            at(e.span.clone()),
+                            format!("{} in `{{{inner}}}` of the entry at {}", e.message(), size.label),
+                        )
+                        .help(format!(
+                            "{}; `{{…}}` in an entry is an expression over the size symbols (or a sweep's parameter, with `sweep`)",
+                            e.help()
+                        ))
+                })?;
+            if value.fract() != 0.0 || value.abs() >= 9.0e15 {
+                return Err(self
+                    .doc
+                    .error(
+                        at(0..inner.len()),
+                        format!(
+                            "`{{{inner}}}` in the entry is {value} at {}, but a template argument must be a whole number",
+                            size.label
+                        ),
+                    )
+                    .help("use floor(…) or cdiv(…, …) for a whole number"));
+            }
+            filled.push_str(&text[written_up_to..range.start]);
+            filled.push_str(&(value as i64).to_string());
+            written_up_to = range.end;
+        }
+        filled.push_str(&text[written_up_to..]);
+        Ok(filled)
     }
 
     /// The text of a kernel source read as `bytes`: refused when it holds a

@@ -439,8 +439,9 @@ fn combinations(parameters: &[(String, Vec<i64>)]) -> Vec<Vec<(String, i64)>> {
         })
 }
 
-/// The `{NAME}` placeholders of `entry`, with the range of each name.
-fn placeholders(entry: &str) -> Vec<(String, Range<usize>)> {
+/// The `{NAME}` placeholders of `entry` (or `{expression}`s), each with the
+/// range of the whole placeholder, braces included.
+pub(super) fn placeholders(entry: &str) -> Vec<(String, Range<usize>)> {
     let mut found = Vec::new();
     let mut rest = 0;
     while let Some(open) = entry[rest..].find('{').map(|i| rest + i) {

@@ -1255,3 +1255,46 @@ fn defines_the_source_sets_itself_or_that_rename_a_parameter_are_refused() {
     ));
     assert_eq!(plan.variants.len(), 3);
 }
+
+#[test]
+fn a_template_argument_may_depend_on_the_size() {
+    let scale_by = |entry: &str| {
+        one_variant(&format!(
+            "entry = \"{entry}\"\nargs = [\n\
+             {{ name = \"in\", buffer = \"f32\", count = \"N\", fill = \"random\" }},\n\
+             {{ name = \"out\", buffer = \"f32\", count = \"N\", output = true }},\n\
+             {{ name = \"n\", scalar = \"i32\", value = \"N\" }},\n]"
+        ))
+    };
+    let plan = ok(&scale_by("scale_by<{N / 512}>"));
+    let kernel = plan.variants[0].kernel().unwrap();
+    assert_eq!(kernel.entry, "scale_by<{N / 512}>");
+    let at: Vec<Vec<String>> = plan.variants[0]
+        .instances
+        .iter()
+        .map(|i| kernel.entries_at(i))
+        .collect();
+    assert_eq!(at, [["scale_by<2>"], ["scale_by<8>"]]);
+    // Without placeholders every size launches the variant's entry.
+    let plain = ok(&scale_by("scale_by<2>"));
+    assert!(
+        plain.variants[0]
+            .instances
+            .iter()
+            .all(|i| i.entries.is_empty())
+    );
+    fails(
+        &scale_by("scale_by<{N / 3}>"),
+        "`{N / 3}` in the entry is 341.3333333333333 at N=1024, but a template argument must be a whole number",
+        "{»N / 3}",
+    );
+    let e = fails(
+        &scale_by("scale_by<{M}>"),
+        "unknown symbol `M` in `{M}` of the entry at N=1024",
+        "{»M}",
+    );
+    assert!(
+        help(&e).contains("an expression over the size symbols"),
+        "{e}"
+    );
+}

@@ -110,12 +110,34 @@ impl<'c> Context<'c> {
             )?,
             false => (Vec::new(), Vec::new()),
         };
+        // The entries as written, in the order of `entries` (a sequence's
+        // distinct ones): `{expression}`s in them are filled per size.
+        let written: Vec<&Spanned<String>> = match (&raw.sequence, merged(raw, d, |r| &r.entry)) {
+            (Some(sequence), _) => entries
+                .iter()
+                .filter_map(|entry| {
+                    sequence
+                        .get_ref()
+                        .iter()
+                        .map(|step| &step.get_ref().entry)
+                        .find(|written| written.get_ref() == entry)
+                })
+                .collect(),
+            (None, Some(entry)) if runs_kernel => vec![entry.value],
+            _ => Vec::new(),
+        };
         let instances = self
             .sizes
             .iter()
             .map(|size| {
                 let mut instance = self.instance(&values, size)?;
                 instance.sequence = self.steps_at(&steps, size)?;
+                if written.iter().any(|entry| entry.get_ref().contains('{')) {
+                    instance.entries = written
+                        .iter()
+                        .map(|entry| self.entry_at(entry, size))
+                        .collect::<Result<_, _>>()?;
+                }
                 if let Some(first) = instance.sequence.first() {
                     (instance.grid, instance.block) = (first.grid, first.block);
                     instance.shared_bytes = first.shared_bytes;
@@ -394,6 +416,7 @@ impl<'c> Context<'c> {
             flops: self.amount(values.flops.as_ref(), size)?,
             defines: self.define_values(&values.defines, size)?,
             sequence: Vec::new(),
+            entries: Vec::new(),
         })
     }
 
