@@ -48,9 +48,10 @@ pub(crate) struct Kernels {
     /// sizeof(float))`, `malloc`, `cudaMallocManaged`, `cudaHostAlloc`) and
     /// the sizes of `new T[n]`: the names there size the file's buffers.
     pub(crate) allocations: Vec<String>,
-    /// The type aliases that stand for a scalar type or a pointer to one
-    /// (`typedef float real;`, `using idx_t = int;`, `#define DTYPE
-    /// double`), with the type each stands for.
+    /// The type aliases that stand for a scalar or vector type or a
+    /// pointer to one (`typedef float real;`, `using idx_t = int;`,
+    /// `#define DTYPE double`, `typedef uint4 data_t;`), with the type
+    /// each stands for.
     pub(crate) aliases: Vec<(String, String)>,
     /// The macros it `#define`s outside an `#ifndef` of the same name, by
     /// name with the line (from 1) of the first: a `-D` of that name is

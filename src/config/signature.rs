@@ -422,8 +422,8 @@ pub(crate) fn parameters(
     )
 }
 
-/// The type aliases of a file that name a scalar type or a pointer to one
-/// (what the argument check reads), each with the type it stands for once
+/// The type aliases of a file that name a scalar type, a vector type or a
+/// pointer to either (what the argument check reads), each with the type it stands for once
 /// aliases of aliases are followed: `typedef float real;`, `using idx_t =
 /// unsigned int;`, `#define DTYPE double`, from `candidates` (every
 /// `(name, type as written)` the scan found, in order). A name given two
@@ -478,13 +478,14 @@ fn words_and_stars(text: &str) -> String {
         .join(" ")
 }
 
-/// Whether `text` is a scalar type or a pointer to one, qualifiers aside
-/// (`const float *`, `unsigned int`), and nothing else.
+/// Whether `text` is a scalar type, one of CUDA's vector types or a
+/// pointer to either, qualifiers aside (`const float *`, `unsigned int`,
+/// `uint4`), and nothing else.
 fn spells_scalar_or_pointer(text: &str) -> bool {
     let plain = text
         .chars()
         .all(|c| c.is_alphanumeric() || c == '_' || c == ':' || c == '*' || c.is_whitespace());
-    plain && type_of(&words(text)).is_some()
+    plain && pointee_of(&words(text)).is_some()
 }
 
 /// `text` with each identifier named in `substitutions` replaced by its
@@ -538,7 +539,7 @@ fn takes(text: &str) -> Takes {
         let mut type_words = words(&outside_templates[..at]);
         type_words.pop();
         return match stars {
-            0 => Takes::Pointer(type_of(&type_words)),
+            0 => Takes::Pointer(pointee_of(&type_words)),
             _ => Takes::Pointer(None),
         };
     }
@@ -555,10 +556,65 @@ fn takes(text: &str) -> Takes {
         }
         1 => {
             let before = &outside_templates[..outside_templates.find('*').unwrap_or(0)];
-            Takes::Pointer(type_of(&words(before)))
+            Takes::Pointer(pointee_of(&words(before)))
         }
         _ => Takes::Pointer(None),
     }
+}
+
+/// The scalar type a pointer to `type_words` reads its elements as: the
+/// type itself, or for one of CUDA's vector types its component (`uint4`
+/// is four `unsigned int`s, `half2` two `__half`s), which is what a buffer
+/// of gpuprof's element types holds.
+fn pointee_of(type_words: &[String]) -> Option<CType> {
+    type_of(type_words).or_else(|| {
+        let kept: Vec<&String> = type_words
+            .iter()
+            .filter(|w| !QUALIFIERS.contains(&w.as_str()))
+            .collect();
+        let [name] = kept.as_slice() else {
+            return None;
+        };
+        vector_component(name)
+    })
+}
+
+/// The component type of one of CUDA's vector types (`float4`, `uchar2`,
+/// `longlong2`, `double4_16a`, `__half2`, `__nv_bfloat162`).
+fn vector_component(name: &str) -> Option<CType> {
+    let name = name.strip_prefix("std::").unwrap_or(name);
+    let name = name
+        .strip_suffix("_16a")
+        .or_else(|| name.strip_suffix("_32a"))
+        .unwrap_or(name);
+    let two_byte_float = |base: &str| match base {
+        "half" | "__half" => scalar(&["half".to_string()]),
+        "__nv_bfloat16" | "nv_bfloat16" => scalar(&["__nv_bfloat16".to_string()]),
+        _ => None,
+    };
+    if let Some(base) = name.strip_suffix('2')
+        && let Some(component) = two_byte_float(base)
+    {
+        return Some(component);
+    }
+    let base = name.strip_suffix(['1', '2', '3', '4'])?;
+    let (unsigned, base) = match base.strip_prefix('u') {
+        Some(rest) if rest != "" => (true, rest),
+        _ => (false, base),
+    };
+    let spelled: &[&str] = match base {
+        "char" if !unsigned => &["signed", "char"],
+        "char" => &["unsigned", "char"],
+        "short" | "int" | "long" => &[base],
+        "longlong" => &["long", "long"],
+        "float" | "double" if !unsigned => &[base],
+        _ => return None,
+    };
+    let mut words: Vec<String> = spelled.iter().map(|w| w.to_string()).collect();
+    if unsigned && base != "char" {
+        words.insert(0, "unsigned".into());
+    }
+    scalar(&words)
 }
 
 /// The scalar type spelled by `type_words`, qualifiers left out.
@@ -635,7 +691,7 @@ mod tests {
                 pointer(4, true),
                 pointer(4, false),
                 Takes::Pointer(None),
-                Takes::Pointer(None),
+                pointer(4, true),
                 Takes::Unknown,
                 Takes::Unknown,
                 Takes::Unknown
@@ -680,6 +736,29 @@ mod tests {
     }
 
     #[test]
+    fn pointers_to_vector_types_read_their_component() {
+        let element = |list: &str| {
+            parameters(list, None, &[], &[]).unwrap()[0]
+                .element()
+                .map(ElementType::name)
+        };
+        assert_eq!(element("uint4 *d_Dst"), Some("u32"));
+        assert_eq!(element("const float4 *__restrict__ x"), Some("f32"));
+        assert_eq!(element("char4 *c"), Some("i8"));
+        assert_eq!(element("uchar2 *c"), Some("u8"));
+        assert_eq!(element("ushort4 *c"), Some("u16"));
+        assert_eq!(element("longlong2 *c"), Some("i64"));
+        assert_eq!(element("ulong2 *c"), Some("u64"));
+        assert_eq!(element("double4_16a *c"), Some("f64"));
+        assert_eq!(element("const half2 *h"), Some("f16"));
+        assert_eq!(element("__nv_bfloat162 *h"), Some("bf16"));
+        // A vector taken by value is no scalar; an unknown name is unknown.
+        assert_eq!(element("float4 v"), None);
+        assert_eq!(element("ufloat4 *x"), None);
+        assert_eq!(element("Point4 *p"), None);
+    }
+
+    #[test]
     fn element_types_for_scalar_types() {
         let element = |list: &str| {
             parameters(list, None, &[], &[]).unwrap()[0]
@@ -694,7 +773,7 @@ mod tests {
         assert_eq!(element("const double *x"), Some("f64"));
         assert_eq!(element("__half h"), Some("f16"));
         assert_eq!(element("const __nv_bfloat16 *x"), Some("bf16"));
-        assert_eq!(element("float4 *v"), None);
+        assert_eq!(element("float4 *v"), Some("f32"));
     }
 
     #[test]
@@ -764,6 +843,7 @@ mod tests {
                 ("real_t".into(), "float".into()),
                 ("index_t".into(), "unsigned int".into()),
                 ("cptr".into(), "const float *".into()),
+                ("Vec".into(), "float4".into()),
                 ("half_t".into(), "__nv_bfloat16".into()),
             ]
         );
