@@ -599,7 +599,7 @@ fn vector_component(name: &str) -> Option<CType> {
     }
     let base = name.strip_suffix(['1', '2', '3', '4'])?;
     let (unsigned, base) = match base.strip_prefix('u') {
-        Some(rest) if rest != "" => (true, rest),
+        Some(rest) if !rest.is_empty() => (true, rest),
         _ => (false, base),
     };
     let spelled: &[&str] = match base {
