@@ -23,7 +23,8 @@ use serde::{Deserialize, Serialize};
 
 pub use cache::Cache;
 
-use crate::config::plan::{Instance, KernelSource};
+use crate::config::plan::{Arg, Instance, KernelSource, StepArg};
+use crate::config::signature::{self, Passed};
 use crate::model::results::BuildRecord;
 use crate::model::variant::Compiler;
 
@@ -58,6 +59,7 @@ pub fn compile_at_sizes(
             options: &options,
         };
         let compiled = compile(request, cache)?;
+        check_arguments(instance, &compiled.functions)?;
         record.seconds += compiled.seconds;
         if compiled_sizes.is_empty() {
             record.command = Some(compiled.command.clone());
@@ -66,6 +68,92 @@ pub fn compile_at_sizes(
         compiled_sizes.push(compiled);
     }
     Ok(compiled_sizes)
+}
+
+/// That every launch of `instance` passes what its compiled kernel takes,
+/// read from the kernel's symbol (`functions`, in the order of the
+/// variant's entries): the types the compiler saw after every typedef,
+/// macro and template argument, which the source's text may hide (llm.c's
+/// `floatX*` is a `__nv_bfloat16*` under `#ifdef ENABLE_BF16`). A kernel
+/// with a C symbol (`extern "C"`) carries no types and is left to the
+/// checks of the config and the harness.
+fn check_arguments(instance: &Instance, functions: &[String]) -> Result<(), BuildError> {
+    fn passed(arg: &Arg) -> Passed<'_> {
+        match arg {
+            Arg::Buffer(b) => Passed::Buffer {
+                name: &b.name,
+                element: b.element,
+            },
+            Arg::Scalar(s) => Passed::Scalar {
+                name: &s.name,
+                element: s.element,
+            },
+        }
+    }
+    let launches: Vec<(usize, Vec<Passed>)> = match instance.sequence.is_empty() {
+        true => vec![(
+            0,
+            instance
+                .args
+                .iter()
+                .filter(|a| !matches!(a, Arg::Buffer(b) if b.symbol.is_some()))
+                .map(passed)
+                .collect(),
+        )],
+        false => instance
+            .sequence
+            .iter()
+            .map(|step| {
+                let args = step.args.iter().map(|arg| match arg {
+                    StepArg::Buffer { index } => passed(&instance.args[*index]),
+                    StepArg::Scalar(s) => Passed::Scalar {
+                        name: &s.name,
+                        element: s.element,
+                    },
+                });
+                (step.kernel, args.collect())
+            })
+            .collect(),
+    };
+    for (kernel, args) in launches {
+        // A parameter pack's expansion (`Dp` in the symbol) is not
+        // demangled one parameter per argument: left to the harness.
+        let Some(kernel) = functions
+            .get(kernel)
+            .filter(|symbol| !symbol.contains("Dp"))
+            .and_then(|symbol| symbols::demangled_with_parameters(symbol))
+        else {
+            continue;
+        };
+        let Some(parameters) = signature::compiled_parameters(&kernel) else {
+            continue;
+        };
+        if parameters.len() != args.len() {
+            return Err(BuildError::Arguments {
+                message: format!(
+                    "it takes {} where the variant passes {}",
+                    crate::analysis::format::counted(parameters.len(), "parameter"),
+                    crate::analysis::format::counted(args.len(), "argument")
+                ),
+                help: "give `args` one argument per parameter, in order".into(),
+                kernel,
+            });
+        }
+        for (position, (arg, parameter)) in args.iter().zip(&parameters).enumerate() {
+            if let Some((message, help)) = signature::mismatch(*arg, parameter) {
+                return Err(BuildError::Arguments {
+                    message: format!(
+                        "{message}, but its parameter {} is `{}`",
+                        position + 1,
+                        parameter.written
+                    ),
+                    help,
+                    kernel,
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// One compiled kernel.
@@ -136,6 +224,15 @@ pub enum BuildError {
         path: PathBuf,
         reason: String,
     },
+    /// The compiled kernel's parameters, as its symbol names them, do not
+    /// take what the variant passes.
+    Arguments {
+        /// The kernel with its parameter types, demangled.
+        kernel: String,
+        /// What is wrong, naming the argument and the parameter.
+        message: String,
+        help: String,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -199,6 +296,14 @@ impl fmt::Display for BuildError {
             BuildError::Nvrtc { path, step, code } => {
                 write!(f, "NVRTC failed in {step} for {}: {code}", path.display())
             }
+            BuildError::Arguments {
+                kernel,
+                message,
+                help,
+            } => write!(
+                f,
+                "the compiled kernel is `{kernel}`, and {message}\n  help: {help}"
+            ),
             BuildError::Cache { path, reason } => {
                 write!(
                     f,
@@ -477,6 +582,56 @@ pub fn compile(request: Request, cache: &Cache) -> Result<Compiled, BuildError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn arguments_are_checked_against_the_compiled_kernels_parameter_types() {
+        use crate::config::plan::{Buffer, Compare, ElementType, Fill, Scalar};
+        let instance = |element: ElementType| Instance {
+            size: "N=8".into(),
+            grid: [1, 1, 1],
+            block: [8, 1, 1],
+            shared_bytes: 0,
+            args: ["out", "inp1", "inp2"]
+                .map(|name| {
+                    Arg::Buffer(Buffer {
+                        name: name.into(),
+                        element,
+                        count: 8,
+                        fill: Fill::Poison,
+                        output: name == "out",
+                        compare: Compare::Elementwise,
+                        symbol: None,
+                    })
+                })
+                .into_iter()
+                .chain([Arg::Scalar(Scalar {
+                    name: "N".into(),
+                    element: ElementType::I32,
+                    value: 8.0,
+                })])
+                .collect(),
+            bytes: None,
+            flops: None,
+            gemm: None,
+            command: None,
+            defines: Vec::new(),
+            sequence: Vec::new(),
+            entries: Vec::new(),
+        };
+        // llm.c's residual_forward_kernel1(floatX*, const floatX*, const
+        // floatX*, int) with floatX a __nv_bfloat16, as nvcc named it.
+        let symbol = ["_Z24residual_forward_kernel1P13__nv_bfloat16PKS_S2_i".to_string()];
+        assert!(check_arguments(&instance(ElementType::Bf16), &symbol).is_ok());
+        let wrong = check_arguments(&instance(ElementType::U8), &symbol)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            wrong,
+            "the compiled kernel is `residual_forward_kernel1(__nv_bfloat16*, __nv_bfloat16 const*, __nv_bfloat16 const*, int)`, and buffer `out` holds a u8 (1-byte integer), but its parameter 1 is `__nv_bfloat16*`\n  help: declare buffer = \"bf16\" to match the kernel's pointer"
+        );
+        // An extern "C" kernel's symbol names no types.
+        assert!(check_arguments(&instance(ElementType::U8), &["residual".to_string()]).is_ok());
+    }
 
     #[test]
     fn a_missing_kernel_among_many_lists_its_namesakes() {

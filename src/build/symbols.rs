@@ -35,6 +35,17 @@ pub fn demangled(symbol: &str) -> String {
         .unwrap_or_else(|| symbol.to_string())
 }
 
+/// A C++ symbol as C++ reads it with its parameters
+/// (`reduce6<256u, true>(float const*, float*, unsigned int)`); `None` for
+/// a C symbol, which carries no parameter types.
+pub fn demangled_with_parameters(symbol: &str) -> Option<String> {
+    let options = DemangleOptions::new().no_return_type();
+    Symbol::new(symbol)
+        .ok()?
+        .demangle_with_options(&options)
+        .ok()
+}
+
 /// The symbol among `symbols` that `entry` names (`reduce6<256, true>`,
 /// `ns::kernel`, `copy`); the kernels there are otherwise, demangled.
 pub fn find(symbols: &[String], entry: &str) -> Result<String, Vec<String>> {

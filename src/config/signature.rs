@@ -102,6 +102,26 @@ impl Parameter {
         words(pointee).iter().any(|w| w == "const")
     }
 
+    /// The size in bytes of the vector type it points to (`uint4 *` is
+    /// 16), when it points to one of CUDA's vector types.
+    pub(crate) fn vector_pointee_bytes(&self) -> Option<usize> {
+        if !matches!(self.takes, Takes::Pointer(_)) {
+            return None;
+        }
+        let declared = without_default(&self.resolved);
+        let pointee = declared
+            .find(['*', '['])
+            .map_or(declared, |at| &declared[..at]);
+        let kept: Vec<String> = words(pointee)
+            .into_iter()
+            .filter(|w| !QUALIFIERS.contains(&w.as_str()))
+            .collect();
+        let [name] = kept.as_slice() else {
+            return None;
+        };
+        vector_type(name).map(|(component, lanes)| component.bytes * lanes)
+    }
+
     /// The name the declaration gives it (`n` of `const int n = 4`,
     /// `a` of `float a[]`), if any.
     pub(crate) fn name(&self) -> Option<String> {
@@ -115,6 +135,146 @@ impl Parameter {
             }
         }
     }
+}
+
+/// An argument as a launch passes it, for [`mismatch`]: a buffer of an
+/// element type (a pointer to it) or a scalar of one.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Passed<'a> {
+    Buffer { name: &'a str, element: ElementType },
+    Scalar { name: &'a str, element: ElementType },
+}
+
+/// What is wrong with passing `passed` to `parameter`, and how to fix it:
+/// a buffer where the kernel takes a value or the other way round, a
+/// buffer whose elements are not what the pointer reads, a scalar the
+/// parameter does not read right. `None` when it fits, or when the
+/// parameter's type is not one this reads.
+pub(crate) fn mismatch(passed: Passed, parameter: &Parameter) -> Option<(String, String)> {
+    match (passed, &parameter.takes) {
+        (Passed::Buffer { name, .. }, Takes::Value(_)) => Some((
+            format!("`{name}` is a buffer"),
+            format!(
+                "the kernel takes a value there: pass a scalar, {{ name = \"{name}\", scalar = \"{}\", value = \"…\" }}",
+                parameter.element().map(ElementType::name).unwrap_or("…")
+            ),
+        )),
+        (Passed::Scalar { name, .. }, Takes::Pointer(_)) => Some((
+            format!("`{name}` is a scalar"),
+            format!(
+                "the kernel takes a pointer there: pass a buffer, {{ name = \"{name}\", buffer = \"{}\", count = \"…\" }}",
+                parameter.element().map_or("…", ElementType::name)
+            ),
+        )),
+        (Passed::Buffer { name, element }, Takes::Pointer(Some(pointee)))
+            if !holds(element, *pointee, parameter) =>
+        {
+            Some((
+                format!("buffer `{name}` holds {}", described(element)),
+                format!(
+                    "declare buffer = \"{}\" to match the kernel's pointer",
+                    parameter.element().map_or("…", ElementType::name)
+                ),
+            ))
+        }
+        (Passed::Scalar { name, element }, Takes::Value(c_type))
+            if !passes(element, *c_type, parameter) =>
+        {
+            let help = match parameter.element().map(ElementType::name) {
+                Some(element) => format!("declare scalar = \"{element}\""),
+                None => format!(
+                    "no scalar type of gpuprof ({}) passes a {}-byte {}: launch it from a kernel that takes one of those",
+                    ElementType::ALL.map(ElementType::name).join(", "),
+                    c_type.bytes,
+                    match c_type.float {
+                        true => "float",
+                        false => "integer",
+                    }
+                ),
+            };
+            Some((format!("scalar `{name}` is {}", described(element)), help))
+        }
+        _ => None,
+    }
+}
+
+/// Whether a buffer of `element` is what a pointer to `pointee` reads:
+/// the same kind and size (signedness aside, as C converts freely), and
+/// for a 2-byte float the same one of f16 and bf16 where the text says.
+fn holds(element: ElementType, pointee: CType, parameter: &Parameter) -> bool {
+    if !matches!(pointee.bytes, 1 | 2 | 4 | 8) {
+        return true;
+    }
+    // A vector type is how kernels load wide (a `uint4*` over an 8-bit
+    // image reads 16 pixels at once): any element that packs into it.
+    if let Some(bytes) = parameter.vector_pointee_bytes() {
+        return bytes % element.size_bytes() == 0;
+    }
+    let same_kind = pointee.float == element.is_float() && pointee.bytes == element.size_bytes();
+    same_kind && (!pointee.float || pointee.bytes != 2 || same_half(element, parameter))
+}
+
+/// Whether a 2-byte float `element` is the one `parameter` declares (true
+/// when the text does not say).
+fn same_half(element: ElementType, parameter: &Parameter) -> bool {
+    parameter
+        .two_byte_float()
+        .is_none_or(|declared| declared == element)
+}
+
+/// Whether a scalar of `element` is read right by a parameter of
+/// `c_type`: a float of the same size (and the same 2-byte float), or an
+/// integer at least as wide (the kernel reads its low bytes; the value was
+/// checked to fit when it is small).
+fn passes(element: ElementType, c_type: CType, parameter: &Parameter) -> bool {
+    match (element.is_float(), c_type.float) {
+        (true, true) => {
+            element.size_bytes() == c_type.bytes
+                && (c_type.bytes != 2 || same_half(element, parameter))
+        }
+        (false, false) => element.size_bytes() >= c_type.bytes,
+        _ => false,
+    }
+}
+
+/// `an f32 (4-byte float)`, `a u8 (1-byte integer)`.
+fn described(element: ElementType) -> String {
+    let kind = match element.is_float() {
+        true => "float",
+        false => "integer",
+    };
+    format!(
+        "{} ({}-byte {kind})",
+        element.with_article(),
+        element.size_bytes()
+    )
+}
+
+/// The parameters of a compiled kernel as its demangled symbol lists them
+/// (`residual_forward_kernel1(__nv_bfloat16*, __nv_bfloat16 const*,
+/// __nv_bfloat16 const*, int)`): the types the compiler saw after every
+/// typedef, macro and template argument, so a check against them holds
+/// where the source's text could not be read. `None` for a symbol without
+/// parameters in it (an `extern "C"` kernel's plain name).
+pub(crate) fn compiled_parameters(demangled: &str) -> Option<Vec<Parameter>> {
+    let close = demangled.rfind(')')?;
+    let mut depth = 0i32;
+    let mut open = None;
+    for (at, c) in demangled[..=close].char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    open = Some(at);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let list = &demangled[open? + 1..close];
+    parameters(list, None, &[], &[])
 }
 
 /// The scalar types by their spellings, words sorted, after [`scalar`]
@@ -582,6 +742,11 @@ fn pointee_of(type_words: &[String]) -> Option<CType> {
 /// The component type of one of CUDA's vector types (`float4`, `uchar2`,
 /// `longlong2`, `double4_16a`, `__half2`, `__nv_bfloat162`).
 fn vector_component(name: &str) -> Option<CType> {
+    vector_type(name).map(|(component, _)| component)
+}
+
+/// One of CUDA's vector types: its component type and how many lanes.
+fn vector_type(name: &str) -> Option<(CType, usize)> {
     let name = name.strip_prefix("std::").unwrap_or(name);
     let name = name
         .strip_suffix("_16a")
@@ -595,8 +760,13 @@ fn vector_component(name: &str) -> Option<CType> {
     if let Some(base) = name.strip_suffix('2')
         && let Some(component) = two_byte_float(base)
     {
-        return Some(component);
+        return Some((component, 2));
     }
+    let lanes = name
+        .chars()
+        .last()?
+        .to_digit(10)
+        .filter(|d| (1..=4).contains(d))? as usize;
     let base = name.strip_suffix(['1', '2', '3', '4'])?;
     let (unsigned, base) = match base.strip_prefix('u') {
         Some(rest) if !rest.is_empty() => (true, rest),
@@ -614,7 +784,7 @@ fn vector_component(name: &str) -> Option<CType> {
     if unsigned && base != "char" {
         words.insert(0, "unsigned".into());
     }
-    scalar(&words)
+    scalar(&words).map(|component| (component, lanes))
 }
 
 /// The scalar type spelled by `type_words`, qualifiers left out.
@@ -752,6 +922,16 @@ mod tests {
         assert_eq!(element("double4_16a *c"), Some("f64"));
         assert_eq!(element("const half2 *h"), Some("f16"));
         assert_eq!(element("__nv_bfloat162 *h"), Some("bf16"));
+        // A vector pointer loads wide: any element that packs into it (an
+        // 8-bit image read 16 pixels at a time through `uint4 *`).
+        let takes = |list: &str, element: ElementType| {
+            let parameter = &parameters(list, None, &[], &[]).unwrap()[0];
+            mismatch(Passed::Buffer { name: "b", element }, parameter).is_none()
+        };
+        assert!(takes("const uint4 *img", ElementType::U8));
+        assert!(takes("float4 *x", ElementType::F32));
+        assert!(!takes("float3 *x", ElementType::F64));
+        assert!(!takes("float *x", ElementType::U8));
         // A vector taken by value is no scalar; an unknown name is unknown.
         assert_eq!(element("float4 v"), None);
         assert_eq!(element("ufloat4 *x"), None);

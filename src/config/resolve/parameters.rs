@@ -14,8 +14,7 @@ use super::Context;
 use super::args::ArgSpec;
 use crate::config::error::ConfigError;
 use crate::config::kernels::Kernel;
-use crate::config::plan::ElementType;
-use crate::config::signature::{self, CType, Parameter, Takes};
+use crate::config::signature::{self, Parameter, Passed};
 
 impl Context<'_> {
     /// That `args` fit the parameters of `kernel` (a kernel of the source
@@ -113,7 +112,17 @@ impl Context<'_> {
                 )));
         }
         for (position, (arg, parameter)) in passed.iter().zip(&parameters).enumerate() {
-            if let Some((message, mut help)) = mismatch(arg, parameter) {
+            let passed = match arg {
+                ArgSpec::Buffer(buffer) => Passed::Buffer {
+                    name: &buffer.name,
+                    element: buffer.element,
+                },
+                ArgSpec::Scalar(scalar) => Passed::Scalar {
+                    name: &scalar.name,
+                    element: scalar.element,
+                },
+            };
+            if let Some((message, mut help)) = signature::mismatch(passed, parameter) {
                 let declared_at = parameters
                     .iter()
                     .position(|p| p.name().as_deref() == Some(arg.name()));
@@ -280,109 +289,4 @@ impl std::fmt::Display for Launch<'_> {
 pub(super) struct PassedBuffer {
     name: String,
     read_only: Option<String>,
-}
-
-/// What is wrong with passing `arg` to `parameter`, and how to fix it.
-fn mismatch(arg: &ArgSpec, parameter: &Parameter) -> Option<(String, String)> {
-    match (arg, &parameter.takes) {
-        (ArgSpec::Buffer(buffer), Takes::Value(_)) => Some((
-            format!("`{}` is a buffer", buffer.name),
-            format!(
-                "the kernel takes a value there: pass a scalar, {{ name = \"{}\", scalar = \"{}\", value = \"…\" }}",
-                buffer.name,
-                parameter.element().map(ElementType::name).unwrap_or("…")
-            ),
-        )),
-        (ArgSpec::Scalar(scalar), Takes::Pointer(_)) => Some((
-            format!("`{}` is a scalar", scalar.name),
-            format!(
-                "the kernel takes a pointer there: pass a buffer, {{ name = \"{}\", buffer = \"{}\", count = \"…\" }}",
-                scalar.name,
-                parameter.element().map_or("…", ElementType::name)
-            ),
-        )),
-        (ArgSpec::Buffer(buffer), Takes::Pointer(Some(pointee)))
-            if !holds(buffer.element, *pointee, parameter) =>
-        {
-            Some((
-                format!(
-                    "buffer `{}` holds {}",
-                    buffer.name,
-                    described(buffer.element)
-                ),
-                format!(
-                    "declare buffer = \"{}\" to match the kernel's pointer",
-                    parameter.element().map_or("…", ElementType::name)
-                ),
-            ))
-        }
-        (ArgSpec::Scalar(scalar), Takes::Value(c_type))
-            if !passes(scalar.element, *c_type, parameter) =>
-        {
-            let help = match parameter.element().map(ElementType::name) {
-                Some(element) => format!("declare scalar = \"{element}\""),
-                None => format!(
-                    "no scalar type of gpuprof ({}) passes a {}-byte {}: launch it from a kernel that takes one of those",
-                    ElementType::ALL.map(ElementType::name).join(", "),
-                    c_type.bytes,
-                    match c_type.float {
-                        true => "float",
-                        false => "integer",
-                    }
-                ),
-            };
-            Some((
-                format!("scalar `{}` is {}", scalar.name, described(scalar.element)),
-                help,
-            ))
-        }
-        _ => None,
-    }
-}
-
-/// Whether a buffer of `element` is what a pointer to `pointee` reads:
-/// the same kind and size (signedness aside, as C converts freely), and
-/// for a 2-byte float the same one of f16 and bf16 where the text says.
-fn holds(element: ElementType, pointee: CType, parameter: &Parameter) -> bool {
-    if !matches!(pointee.bytes, 1 | 2 | 4 | 8) {
-        return true;
-    }
-    let same_kind = pointee.float == element.is_float() && pointee.bytes == element.size_bytes();
-    same_kind && (!pointee.float || pointee.bytes != 2 || same_half(element, parameter))
-}
-
-/// Whether a 2-byte float `element` is the one `parameter` declares (true
-/// when the text does not say).
-fn same_half(element: ElementType, parameter: &Parameter) -> bool {
-    parameter
-        .two_byte_float()
-        .is_none_or(|declared| declared == element)
-}
-
-/// Whether a scalar of `element` is read right by a parameter of
-/// `c_type`: a float of the same size (and the same 2-byte float), or an
-/// integer at least as wide (the kernel reads its low bytes; the value was
-/// checked to fit when it is small).
-fn passes(element: ElementType, c_type: CType, parameter: &Parameter) -> bool {
-    match (element.is_float(), c_type.float) {
-        (true, true) => {
-            element.size_bytes() == c_type.bytes
-                && (c_type.bytes != 2 || same_half(element, parameter))
-        }
-        (false, false) => element.size_bytes() >= c_type.bytes,
-        _ => false,
-    }
-}
-
-/// `an f32 (4-byte float)`, `a u8 (1-byte integer)`.
-fn described(element: ElementType) -> String {
-    let kind = match element.is_float() {
-        true => "float",
-        false => "integer",
-    };
-    format!(
-        "{} ({}-byte {kind})",
-        element.with_article(),
-        element.size_bytes()
-    )
 }
