@@ -6,7 +6,9 @@
 //! a header rebuilds the kernels that include it. A header found nowhere
 //! there (the toolkit's, the system's) belongs to the compiler, whose
 //! version the key holds already; the toolkit's own folders, which NVRTC is
-//! given as include folders, are not searched.
+//! given as include folders, are not searched. Also the headers a file
+//! includes with quotes beside itself, which `init` and the config read
+//! for the kernels and constants they define.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -124,6 +126,28 @@ fn include_folders(options: &[String]) -> Vec<PathBuf> {
         folders.extend(folder.map(PathBuf::from));
     }
     folders
+}
+
+/// The headers `typed` includes with quotes that exist relative to the
+/// including file, directly or through other headers (depth first, in
+/// include order, each once), with their text.
+pub(crate) fn local_headers(typed: &Path, source: &str) -> Vec<(PathBuf, String)> {
+    const MOST_FILES: usize = 256;
+    included_files(typed, source, MOST_FILES, |file, include| {
+        let folder = file.parent().unwrap_or(Path::new(""));
+        let path = tidy(&folder.join(&include.header));
+        (include.quoted && path.is_file()).then_some(path)
+    })
+    .into_iter()
+    .map(|(path, bytes)| (path, String::from_utf8_lossy(&bytes).into_owned()))
+    .collect()
+}
+
+/// `path` without `.` components (`./kernels/a.cuh` → `kernels/a.cuh`).
+fn tidy(path: &Path) -> PathBuf {
+    path.components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect()
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@
 //! Everything guessed is marked `# fill in:`, which `--check` lists.
 
 use std::fmt::Write;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crate::config::kernels::{self, Kernel, Kernels, Launch, PointerUse};
 use crate::config::plan::ElementType;
@@ -64,10 +64,11 @@ pub fn suite_for(source: &str, origin: &Origin, suite_name: &str) -> Result<Stri
     }
     // Constants the file's own headers define (`#define BLOCK 64` in
     // "common.h") size launches too; the file's own come last, so they win.
-    let mut integers: Vec<(String, i64)> = local_headers(origin.typed, source)
-        .iter()
-        .flat_map(|(_, text)| kernels::scan(text).integers)
-        .collect();
+    let mut integers: Vec<(String, i64)> =
+        crate::build::headers::local_headers(origin.typed, source)
+            .iter()
+            .flat_map(|(_, text)| kernels::scan(text).integers)
+            .collect();
     integers.append(&mut scanned.integers);
     scanned.integers = integers;
     let drafts: Vec<Draft> = scanned
@@ -167,32 +168,10 @@ fn no_kernels(source: &str, origin: &Origin) -> String {
 /// The headers `typed` includes with quotes, directly or through other
 /// headers, that define kernels, as paths from where `typed` was named.
 fn headers_with_kernels(typed: &Path, source: &str) -> Vec<PathBuf> {
-    local_headers(typed, source)
+    crate::build::headers::local_headers(typed, source)
         .into_iter()
         .filter(|(_, text)| !kernels::scan(text).kernels.is_empty())
         .map(|(path, _)| path)
-        .collect()
-}
-
-/// The headers `typed` includes with quotes that exist relative to the
-/// including file, directly or through other headers (depth first, in
-/// include order, each once), with their text.
-fn local_headers(typed: &Path, source: &str) -> Vec<(PathBuf, String)> {
-    const MOST_FILES: usize = 256;
-    crate::build::headers::included_files(typed, source, MOST_FILES, |file, include| {
-        let folder = file.parent().unwrap_or(Path::new(""));
-        let path = tidy(&folder.join(&include.header));
-        (include.quoted && path.is_file()).then_some(path)
-    })
-    .into_iter()
-    .map(|(path, bytes)| (path, String::from_utf8_lossy(&bytes).into_owned()))
-    .collect()
-}
-
-/// `path` without `.` components (`./kernels/a.cuh` → `kernels/a.cuh`).
-fn tidy(path: &Path) -> PathBuf {
-    path.components()
-        .filter(|c| !matches!(c, Component::CurDir))
         .collect()
 }
 

@@ -344,6 +344,26 @@ impl Context<'_> {
                 format!("`{name}` is not a kernel of {}", shown.display()),
             )
             .note(found_note);
+        // A kernel of a header the file includes (a runner file that
+        // includes the kernels it launches) is compiled from that header.
+        let text = fs::read_to_string(shown).unwrap_or_default();
+        let defined_in = crate::build::headers::local_headers(shown, &text)
+            .into_iter()
+            .find(|(_, header)| kernels::scan(header).find(name).is_some());
+        if let Some((header, _)) = defined_in {
+            let folder = shown.parent().unwrap_or(Path::new(""));
+            let source_folder = shown.strip_prefix(self.doc.dir).unwrap_or(shown);
+            let relative = header.strip_prefix(folder).unwrap_or(&header);
+            let suggested = source_folder
+                .parent()
+                .unwrap_or(Path::new(""))
+                .join(relative);
+            return error.help(format!(
+                "`{base}` is defined in {}, which the file includes: give source = \"{}\" (gpuprof compiles the kernel from it)",
+                header.display(),
+                suggested.display()
+            ));
+        }
         match suggest::closest(&base, &names) {
             Some(best) => error.help(format!(
                 "did you mean `{best}`?"

@@ -518,6 +518,30 @@ fn entry_points_name_plain_extern_c_and_template_kernels_of_the_source() {
 }
 
 #[test]
+fn a_kernel_of_an_included_header_is_pointed_to() {
+    let folder = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(folder.path().join("src")).unwrap();
+    std::fs::write(
+        folder.path().join("src/kernels.cuh"),
+        "__global__ void scale(float *x) { x[0] = 1; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        folder.path().join("src/main.cu"),
+        "#include \"kernels.cuh\"\nint main() { scale<<<1, 1>>>(nullptr); }\n",
+    )
+    .unwrap();
+    let text = one_variant("source = \"src/main.cu\"\nentry = \"scale\"");
+    let e = parse(&text, &folder.path().join("variants.toml")).unwrap_err();
+    assert!(
+        help(&e).ends_with(
+            "which the file includes: give source = \"src/kernels.cuh\" (gpuprof compiles the kernel from it)"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
 fn an_entry_the_scan_cannot_see_is_left_to_the_compiler_when_a_macro_declares_kernels() {
     let folder = tempfile::tempdir().unwrap();
     std::fs::write(
