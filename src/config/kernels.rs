@@ -57,6 +57,19 @@ pub(crate) struct Kernels {
     /// name with the line (from 1) of the first: a `-D` of that name is
     /// replaced by the file's own value.
     pub(crate) unguarded_defines: Vec<(String, usize)>,
+    /// The module variables it declares (`__constant__ float c_Kernel[17];`,
+    /// `__device__ int counter;`), which a buffer with `symbol` fills.
+    pub(crate) variables: Vec<ModuleVariable>,
+}
+
+/// One `__constant__` or `__device__` variable of a source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ModuleVariable {
+    pub(crate) name: String,
+    /// Its element type as written (`float`, `unsigned int`).
+    pub(crate) element: String,
+    /// Its array length as written (`KERNEL_LENGTH`), if it is an array.
+    pub(crate) length: Option<String>,
 }
 
 /// One `dim3 name(a, b)` (or `dim3 name = dim3(a, b)`, `dim3 name{a, b}`,
@@ -273,6 +286,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
     found.allocations = allocations(&tokens);
     found.aliases = scalar_aliases(&alias_declarations(&tokens, &directives));
     found.unguarded_defines = unguarded_defines(source);
+    found.variables = module_variables(&tokens);
     // `main` or a launch is the plainer reason; a header whose name
     // NVRTC does not provide may be the user's own.
     found.host_code = found.host_code.or_else(|| host_header(&directives));
@@ -861,6 +875,59 @@ fn unguarded_defines(source: &str) -> Vec<(String, usize)> {
                 }
             }
             _ => {}
+        }
+    }
+    found
+}
+
+/// The `__constant__` and `__device__` variables declared at any scope:
+/// the qualifier, type words, a name, an optional `[length]`, then `;`,
+/// `=` or `,` (a `__device__` function, with `(` after its name, is none).
+fn module_variables(tokens: &[Located]) -> Vec<ModuleVariable> {
+    let mut found = Vec::new();
+    for i in 0..tokens.len() {
+        let (Token::Ident(word), _) = &tokens[i] else {
+            continue;
+        };
+        if word != "__constant__" && word != "__device__" {
+            continue;
+        }
+        let mut words: Vec<&str> = Vec::new();
+        let mut k = i + 1;
+        while let Some((Token::Ident(w), _)) = tokens.get(k) {
+            words.push(w);
+            k += 1;
+        }
+        let Some((name, type_words)) = words.split_last() else {
+            continue;
+        };
+        let type_words: Vec<&str> = type_words
+            .iter()
+            .copied()
+            .filter(|w| {
+                !matches!(
+                    *w,
+                    "static" | "const" | "volatile" | "__device__" | "__constant__" | "extern"
+                )
+            })
+            .collect();
+        let length = match tokens.get(k) {
+            Some((Token::Punct('['), _)) => {
+                let close = group_end(tokens, k);
+                let text = text_of(&tokens[k + 1..close.saturating_sub(1).max(k + 1)]);
+                k = close;
+                Some(text)
+            }
+            _ => None,
+        };
+        let ends = matches!(tokens.get(k), Some((Token::Punct(';' | '=' | ','), _)));
+        if ends && !type_words.is_empty() && !found.iter().any(|v: &ModuleVariable| v.name == *name)
+        {
+            found.push(ModuleVariable {
+                name: name.to_string(),
+                element: type_words.join(" "),
+                length,
+            });
         }
     }
     found
@@ -1610,6 +1677,31 @@ mod tests {
                 ("OTHER".into(), 8),
                 ("FAST".into(), 11),
                 ("LONG".into(), 13),
+            ]
+        );
+    }
+
+    #[test]
+    fn module_variables_with_their_types_and_lengths() {
+        let source = r#"
+            #define KERNEL_LENGTH 17
+            __constant__ float c_Kernel[KERNEL_LENGTH];
+            __device__ unsigned int counter = 0;
+            static __device__ __constant__ int table[2 * 8] = {0};
+            __device__ float helper(float x) { return x; }
+            __global__ void k(float *x) { __shared__ float tile[32]; }
+        "#;
+        let variables = scan(source).variables;
+        let listed: Vec<(&str, &str, Option<&str>)> = variables
+            .iter()
+            .map(|v| (v.name.as_str(), v.element.as_str(), v.length.as_deref()))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("c_Kernel", "float", Some("KERNEL_LENGTH")),
+                ("counter", "unsigned int", None),
+                ("table", "int", Some("2 * 8")),
             ]
         );
     }

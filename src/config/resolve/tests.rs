@@ -1322,3 +1322,30 @@ fn a_template_argument_may_depend_on_the_size() {
         "{e}"
     );
 }
+
+#[test]
+fn symbol_buffers_name_a_module_variable_and_fit_it() {
+    let filter = |symbol: &str, count: &str| {
+        one_variant(&format!(
+            "source = \"kernels/symbols.cu\"\nentry = \"filter\"\nargs = [\n\
+             {{ name = \"taps\", buffer = \"f32\", count = {count}, fill = \"random\", symbol = \"{symbol}\" }},\n\
+             {{ name = \"in\", buffer = \"f32\", count = \"N\", fill = \"random\" }},\n\
+             {{ name = \"out\", buffer = \"f32\", count = \"N\", output = true }},\n\
+             {{ name = \"n\", scalar = \"i32\", value = \"N\" }},\n]"
+        ))
+    };
+    ok(&filter("c_filter", "4"));
+    let e = fails(
+        &filter("c_Filter", "4"),
+        "buffer `taps` fills symbol `c_Filter`, which the source does not declare",
+        "\"taps\"",
+    );
+    assert_eq!(help(&e), "did you mean symbol = \"c_filter\"?");
+    fails(
+        &filter("c_filter", "8"),
+        "buffer `taps` holds 32 bytes at N=1024, but `c_filter` is 16 bytes (float[TAPS])",
+        "\"taps\"",
+    );
+    // A symbol the scan does not see at all is left to the run.
+    ok(&filter("table_from_a_header", "8"));
+}

@@ -148,6 +148,13 @@ impl<'c> Context<'c> {
         if let Some(library) = &library {
             check_gemm_buffers(doc, library.value.span(), name, &instances)?;
         }
+        if runs_kernel {
+            self.check_symbols(
+                &values.args,
+                &instances,
+                (&source_path, &kernels[&source_path]),
+            )?;
+        }
         let kind = match (library_kind, &command) {
             (Some(library), _) => VariantKind::Library { library },
             (None, Some(_)) => VariantKind::Command(self.command_variant(raw)?),
@@ -381,6 +388,95 @@ impl<'c> Context<'c> {
             arg_specs.push(spec);
         }
         Ok(arg_specs)
+    }
+
+    /// That a buffer with `symbol` names a module variable of the source
+    /// and fits it: a name a letter or two off one the file declares
+    /// (`c_kernel` for `__constant__ float c_Kernel[17]`) is a typo; and
+    /// where the variable's type and length are known, its bytes must be
+    /// the buffer's at every size (the copy would fail at the run). A
+    /// symbol the scan does not see (a header's, a macro's) is left to the
+    /// run, which finds it in the module or says it is not there.
+    fn check_symbols(
+        &self,
+        args: &[ArgSpec],
+        instances: &[Instance],
+        (source, scanned): (&std::path::Path, &Kernels),
+    ) -> Result<(), ConfigError> {
+        let names: Vec<&str> = scanned.variables.iter().map(|v| v.name.as_str()).collect();
+        // The lengths may be the constants of the file's own headers.
+        let mut integers: std::collections::BTreeMap<String, i64> = Default::default();
+        if args
+            .iter()
+            .any(|a| matches!(a, ArgSpec::Buffer(b) if b.symbol.is_some()))
+        {
+            let text = std::fs::read_to_string(source).unwrap_or_default();
+            for (_, header) in crate::build::headers::local_headers(source, &text) {
+                integers.extend(crate::config::kernels::scan(&header).integers);
+            }
+        }
+        integers.extend(scanned.integers.iter().cloned());
+        for (index, spec) in args.iter().enumerate() {
+            let ArgSpec::Buffer(buffer) = spec else {
+                continue;
+            };
+            let Some(symbol) = &buffer.symbol else {
+                continue;
+            };
+            let Some(variable) = scanned.variables.iter().find(|v| &v.name == symbol) else {
+                if let Some(near) = suggest::closest(symbol, &names) {
+                    return Err(self
+                        .doc
+                        .error(
+                            buffer.name_span.clone(),
+                            format!("buffer `{}` fills symbol `{symbol}`, which the source does not declare", buffer.name),
+                        )
+                        .note(format!("its module variables are: {}", names.join(", ")))
+                        .help(format!("did you mean symbol = \"{near}\"?")));
+                }
+                continue;
+            };
+            let length = match &variable.length {
+                None => Some(1.0),
+                Some(text) => crate::config::expr::parse(text)
+                    .ok()
+                    .and_then(|e| e.eval(text, &integers).ok()),
+            };
+            let element = crate::config::signature::size_of(&variable.element, &scanned.aliases);
+            let (Some(length), Some(element)) = (length, element) else {
+                continue;
+            };
+            let declared = length * element as f64;
+            for instance in instances {
+                let Some(crate::config::plan::Arg::Buffer(given)) = instance.args.get(index) else {
+                    continue;
+                };
+                let bytes = given.count as f64 * given.element.size_bytes() as f64;
+                if bytes != declared {
+                    return Err(self
+                        .doc
+                        .error(
+                            buffer.name_span.clone(),
+                            format!(
+                                "buffer `{}` holds {bytes} bytes at {}, but `{symbol}` is {declared} bytes ({}{})",
+                                buffer.name,
+                                instance.size,
+                                variable.element,
+                                variable
+                                    .length
+                                    .as_ref()
+                                    .map(|l| format!("[{l}]"))
+                                    .unwrap_or_default()
+                            ),
+                        )
+                        .help(format!(
+                            "give the buffer the variable's element count ({}) and an element type of {element} bytes",
+                            length
+                        )));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The variant at `size`: every value evaluated and checked there.
