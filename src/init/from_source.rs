@@ -458,8 +458,60 @@ impl<'a> Draft<'a> {
                 "  # fill in: the kernel takes a parameter pack; list one argument per value it is launched with\n",
             ),
         }
+        text.push_str(&self.module_arrays(scanned));
         text.push_str("]\n");
         text
+    }
+
+    /// A `symbol` buffer for each `__constant__` or `__device__` array of
+    /// the file the kernel reads (a convolution's filter, which the host
+    /// fills with cudaMemcpyToSymbol): without one it would run on zeros,
+    /// and every variant would agree on it.
+    fn module_arrays(&self, scanned: &Kernels) -> String {
+        let Some(body) = self.kernel.body.as_deref() else {
+            return String::new();
+        };
+        let integers: std::collections::BTreeMap<String, i64> =
+            scanned.integers.iter().cloned().collect();
+        let mut lines = String::new();
+        for variable in &scanned.variables {
+            let Some(length) = &variable.length else {
+                continue;
+            };
+            let named = regex::Regex::new(&format!(r"\b{}\b", regex::escape(&variable.name)))
+                .is_ok_and(|word| word.is_match(body));
+            let use_ = kernels::pointer_use(body, &variable.name);
+            if !named || use_.written {
+                continue;
+            }
+            let element = signature::parameters(
+                &format!("{} *x", variable.element),
+                None,
+                &[],
+                &scanned.aliases,
+            )
+            .and_then(|p| p.first().and_then(Parameter::element));
+            let Some(element) = element else {
+                continue;
+            };
+            let count = crate::config::expr::parse(length)
+                .ok()
+                .and_then(|e| e.eval(length, &integers).ok())
+                .filter(|n| n.fract() == 0.0 && *n >= 1.0);
+            let declared = format!("{} {}[{length}]", variable.element, variable.name);
+            let _ = writeln!(
+                lines,
+                "  {{ name = {name}, buffer = \"{element}\", count = {count}, fill = \"random\", symbol = {name} }},  # {fill}the kernel reads the module's {declared}: gpuprof fills it before each launch",
+                name = quoted(&variable.name),
+                element = element.name(),
+                count = count.map_or("1".to_string(), |n| format!("{}", n as i64)),
+                fill = match count {
+                    Some(_) => "",
+                    None => "fill in: its length; ",
+                },
+            );
+        }
+        lines
     }
 
     /// How the body uses the pointer `parameter`, where it can be read.
@@ -1670,6 +1722,32 @@ mod tests {
             text.contains("verify = \"none\"  # its outputs are not of the baseline's types (y is i32 here, f32 there): only two float types compare\n"),
             "{text}"
         );
+        plan(root.path(), "s");
+    }
+
+    #[test]
+    fn a_constant_array_the_kernel_reads_becomes_a_symbol_buffer() {
+        let source = r#"
+            #define RADIUS 8
+            #define LENGTH (2 * RADIUS + 1)
+            __constant__ float c_Kernel[LENGTH];
+            __device__ int counts[4];
+            __global__ void rows(float *out, const float *in, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                float sum = 0;
+                for (int j = 0; j < LENGTH; j++) sum += c_Kernel[j] * in[i + j];
+                out[i] = sum;
+                atomicAdd(&counts[0], 1);
+            }
+        "#;
+        let (root, text) = draft(&[("c.cu", source)], "c.cu", "s");
+        let text = text.unwrap();
+        assert!(
+            text.contains("  { name = \"c_Kernel\", buffer = \"f32\", count = 17, fill = \"random\", symbol = \"c_Kernel\" },  # the kernel reads the module's float c_Kernel[LENGTH]: gpuprof fills it before each launch\n"),
+            "{text}"
+        );
+        // Written by the kernel: no input to fill.
+        assert!(!text.contains("symbol = \"counts\""), "{text}");
         plan(root.path(), "s");
     }
 
