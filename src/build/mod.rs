@@ -105,7 +105,7 @@ fn check_arguments(instance: &Instance, functions: &[String]) -> Result<(), Buil
             .iter()
             .map(|step| {
                 let args = step.args.iter().map(|arg| match arg {
-                    StepArg::Buffer { index } => passed(&instance.args[*index]),
+                    StepArg::Buffer { index, .. } => passed(&instance.args[*index]),
                     StepArg::Scalar(s) => Passed::Scalar {
                         name: &s.name,
                         element: s.element,

@@ -202,8 +202,18 @@ pub struct Step {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum StepArg {
-    Buffer { index: usize },
+    /// One of the variant's buffers, from element `offset` on (a step that
+    /// works on part of it, `d_data + blockSize`).
+    Buffer {
+        index: usize,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        offset: u64,
+    },
     Scalar(Scalar),
+}
+
+fn is_zero(value: &u64) -> bool {
+    *value == 0
 }
 
 /// A program of the user's, profiled under ncu as it is.

@@ -141,6 +141,9 @@ pub(crate) struct RawArg {
     pub(crate) compare: Option<Spanned<String>>,
     pub(crate) symbol: Option<Spanned<String>>,
     pub(crate) value: Option<Spanned<ExprSource>>,
+    /// In a sequence step, the element of the variant's buffer the step
+    /// passes (`offset = "blockSize"` for `d_data + blockSize`).
+    pub(crate) offset: Option<Spanned<ExprSource>>,
 }
 
 /// A value that is a number or an expression string.

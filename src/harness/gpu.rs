@@ -387,7 +387,7 @@ impl Gpu {
                 .enumerate()
                 .filter_map(|(index, arg)| match arg {
                     Arg::Buffer(b) if b.symbol.is_some() => None,
-                    Arg::Buffer(_) => Some(Param::Buffer(index)),
+                    Arg::Buffer(_) => Some(Param::Buffer { index, bytes: 0 }),
                     Arg::Scalar(s) => Some(Param::Scalar(Scalar::new(s.element, s.value))),
                 })
                 .collect();
@@ -399,7 +399,13 @@ impl Gpu {
                 .args
                 .iter()
                 .map(|arg| match arg {
-                    StepArg::Buffer { index } => Param::Buffer(*index),
+                    StepArg::Buffer { index, offset } => Param::Buffer {
+                        index: *index,
+                        bytes: match &instance.args[*index] {
+                            Arg::Buffer(b) => *offset as usize * b.element.size_bytes(),
+                            Arg::Scalar(_) => 0,
+                        },
+                    },
                     StepArg::Scalar(s) => Param::Scalar(Scalar::new(s.element, s.value)),
                 })
                 .collect();
@@ -463,7 +469,7 @@ impl Gpu {
                 .iter()
                 .map(|step| {
                     let args = step.args.iter().map(|arg| match arg {
-                        StepArg::Buffer { index } => passed(&instance.args[*index]),
+                        StepArg::Buffer { index, .. } => passed(&instance.args[*index]),
                         StepArg::Scalar(scalar) => (
                             scalar.name.as_str(),
                             scalar.element.size_bytes(),
@@ -552,14 +558,41 @@ impl Gpu {
         params: &[Param],
         buffers: &Buffers,
     ) -> Result<(), GpuError> {
-        let mut builder = self.stream.launch_builder(function);
+        // A buffer passed from an offset on is a view into it, made before
+        // the builder borrows the arguments.
+        let mut views = Vec::with_capacity(params.len());
         for param in params {
+            views.push(match param {
+                Param::Buffer { index, bytes } if *bytes > 0 => {
+                    let slice = buffers.slots[*index].as_ref().ok_or_else(|| GpuError {
+                        during: "launching the kernel".into(),
+                        message: format!("argument {index} has no device buffer"),
+                    })?;
+                    if *bytes >= slice.len() {
+                        return Err(GpuError {
+                            during: "launching the kernel".into(),
+                            message: format!(
+                                "argument {index} starts {bytes} bytes into a buffer of {}",
+                                slice.len()
+                            ),
+                        });
+                    }
+                    Some(slice.slice(*bytes..))
+                }
+                _ => None,
+            });
+        }
+        let mut builder = self.stream.launch_builder(function);
+        for (param, view) in params.iter().zip(&views) {
             match param {
-                Param::Buffer(index) => match &buffers.slots[*index] {
-                    Some(slice) => {
+                Param::Buffer { index, .. } => match (view, &buffers.slots[*index]) {
+                    (Some(view), _) => {
+                        builder.arg(view);
+                    }
+                    (None, Some(slice)) => {
                         builder.arg(slice);
                     }
-                    None => {
+                    (None, None) => {
                         return Err(GpuError {
                             during: "launching the kernel".into(),
                             message: format!("argument {index} has no device buffer"),
@@ -958,7 +991,11 @@ impl Sampler {
 
 /// One kernel parameter: a device buffer (by argument index) or a scalar.
 enum Param {
-    Buffer(usize),
+    /// Buffer `index` of the instance, from `bytes` into it on.
+    Buffer {
+        index: usize,
+        bytes: usize,
+    },
     Scalar(Scalar),
 }
 

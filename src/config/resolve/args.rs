@@ -138,6 +138,11 @@ impl Context<'_> {
                 .error(arg.name.span(), "an argument name cannot be empty")
                 .help("name it after the kernel parameter, e.g. name = \"in\""));
         }
+        if let Some(offset) = &arg.offset {
+            return Err(doc
+                .error(offset.span(), format!("argument `{name}` cannot have `offset` here"))
+                .help("`offset` passes a variant's buffer from an element on, in a step of a `sequence`: { name = \"data\", offset = \"256\" }"));
+        }
         match (&arg.buffer, &arg.scalar) {
             (Some(_), Some(scalar)) => Err(doc
                 .error(

@@ -32,7 +32,11 @@ pub(super) struct StepValues<'a> {
 /// A step's argument: the index of one of the variant's buffers, or a
 /// scalar of its own.
 enum StepSpec<'a> {
-    Buffer(usize),
+    /// The variant's buffer `index`, from element `offset` on.
+    Buffer {
+        index: usize,
+        offset: Option<super::values::Compiled<'a>>,
+    },
     Scalar(ArgSpec<'a>),
 }
 
@@ -122,7 +126,7 @@ impl<'c> Context<'c> {
                 let passed: Vec<&ArgSpec> = args
                     .iter()
                     .map(|arg| match arg {
-                        StepSpec::Buffer(index) => &buffers[*index],
+                        StepSpec::Buffer { index, .. } => &buffers[*index],
                         StepSpec::Scalar(spec) => spec,
                     })
                     .collect();
@@ -154,7 +158,7 @@ impl<'c> Context<'c> {
             steps.iter().any(|step| {
                 step.args
                     .iter()
-                    .any(|a| matches!(a, StepSpec::Buffer(i) if *i == at))
+                    .any(|a| matches!(a, StepSpec::Buffer { index, .. } if *index == at))
             })
         };
         if let Some(unused) = buffers.iter().enumerate().find_map(|(at, arg)| match arg {
@@ -181,7 +185,8 @@ impl<'c> Context<'c> {
     }
 
     /// A step's argument: `{ name = "in" }` names one of the variant's
-    /// buffers; anything more is a scalar.
+    /// buffers (`offset = "256"` passes it from that element on); anything
+    /// more is a scalar.
     fn step_arg(
         &self,
         arg: &'c Spanned<crate::config::raw::RawArg>,
@@ -200,7 +205,15 @@ impl<'c> Context<'c> {
             return Ok(StepSpec::Scalar(self.arg(arg, scope)?));
         }
         match buffers.iter().position(|b| b.name() == name) {
-            Some(index) => Ok(StepSpec::Buffer(index)),
+            Some(index) => Ok(StepSpec::Buffer {
+                index,
+                offset: match &raw.offset {
+                    Some(offset) => {
+                        Some(self.compile(offset, scope(&format!("the offset into `{name}`")))?)
+                    }
+                    None => None,
+                },
+            }),
             None => {
                 let names: Vec<&str> = buffers.iter().map(ArgSpec::name).collect();
                 Err(self
@@ -214,11 +227,12 @@ impl<'c> Context<'c> {
         }
     }
 
-    /// The steps at `size`.
+    /// The steps at `size`, where the variant's buffers are `buffers_at`.
     pub(super) fn steps_at(
         &self,
         steps: &[StepValues],
         size: &Size,
+        buffers_at: &[Arg],
     ) -> Result<Vec<Step>, ConfigError> {
         steps
             .iter()
@@ -235,7 +249,15 @@ impl<'c> Context<'c> {
                         .args
                         .iter()
                         .map(|arg| match arg {
-                            StepSpec::Buffer(index) => Ok(StepArg::Buffer { index: *index }),
+                            StepSpec::Buffer { index, offset } => Ok(StepArg::Buffer {
+                                index: *index,
+                                offset: match offset {
+                                    Some(offset) => {
+                                        self.buffer_offset(offset, &buffers_at[*index], size)?
+                                    }
+                                    None => 0,
+                                },
+                            }),
                             StepSpec::Scalar(spec) => match self.instantiate(spec, size)? {
                                 Arg::Scalar(scalar) => Ok(StepArg::Scalar(scalar)),
                                 Arg::Buffer(_) => {
@@ -250,9 +272,85 @@ impl<'c> Context<'c> {
     }
 }
 
+impl Context<'_> {
+    /// The element a step passes `buffer` from at `size`: a whole number
+    /// inside the buffer.
+    fn buffer_offset(
+        &self,
+        offset: &super::values::Compiled,
+        buffer: &Arg,
+        size: &Size,
+    ) -> Result<u64, ConfigError> {
+        let Arg::Buffer(buffer) = buffer else {
+            return Ok(0);
+        };
+        let bounds = super::values::Bounds {
+            min: 0.0,
+            max: buffer.count.saturating_sub(1) as f64,
+            max_text: format!(
+                "{} (the last element of `{}`, {} at {})",
+                buffer.count.saturating_sub(1),
+                buffer.name,
+                crate::analysis::format::counted(buffer.count as usize, "element"),
+                size.label
+            ),
+            help: "an offset counts elements of the buffer, from 0".into(),
+        };
+        Ok(self.whole(offset, size, &bounds)? as u64)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::config::resolve::tests::{err, help, ok, suite};
+
+    #[test]
+    fn a_step_passes_a_buffer_from_an_element_on() {
+        use crate::config::plan::StepArg;
+        let halves = |offset: &str| {
+            suite(
+                "",
+                "",
+                &format!(
+                    "[[variant]]\nname = \"plain\"\nsource = \"kernels/scale.cu\"\n\
+                     args = [\n\
+                       {{ name = \"in\", buffer = \"f32\", count = \"N\", fill = \"random\" }},\n\
+                       {{ name = \"out\", buffer = \"f32\", count = \"N\", output = true }},\n]\n\
+                     sequence = [\n\
+                       {{ entry = \"scale_by<2>\", grid = [\"N / 512\"], block = [256], args = [{{ name = \"in\" }}, {{ name = \"out\" }}, {{ name = \"n\", scalar = \"i32\", value = \"N / 2\" }}] }},\n\
+                       {{ entry = \"scale_by<2>\", grid = [\"N / 512\"], block = [256], args = [{{ name = \"in\", offset = {offset} }}, {{ name = \"out\", offset = {offset} }}, {{ name = \"n\", scalar = \"i32\", value = \"N / 2\" }}] }},\n]"
+                ),
+            )
+            .replace("entry = \"scale\"\n\n", "\n")
+        };
+        let plan = ok(&halves("\"N / 2\""));
+        let second = &plan.variants[0].instances[1].sequence[1];
+        assert_eq!(
+            second.args[..2],
+            [
+                StepArg::Buffer {
+                    index: 0,
+                    offset: 2048
+                },
+                StepArg::Buffer {
+                    index: 1,
+                    offset: 2048
+                }
+            ]
+        );
+        let e = err(&halves("\"N\""));
+        assert_eq!(
+            e.message(),
+            "the offset into `in` of step 2 of variant `plain` is 1024 at N=1024, but must be at most 1023 (the last element of `in`, 1024 elements at N=1024)"
+        );
+        // Outside a step an offset means nothing.
+        let e = err(&suite(
+            "",
+            "grid = [1]\nblock = [1]\nargs = [{ name = \"in\", buffer = \"f32\", count = \"N\", fill = 0, offset = 4 }]",
+            "[[variant]]\nname = \"plain\"",
+        ));
+        assert_eq!(e.message(), "argument `in` cannot have `offset` here");
+    }
 
     #[test]
     fn a_sequence_launches_its_steps_in_order_sharing_the_variants_buffers() {
@@ -299,7 +397,16 @@ mod tests {
         );
         assert_eq!(
             second.args[..2],
-            [StepArg::Buffer { index: 1 }, StepArg::Buffer { index: 2 }]
+            [
+                StepArg::Buffer {
+                    index: 1,
+                    offset: 0
+                },
+                StepArg::Buffer {
+                    index: 2,
+                    offset: 0
+                }
+            ]
         );
         assert!(matches!(&second.args[2], StepArg::Scalar(s) if s.value == 0.5));
 

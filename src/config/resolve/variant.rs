@@ -131,7 +131,7 @@ impl<'c> Context<'c> {
             .iter()
             .map(|size| {
                 let mut instance = self.instance(&values, size)?;
-                instance.sequence = self.steps_at(&steps, size)?;
+                instance.sequence = self.steps_at(&steps, size, &instance.args)?;
                 if written.iter().any(|entry| entry.get_ref().contains('{')) {
                     instance.entries = written
                         .iter()
