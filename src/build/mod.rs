@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 pub use cache::Cache;
 
-use crate::config::plan::{Arg, Instance, KernelSource, StepArg};
+use crate::config::plan::{Instance, KernelSource, LaunchArg};
 use crate::config::signature::{self, Passed};
 use crate::model::results::BuildRecord;
 use crate::model::variant::Compiler;
@@ -78,43 +78,23 @@ pub fn compile_at_sizes(
 /// with a C symbol (`extern "C"`) carries no types and is left to the
 /// checks of the config and the harness.
 fn check_arguments(instance: &Instance, functions: &[String]) -> Result<(), BuildError> {
-    fn passed(arg: &Arg) -> Passed<'_> {
-        match arg {
-            Arg::Buffer(b) => Passed::Buffer {
-                name: &b.name,
-                element: b.element,
-            },
-            Arg::Scalar(s) => Passed::Scalar {
-                name: &s.name,
-                element: s.element,
-            },
-        }
-    }
-    let launches: Vec<(usize, Vec<Passed>)> = match instance.sequence.is_empty() {
-        true => vec![(
-            0,
-            instance
-                .args
-                .iter()
-                .filter(|a| !matches!(a, Arg::Buffer(b) if b.symbol.is_some()))
-                .map(passed)
-                .collect(),
-        )],
-        false => instance
-            .sequence
-            .iter()
-            .map(|step| {
-                let args = step.args.iter().map(|arg| match arg {
-                    StepArg::Buffer { index, .. } => passed(&instance.args[*index]),
-                    StepArg::Scalar(s) => Passed::Scalar {
-                        name: &s.name,
-                        element: s.element,
-                    },
-                });
-                (step.kernel, args.collect())
-            })
-            .collect(),
-    };
+    let launches: Vec<(usize, Vec<Passed>)> = instance
+        .launches()
+        .into_iter()
+        .map(|launch| {
+            let passed = launch.args.into_iter().map(|arg| match arg {
+                LaunchArg::Buffer { buffer, .. } => Passed::Buffer {
+                    name: &buffer.name,
+                    element: buffer.element,
+                },
+                LaunchArg::Scalar(scalar) => Passed::Scalar {
+                    name: &scalar.name,
+                    element: scalar.element,
+                },
+            });
+            (launch.kernel, passed.collect())
+        })
+        .collect();
     for (kernel, args) in launches {
         // A parameter pack's expansion (`Dp` in the symbol) is not
         // demangled one parameter per argument: left to the harness.
@@ -585,7 +565,7 @@ mod tests {
 
     #[test]
     fn arguments_are_checked_against_the_compiled_kernels_parameter_types() {
-        use crate::config::plan::{Buffer, Compare, ElementType, Fill, Scalar};
+        use crate::config::plan::{Arg, Buffer, Compare, ElementType, Fill, Scalar};
         let instance = |element: ElementType| Instance {
             size: "N=8".into(),
             grid: [1, 1, 1],

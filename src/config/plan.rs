@@ -284,7 +284,77 @@ pub struct Instance {
     pub entries: Vec<String>,
 }
 
+/// One argument of one launch, as [`Instance::launches`] lists them.
+#[derive(Debug, Clone, Copy)]
+pub enum LaunchArg<'a> {
+    /// The instance's buffer `index`, passed from element `offset` on.
+    Buffer {
+        index: usize,
+        buffer: &'a Buffer,
+        offset: u64,
+    },
+    Scalar(&'a Scalar),
+}
+
+/// One launch of an instance: which of the variant's entries it launches
+/// (0 for a single launch), its geometry and its arguments in the kernel's
+/// parameter order.
+#[derive(Debug, Clone)]
+pub struct Launch<'a> {
+    pub kernel: usize,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_bytes: u32,
+    pub args: Vec<LaunchArg<'a>>,
+}
+
 impl Instance {
+    /// Every launch of the instance, in order; a buffer bound to a module
+    /// variable (`symbol`) is no parameter.
+    pub fn launches(&self) -> Vec<Launch<'_>> {
+        let buffer = |index: usize, offset: u64| match &self.args[index] {
+            Arg::Buffer(buffer) => LaunchArg::Buffer {
+                index,
+                buffer,
+                offset,
+            },
+            Arg::Scalar(scalar) => LaunchArg::Scalar(scalar),
+        };
+        if self.sequence.is_empty() {
+            let args = self
+                .args
+                .iter()
+                .enumerate()
+                .filter(|(_, arg)| !matches!(arg, Arg::Buffer(b) if b.symbol.is_some()))
+                .map(|(index, _)| buffer(index, 0))
+                .collect();
+            return vec![Launch {
+                kernel: 0,
+                grid: self.grid,
+                block: self.block,
+                shared_bytes: self.shared_bytes,
+                args,
+            }];
+        }
+        self.sequence
+            .iter()
+            .map(|step| Launch {
+                kernel: step.kernel,
+                grid: step.grid,
+                block: step.block,
+                shared_bytes: step.shared_bytes,
+                args: step
+                    .args
+                    .iter()
+                    .map(|arg| match arg {
+                        StepArg::Buffer { index, offset } => buffer(*index, *offset),
+                        StepArg::Scalar(scalar) => LaunchArg::Scalar(scalar),
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
     /// The device bytes of its buffers together (those in module
     /// variables included); `None` past 2^64 bytes.
     pub fn buffer_bytes(&self) -> Option<u64> {
@@ -522,6 +592,90 @@ impl Variant {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn launches_list_each_kernels_parameters_in_order() {
+        let buffer = |name: &str, symbol: Option<&str>| {
+            Arg::Buffer(Buffer {
+                name: name.into(),
+                element: ElementType::F32,
+                count: 8,
+                fill: Fill::Poison,
+                output: false,
+                compare: Compare::Elementwise,
+                symbol: symbol.map(str::to_string),
+            })
+        };
+        let n = Scalar {
+            name: "n".into(),
+            element: ElementType::I32,
+            value: 4.0,
+        };
+        let mut instance = Instance {
+            size: "N=8".into(),
+            grid: [2, 1, 1],
+            block: [4, 1, 1],
+            shared_bytes: 0,
+            args: vec![
+                buffer("filter", Some("c_filter")),
+                buffer("x", None),
+                Arg::Scalar(n.clone()),
+            ],
+            bytes: None,
+            flops: None,
+            gemm: None,
+            command: None,
+            defines: Vec::new(),
+            sequence: Vec::new(),
+            entries: Vec::new(),
+        };
+        let named = |launch: &Launch| -> Vec<String> {
+            launch
+                .args
+                .iter()
+                .map(|arg| match arg {
+                    LaunchArg::Buffer { buffer, offset, .. } => format!("{}+{offset}", buffer.name),
+                    LaunchArg::Scalar(s) => s.name.clone(),
+                })
+                .collect()
+        };
+        // One launch: the symbol buffer is no parameter.
+        let single = instance.launches();
+        assert_eq!(single.len(), 1);
+        assert_eq!(named(&single[0]), ["x+0", "n"]);
+        instance.sequence = vec![
+            Step {
+                kernel: 0,
+                grid: [1, 1, 1],
+                block: [4, 1, 1],
+                shared_bytes: 0,
+                args: vec![
+                    StepArg::Buffer {
+                        index: 1,
+                        offset: 0,
+                    },
+                    StepArg::Scalar(n.clone()),
+                ],
+            },
+            Step {
+                kernel: 1,
+                grid: [3, 1, 1],
+                block: [4, 1, 1],
+                shared_bytes: 16,
+                args: vec![StepArg::Buffer {
+                    index: 1,
+                    offset: 4,
+                }],
+            },
+        ];
+        let steps = instance.launches();
+        assert_eq!(
+            (steps[1].kernel, steps[1].grid, steps[1].shared_bytes),
+            (1, [3, 1, 1], 16)
+        );
+        assert_eq!(named(&steps[0]), ["x+0", "n"]);
+        assert_eq!(named(&steps[1]), ["x+4"]);
+    }
 
     #[test]
     fn element_types_are_named_and_sized_as_cuda_declares_them() {

@@ -19,7 +19,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use crate::config::plan::{Arg, ElementType, Instance, StepArg};
+use crate::config::plan::{Arg, ElementType, Instance, LaunchArg};
 use crate::model::device::DriverFacts;
 use crate::model::measurement::KernelResources;
 use crate::model::variant::Library;
@@ -380,48 +380,31 @@ impl Gpu {
                 return self.launch_sgemm(blas, (*alpha, *beta), instance, buffers);
             }
         };
-        if instance.sequence.is_empty() {
-            let params: Vec<Param> = instance
+        for launch in instance.launches() {
+            let params: Vec<Param> = launch
                 .args
-                .iter()
-                .enumerate()
-                .filter_map(|(index, arg)| match arg {
-                    Arg::Buffer(b) if b.symbol.is_some() => None,
-                    Arg::Buffer(_) => Some(Param::Buffer { index, bytes: 0 }),
-                    Arg::Scalar(s) => Some(Param::Scalar(Scalar::new(s.element, s.value))),
-                })
-                .collect();
-            let geometry = (instance.grid, instance.block, instance.shared_bytes);
-            return self.launch_one(&functions[0].0, geometry, &params, buffers);
-        }
-        for step in &instance.sequence {
-            let params: Vec<Param> = step
-                .args
-                .iter()
+                .into_iter()
                 .map(|arg| match arg {
-                    StepArg::Buffer { index, offset } => Param::Buffer {
-                        index: *index,
-                        bytes: match &instance.args[*index] {
-                            Arg::Buffer(b) => *offset as usize * b.element.size_bytes(),
-                            Arg::Scalar(_) => 0,
-                        },
+                    LaunchArg::Buffer {
+                        index,
+                        buffer,
+                        offset,
+                    } => Param::Buffer {
+                        index,
+                        bytes: offset as usize * buffer.element.size_bytes(),
                     },
-                    StepArg::Scalar(s) => Param::Scalar(Scalar::new(s.element, s.value)),
+                    LaunchArg::Scalar(s) => Param::Scalar(Scalar::new(s.element, s.value)),
                 })
                 .collect();
             let function = &functions
-                .get(step.kernel)
+                .get(launch.kernel)
                 .ok_or_else(|| GpuError {
                     during: "launching a step of the sequence".into(),
-                    message: format!("the module has no kernel {}", step.kernel),
+                    message: format!("the module has no kernel {}", launch.kernel),
                 })?
                 .0;
-            self.launch_one(
-                function,
-                (step.grid, step.block, step.shared_bytes),
-                &params,
-                buffers,
-            )?;
+            let geometry = (launch.grid, launch.block, launch.shared_bytes);
+            self.launch_one(function, geometry, &params, buffers)?;
         }
         Ok(())
     }
@@ -444,42 +427,21 @@ impl Gpu {
         let Kernel::Module { functions, .. } = kernel else {
             return Ok(());
         };
-        fn passed(arg: &Arg) -> Passed<'_> {
-            match arg {
-                Arg::Buffer(buffer) => (buffer.name.as_str(), 8, None),
-                Arg::Scalar(scalar) => (
-                    scalar.name.as_str(),
-                    scalar.element.size_bytes(),
-                    Some(scalar.element),
-                ),
-            }
-        }
-        let launches: Vec<(usize, Vec<Passed>)> = match instance.sequence.is_empty() {
-            true => vec![(
-                0,
-                instance
-                    .args
-                    .iter()
-                    .filter(|arg| !matches!(arg, Arg::Buffer(b) if b.symbol.is_some()))
-                    .map(passed)
-                    .collect(),
-            )],
-            false => instance
-                .sequence
-                .iter()
-                .map(|step| {
-                    let args = step.args.iter().map(|arg| match arg {
-                        StepArg::Buffer { index, .. } => passed(&instance.args[*index]),
-                        StepArg::Scalar(scalar) => (
-                            scalar.name.as_str(),
-                            scalar.element.size_bytes(),
-                            Some(scalar.element),
-                        ),
-                    });
-                    (step.kernel, args.collect())
-                })
-                .collect(),
-        };
+        let launches: Vec<(usize, Vec<Passed>)> = instance
+            .launches()
+            .into_iter()
+            .map(|launch| {
+                let passed = launch.args.into_iter().map(|arg| match arg {
+                    LaunchArg::Buffer { buffer, .. } => (buffer.name.as_str(), 8, None),
+                    LaunchArg::Scalar(scalar) => (
+                        scalar.name.as_str(),
+                        scalar.element.size_bytes(),
+                        Some(scalar.element),
+                    ),
+                });
+                (launch.kernel, passed.collect())
+            })
+            .collect();
         for (index, args) in launches {
             let Some((function, _)) = functions.get(index) else {
                 continue;
