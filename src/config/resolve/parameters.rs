@@ -57,14 +57,16 @@ impl Context<'_> {
             )
         };
         if passed.len() < parameters.len() {
-            // Where every argument is named after a parameter, the missing
-            // ones are the parameters no argument names; otherwise, by
-            // position, the last ones.
-            let by_name = passed.iter().all(|arg| {
-                parameters
-                    .iter()
-                    .any(|p| p.name().as_deref() == Some(arg.name()))
-            });
+            // Where every argument of a variant is named after a parameter,
+            // the missing ones are the parameters no argument names;
+            // otherwise (and in a step, whose buffers bear the variant's
+            // names), by position, the last ones.
+            let by_name = matches!(launch, Launch::Variant(_))
+                && passed.iter().all(|arg| {
+                    parameters
+                        .iter()
+                        .any(|p| p.name().as_deref() == Some(arg.name()))
+                });
             let missing: Vec<String> = parameters
                 .iter()
                 .enumerate()
@@ -76,6 +78,19 @@ impl Context<'_> {
                 })
                 .map(|(_, p)| format!("`{}`", p.written))
                 .collect();
+            // A C++ default (`int *partial = NULL`) is the compiler's, at a
+            // call it compiles; a launch through the driver passes every
+            // parameter.
+            let defaulted = parameters
+                .iter()
+                .skip(passed.len())
+                .any(|p| p.written.contains('='));
+            let default_note = match defaulted {
+                true => {
+                    "; a parameter's C++ default is not applied to a launch through the driver, so pass it (a buffer of one element where the kernel ignores a null pointer's place)"
+                }
+                false => "",
+            };
             return Err(self
                 .doc
                 .error(
@@ -89,7 +104,7 @@ impl Context<'_> {
                 )
                 .note(listed())
                 .help(format!(
-                    "add an argument for {} to `args`: one per parameter, in order (a buffer with `symbol` fills a variable of the module and is no parameter)",
+                    "add an argument for {} to `args`: one per parameter, in order (a buffer with `symbol` fills a variable of the module and is no parameter){default_note}",
                     missing.join(", ")
                 )));
         }

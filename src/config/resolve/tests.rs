@@ -1349,3 +1349,30 @@ fn symbol_buffers_name_a_module_variable_and_fit_it() {
     // A symbol the scan does not see at all is left to the run.
     ok(&filter("table_from_a_header", "8"));
 }
+
+#[test]
+fn a_step_missing_a_defaulted_parameter_is_told_which_and_why() {
+    let text = one_variant(
+        "source = \"kernels/narrow.cu\"\nargs = [\n\
+         { name = \"data\", buffer = \"i32\", count = \"N\", output = true, fill = 1 },\n\
+         { name = \"partial_sums\", buffer = \"i32\", count = \"N / 256\", fill = 0 },\n]\n\
+         sequence = [\n\
+         { entry = \"scan_step\", grid = [4], block = [256], args = [{ name = \"data\" }, { name = \"width\", scalar = \"i32\", value = 32 }, { name = \"partial_sums\" }] },\n\
+         { entry = \"scan_step\", grid = [1], block = [4], args = [{ name = \"partial_sums\" }, { name = \"width\", scalar = \"i32\", value = 32 }] },\n]",
+    );
+    let e = err(&text);
+    assert_eq!(
+        e.message(),
+        "`scan_step` takes 3 parameters but step 2 of variant `plain` passes 2 arguments"
+    );
+    // By position: the buffers of a step bear the variant's names.
+    assert!(
+        help(&e).starts_with("add an argument for `int *partial_sums = nullptr` to `args`"),
+        "{e}"
+    );
+    assert!(
+        help(&e).ends_with("a parameter's C++ default is not applied to a launch through the driver, so pass it (a buffer of one element where the kernel ignores a null pointer's place)"),
+        "{e}"
+    );
+}
+

@@ -45,3 +45,8 @@ extern "C" __global__ void scale_real(const real *in, real *out, real factor, in
 extern "C" __global__ void copy_out_in(float *odata, const float *idata, int n)
 {
 }
+
+// A trailing parameter with a C++ default, which a launch must still pass.
+extern "C" __global__ void scan_step(int *data, int width, int *partial_sums = nullptr)
+{
+}
