@@ -1375,4 +1375,3 @@ fn a_step_missing_a_defaulted_parameter_is_told_which_and_why() {
         "{e}"
     );
 }
-
