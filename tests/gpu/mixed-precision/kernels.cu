@@ -1,5 +1,5 @@
 // An axpy ladder across precisions: the f32 kernel is the reference, and
-// the f16, half2, bf16 and bf162 kernels compute the same y = a*x + y on
+// the f16, half2 and bf16 kernels compute the same y = a*x + y on
 // inputs gpuprof rounds from the same random values. Each half-precision
 // step is verified against the f32 outputs at its own type's tolerance.
 #include <cuda_fp16.h>
