@@ -1,13 +1,16 @@
 //! A kernel's declaration read as what a launch must give it: its template
 //! parameters (how many arguments an instance takes, and which are types
 //! the instance fills in) and its function parameters (how many, which take
-//! a pointer and which a value, and of what scalar type). Read from the text
-//! the source scan kept (`kernels`), not by a C++ parser: the file's type
-//! aliases of scalar types are followed (`typedef float real;`), and a type
-//! it cannot name (a struct, `float4`, a template parameter left open, an
-//! alias defined two ways under `#ifdef`) is left unchecked rather than
-//! guessed. It also gives a scalar type's size, for `sizeof` in the launch
-//! expressions `init --from` reads.
+//! a pointer and which a value, and of what scalar type), and whether an
+//! argument fits a parameter (`mismatch`, one rule for the config's check
+//! and the build's). Read from the text the source scan kept (`kernels`),
+//! or from a compiled kernel's demangled symbol (`compiled_parameters`),
+//! not by a C++ parser: the file's type aliases of scalar and vector types
+//! are followed (`typedef float real;`), a pointer to a CUDA vector type
+//! takes the elements that pack into it, and a type it cannot name (a
+//! struct, a template parameter left open, an alias defined two ways under
+//! `#ifdef`) is left unchecked rather than guessed. It also gives a scalar
+//! type's size, for `sizeof` in the launch expressions `init --from` reads.
 
 use crate::config::plan::ElementType;
 

@@ -29,7 +29,7 @@ impl Context<'_> {
         kernel: &Kernel,
         aliases: &[(String, String)],
         args: &[&ArgSpec],
-        launch: &Launch,
+        launch: &Launcher,
     ) -> Result<Vec<PassedBuffer>, ConfigError> {
         let instance = signature::instance_arguments(entry.get_ref()).unwrap_or_default();
         let Some(parameters) = signature::parameters(
@@ -61,7 +61,7 @@ impl Context<'_> {
             // the missing ones are the parameters no argument names;
             // otherwise (and in a step, whose buffers bear the variant's
             // names), by position, the last ones.
-            let by_name = matches!(launch, Launch::Variant(_))
+            let by_name = matches!(launch, Launcher::Variant(_))
                 && passed.iter().all(|arg| {
                     parameters
                         .iter()
@@ -164,7 +164,7 @@ impl Context<'_> {
                     .help(help));
             }
         }
-        if let Launch::Variant(_) = launch {
+        if let Launcher::Variant(_) = launch {
             self.check_order(kernel, &parameters, &passed, launch)
                 .map_err(|e| e.note(listed()))?;
         }
@@ -197,7 +197,7 @@ impl Context<'_> {
         kernel: &Kernel,
         parameters: &[Parameter],
         passed: &[&ArgSpec],
-        launch: &Launch,
+        launch: &Launcher,
     ) -> Result<(), ConfigError> {
         let named = |at: usize| parameters[at].name();
         for (position, arg) in passed.iter().enumerate() {
@@ -285,16 +285,16 @@ impl Context<'_> {
 
 /// Which launch passes arguments: a variant's one kernel, or a step of
 /// its sequence (counted from 0).
-pub(super) enum Launch<'a> {
+pub(super) enum Launcher<'a> {
     Variant(&'a str),
     Step(usize, &'a str),
 }
 
-impl std::fmt::Display for Launch<'_> {
+impl std::fmt::Display for Launcher<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Launch::Variant(name) => write!(f, "variant `{name}`"),
-            Launch::Step(index, name) => write!(f, "step {} of variant `{name}`", index + 1),
+            Launcher::Variant(name) => write!(f, "variant `{name}`"),
+            Launcher::Step(index, name) => write!(f, "step {} of variant `{name}`", index + 1),
         }
     }
 }

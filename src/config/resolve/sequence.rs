@@ -130,7 +130,7 @@ impl<'c> Context<'c> {
                         StepSpec::Scalar(spec) => spec,
                     })
                     .collect();
-                let launch = super::parameters::Launch::Step(index, name);
+                let launch = super::parameters::Launcher::Step(index, name);
                 let aliases = &source.1.aliases;
                 passes.extend(self.check_arguments(
                     &step.entry,

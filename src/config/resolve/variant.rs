@@ -96,7 +96,7 @@ impl<'c> Context<'c> {
             && let Some(kernel) = kernels[&source_path].find(entry.value.get_ref())
         {
             let args: Vec<&ArgSpec> = values.args.iter().collect();
-            let launch = super::parameters::Launch::Variant(name);
+            let launch = super::parameters::Launcher::Variant(name);
             let aliases = &kernels[&source_path].aliases;
             let passed = self.check_arguments(entry.value, kernel, aliases, &args, &launch)?;
             self.refuse_read_only_outputs(&args, &passed)?;
