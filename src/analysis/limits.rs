@@ -4,7 +4,9 @@
 //! traffic and stall samples and no unit it does not load is saturated;
 //! otherwise the busiest unit decides (DRAM, L2, L1/shared, or instruction
 //! issue named from issue-slot use and the stall mix), with "between" when
-//! it sits in a threshold's band, and latency when nothing is busy. A
+//! it sits in a threshold's band, and latency when nothing is busy; a
+//! unit ncu counts over its active cycles (L1/shared, issue) does not
+//! stand for the GPU under half a wave, where the grid is the limit. A
 //! bandwidth ceiling ends the ladder only when it is itself a speed of
 //! light; one this run outpaces is said to bound nothing. What to try next
 //! is chosen from the evidence in `advice`.

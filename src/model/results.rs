@@ -4,6 +4,8 @@
 //! (every timing sample, the verification outcome, ncu's counters and
 //! per-line source counters) and where it came from (device, ncu version
 //! and command line). It has a schema version and reads back with serde.
+//! A sequence's run keeps every launch's profile; `whole_profile` is the
+//! one that stands for the whole run where variants are compared.
 
 use std::collections::BTreeMap;
 
