@@ -90,10 +90,22 @@ impl<'c> Context<'c> {
             return Ok((Vec::new(), Vec::new()));
         };
         if let Some(scalar) = buffers.iter().find(|a| matches!(a, ArgSpec::Scalar(_))) {
+            // Args a sequence variant takes from [defaults] (written for the
+            // suite's one-launch variants) hold scalars as a rule.
+            let (whose, help) = match raw.args.is_none() {
+                true => (
+                    "the `args` it takes from [defaults]",
+                    "give this variant its own `args`, listing only the buffers its steps share, and the scalars in the `args` of each step of `sequence`",
+                ),
+                false => (
+                    "its `args`",
+                    "give scalars in the `args` of each step of `sequence`",
+                ),
+            };
             return Err(self
                 .doc
-                .error(scalar.name_span(), format!("`args` of variant `{name}` declares the buffers its steps share; scalar `{}` belongs to a step", scalar.name()))
-                .help("give scalars in the `args` of each step of `sequence`"));
+                .error(scalar.name_span(), format!("variant `{name}` launches a `sequence`, so {whose} declare the buffers its steps share; scalar `{}` belongs to a step", scalar.name()))
+                .help(help));
         }
         // Errors name the source as the toml does, not its canonical path.
         let shown = self.shown_source(raw, source.0);
@@ -429,6 +441,22 @@ mod tests {
             "{ name = \"k\", scalar = \"i32\", value = 1 },\n  { name = \"out\", buffer",
         ));
         assert!(e.message().contains("scalar `k` belongs to a step"), "{e}");
+        // Args from [defaults], written for one-launch variants, say so.
+        let inherited = suite(
+            "",
+            "args = [\n  { name = \"in\", buffer = \"f32\", count = \"N\", fill = \"random\" },\n  { name = \"n\", scalar = \"i32\", value = \"N\" },\n]",
+            "[[variant]]\nname = \"plain\"\nsource = \"kernels/scale.cu\"\nsequence = [\n  { entry = \"scale_by<2>\", grid = [1], block = [32], args = [{ name = \"in\" }, { name = \"in\" }, { name = \"n\", scalar = \"i32\", value = \"N\" }] },\n]",
+        )
+        .replace("entry = \"scale\"\n", "");
+        let e = err(&inherited);
+        assert_eq!(
+            e.message(),
+            "variant `plain` launches a `sequence`, so the `args` it takes from [defaults] declare the buffers its steps share; scalar `n` belongs to a step"
+        );
+        assert!(
+            help(&e).starts_with("give this variant its own `args`"),
+            "{e}"
+        );
         let e = err(&text.replace(
             "entry = \"scale\", grid = [1]",
             "entry = \"scal\", grid = [1]",
