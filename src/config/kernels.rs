@@ -319,18 +319,7 @@ fn integer_literal(text: &str) -> Option<i64> {
 fn defined_integers(directives: &[String]) -> Vec<(String, i64)> {
     let mut known: std::collections::BTreeMap<String, i64> = std::collections::BTreeMap::new();
     let mut found = Vec::new();
-    for directive in directives {
-        let Some(rest) = directive.strip_prefix("define") else {
-            continue;
-        };
-        let Some((name, value)) = rest.trim().split_once(char::is_whitespace) else {
-            continue;
-        };
-        if !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
-            continue;
-        }
-        let value = value.split("//").next().unwrap_or(value);
-        let value = value.split("/*").next().unwrap_or(value);
+    for (name, value) in object_like_defines(directives) {
         let Some(value) = integer_literal(value).or_else(|| integer_expression(value, &known))
         else {
             continue;
@@ -339,6 +328,19 @@ fn defined_integers(directives: &[String]) -> Vec<(String, i64)> {
         found.push((name.to_string(), value));
     }
     found
+}
+
+/// The object-like `#define NAME BODY` lines of `directives`, in order, as
+/// (NAME, BODY) with a comment after the body cut off; a function-like
+/// macro (`#define F(x) …`) or one without a body is none.
+fn object_like_defines(directives: &[String]) -> impl Iterator<Item = (&str, &str)> {
+    directives.iter().filter_map(|directive| {
+        let rest = directive.strip_prefix("define")?.trim();
+        let (name, body) = rest.split_once(char::is_whitespace)?;
+        let body = body.split("//").next()?.split("/*").next()?.trim();
+        (name.chars().all(|c| c.is_alphanumeric() || c == '_') && !body.is_empty())
+            .then_some((name, body))
+    })
 }
 
 /// The whole-number value of a C integer expression over `known` names,
@@ -938,13 +940,8 @@ fn module_variables(tokens: &[Located]) -> Vec<ModuleVariable> {
 /// directives first, then the declarations, each in source order. Function
 /// pointer and struct typedefs are left out.
 fn alias_declarations(tokens: &[Located], directives: &[String]) -> Vec<(String, String)> {
-    let defines = directives.iter().filter_map(|directive| {
-        let rest = directive.strip_prefix("define")?.trim_start();
-        let (name, text) = rest.split_once(char::is_whitespace)?;
-        let text = text.split("//").next()?.split("/*").next()?.trim();
-        (name.chars().all(|c| c.is_alphanumeric() || c == '_') && !text.is_empty())
-            .then(|| (name.to_string(), text.to_string()))
-    });
+    let defines = object_like_defines(directives)
+        .map(|(name, text)| (name.to_string(), text.to_string()));
     let declared = (0..tokens.len()).filter_map(|i| {
         let word = match &tokens[i].0 {
             Token::Ident(word) if word == "typedef" || word == "using" => word,
