@@ -194,6 +194,21 @@ enum Scope {
     Other,
 }
 
+/// [`scan`] of the file at `path` whose text is `source`, its integer
+/// constants preceded by those of the headers it includes with quotes
+/// beside itself (`#define KERNEL_LENGTH 17` in "common.h" sizes its
+/// arrays and launches too); the file's own come last, so they win.
+pub(crate) fn scan_file(path: &std::path::Path, source: &str) -> Kernels {
+    let mut found = scan(source);
+    let mut integers: Vec<(String, i64)> = crate::build::headers::local_headers(path, source)
+        .iter()
+        .flat_map(|(_, text)| scan(text).integers)
+        .collect();
+    integers.append(&mut found.integers);
+    found.integers = integers;
+    found
+}
+
 pub(crate) fn scan(source: &str) -> Kernels {
     let chars: Vec<char> = source.chars().collect();
     let (tokens, directives) = tokenize(&chars);
@@ -940,8 +955,8 @@ fn module_variables(tokens: &[Located]) -> Vec<ModuleVariable> {
 /// directives first, then the declarations, each in source order. Function
 /// pointer and struct typedefs are left out.
 fn alias_declarations(tokens: &[Located], directives: &[String]) -> Vec<(String, String)> {
-    let defines = object_like_defines(directives)
-        .map(|(name, text)| (name.to_string(), text.to_string()));
+    let defines =
+        object_like_defines(directives).map(|(name, text)| (name.to_string(), text.to_string()));
     let declared = (0..tokens.len()).filter_map(|i| {
         let word = match &tokens[i].0 {
             Token::Ident(word) if word == "typedef" || word == "using" => word,

@@ -58,19 +58,10 @@ const COUNTS: [&str; 3] = ["N", "N*N", "N*N*N"];
 
 /// The variants.toml text for the CUDA file whose text is `source`.
 pub fn suite_for(source: &str, origin: &Origin, suite_name: &str) -> Result<String, String> {
-    let mut scanned = kernels::scan(source);
+    let scanned = kernels::scan_file(origin.typed, source);
     if scanned.kernels.is_empty() {
         return Err(no_kernels(source, origin));
     }
-    // Constants the file's own headers define (`#define BLOCK 64` in
-    // "common.h") size launches too; the file's own come last, so they win.
-    let mut integers: Vec<(String, i64)> =
-        crate::build::headers::local_headers(origin.typed, source)
-            .iter()
-            .flat_map(|(_, text)| kernels::scan(text).integers)
-            .collect();
-    integers.append(&mut scanned.integers);
-    scanned.integers = integers;
     let drafts: Vec<Draft> = scanned
         .kernels
         .iter()

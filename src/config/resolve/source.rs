@@ -95,7 +95,7 @@ impl Context<'_> {
             Entry::Vacant(slot) => {
                 let bytes = crate::config::read_regular_file(&path).map_err(unreadable)?;
                 let text = self.source_text(source, &shown, bytes)?;
-                slot.insert(kernels::scan(&text))
+                slot.insert(kernels::scan_file(&path, &text))
             }
         };
         self.check_entry(entry, &shown, found).map(|()| path)

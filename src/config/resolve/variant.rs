@@ -149,11 +149,7 @@ impl<'c> Context<'c> {
             check_gemm_buffers(doc, library.value.span(), name, &instances)?;
         }
         if runs_kernel {
-            self.check_symbols(
-                &values.args,
-                &instances,
-                (&source_path, &kernels[&source_path]),
-            )?;
+            self.check_symbols(&values.args, &instances, &kernels[&source_path])?;
         }
         let kind = match (library_kind, &command) {
             (Some(library), _) => VariantKind::Library { library },
@@ -401,21 +397,12 @@ impl<'c> Context<'c> {
         &self,
         args: &[ArgSpec],
         instances: &[Instance],
-        (source, scanned): (&std::path::Path, &Kernels),
+        scanned: &Kernels,
     ) -> Result<(), ConfigError> {
         let names: Vec<&str> = scanned.variables.iter().map(|v| v.name.as_str()).collect();
-        // The lengths may be the constants of the file's own headers.
-        let mut integers: std::collections::BTreeMap<String, i64> = Default::default();
-        if args
-            .iter()
-            .any(|a| matches!(a, ArgSpec::Buffer(b) if b.symbol.is_some()))
-        {
-            let text = std::fs::read_to_string(source).unwrap_or_default();
-            for (_, header) in crate::build::headers::local_headers(source, &text) {
-                integers.extend(crate::config::kernels::scan(&header).integers);
-            }
-        }
-        integers.extend(scanned.integers.iter().cloned());
+        // The file's constants, its own headers' among them (scan_file).
+        let integers: std::collections::BTreeMap<String, i64> =
+            scanned.integers.iter().cloned().collect();
         for (index, spec) in args.iter().enumerate() {
             let ArgSpec::Buffer(buffer) = spec else {
                 continue;
