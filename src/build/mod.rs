@@ -566,37 +566,28 @@ mod tests {
     #[test]
     fn arguments_are_checked_against_the_compiled_kernels_parameter_types() {
         use crate::config::plan::{Arg, Buffer, Compare, ElementType, Fill, Scalar};
-        let instance = |element: ElementType| Instance {
-            size: "N=8".into(),
-            grid: [1, 1, 1],
-            block: [8, 1, 1],
-            shared_bytes: 0,
-            args: ["out", "inp1", "inp2"]
-                .map(|name| {
-                    Arg::Buffer(Buffer {
-                        name: name.into(),
-                        element,
-                        count: 8,
-                        fill: Fill::Poison,
-                        output: name == "out",
-                        compare: Compare::Elementwise,
-                        symbol: None,
+        let instance = |element: ElementType| {
+            crate::config::plan::instance_of(
+                ["out", "inp1", "inp2"]
+                    .map(|name| {
+                        Arg::Buffer(Buffer {
+                            name: name.into(),
+                            element,
+                            count: 8,
+                            fill: Fill::Poison,
+                            output: name == "out",
+                            compare: Compare::Elementwise,
+                            symbol: None,
+                        })
                     })
-                })
-                .into_iter()
-                .chain([Arg::Scalar(Scalar {
-                    name: "N".into(),
-                    element: ElementType::I32,
-                    value: 8.0,
-                })])
-                .collect(),
-            bytes: None,
-            flops: None,
-            gemm: None,
-            command: None,
-            defines: Vec::new(),
-            sequence: Vec::new(),
-            entries: Vec::new(),
+                    .into_iter()
+                    .chain([Arg::Scalar(Scalar {
+                        name: "N".into(),
+                        element: ElementType::I32,
+                        value: 8.0,
+                    })])
+                    .collect(),
+            )
         };
         // llm.c's residual_forward_kernel1(floatX*, const floatX*, const
         // floatX*, int) with floatX a __nv_bfloat16, as nvcc named it.

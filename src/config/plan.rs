@@ -589,6 +589,26 @@ impl Variant {
     }
 }
 
+/// A single launch of `args` at one size, for the tests of what reads an
+/// instance.
+#[cfg(test)]
+pub(crate) fn instance_of(args: Vec<Arg>) -> Instance {
+    Instance {
+        size: "N=8".into(),
+        grid: [1, 1, 1],
+        block: [8, 1, 1],
+        shared_bytes: 0,
+        args,
+        bytes: None,
+        flops: None,
+        gemm: None,
+        command: None,
+        defines: Vec::new(),
+        sequence: Vec::new(),
+        entries: Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -611,24 +631,11 @@ mod tests {
             element: ElementType::I32,
             value: 4.0,
         };
-        let mut instance = Instance {
-            size: "N=8".into(),
-            grid: [2, 1, 1],
-            block: [4, 1, 1],
-            shared_bytes: 0,
-            args: vec![
-                buffer("filter", Some("c_filter")),
-                buffer("x", None),
-                Arg::Scalar(n.clone()),
-            ],
-            bytes: None,
-            flops: None,
-            gemm: None,
-            command: None,
-            defines: Vec::new(),
-            sequence: Vec::new(),
-            entries: Vec::new(),
-        };
+        let mut instance = instance_of(vec![
+            buffer("filter", Some("c_filter")),
+            buffer("x", None),
+            Arg::Scalar(n.clone()),
+        ]);
         let named = |launch: &Launch| -> Vec<String> {
             launch
                 .args
