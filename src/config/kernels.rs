@@ -72,6 +72,22 @@ pub(crate) struct ModuleVariable {
     pub(crate) length: Option<String>,
 }
 
+impl ModuleVariable {
+    /// How many elements it holds: 1, or its array length worked out over
+    /// the file's `integers` (a whole number of at least 1); `None` where
+    /// the length does not evaluate.
+    pub(crate) fn elements(&self, integers: &[(String, i64)]) -> Option<u64> {
+        let Some(length) = &self.length else {
+            return Some(1);
+        };
+        let known: std::collections::BTreeMap<String, i64> = integers.iter().cloned().collect();
+        integer_literal(length)
+            .or_else(|| integer_expression(length, &known))
+            .filter(|n| *n >= 1)
+            .map(|n| n as u64)
+    }
+}
+
 /// One `dim3 name(a, b)` (or `dim3 name = dim3(a, b)`, `dim3 name{a, b}`,
 /// `dim3 name = n`) declaration.
 #[derive(Debug, Clone, PartialEq, Eq)]

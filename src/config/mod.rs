@@ -10,7 +10,7 @@
 //! results.json, such as sizes and change words, lives in `model`).
 
 pub mod error;
-pub(crate) mod expr;
+mod expr;
 pub(crate) mod kernels;
 pub mod plan;
 mod raw;

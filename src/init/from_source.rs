@@ -462,8 +462,6 @@ impl<'a> Draft<'a> {
         let Some(body) = self.kernel.body.as_deref() else {
             return String::new();
         };
-        let integers: std::collections::BTreeMap<String, i64> =
-            scanned.integers.iter().cloned().collect();
         let mut lines = String::new();
         for variable in &scanned.variables {
             let Some(length) = &variable.length else {
@@ -485,17 +483,14 @@ impl<'a> Draft<'a> {
             let Some(element) = element else {
                 continue;
             };
-            let count = crate::config::expr::parse(length)
-                .ok()
-                .and_then(|e| e.eval(length, &integers).ok())
-                .filter(|n| n.fract() == 0.0 && *n >= 1.0);
+            let count = variable.elements(&scanned.integers);
             let declared = format!("{} {}[{length}]", variable.element, variable.name);
             let _ = writeln!(
                 lines,
                 "  {{ name = {name}, buffer = \"{element}\", count = {count}, fill = \"random\", symbol = {name} }},  # {fill}the kernel reads the module's {declared}: gpuprof fills it before each launch",
                 name = quoted(&variable.name),
                 element = element.name(),
-                count = count.map_or("1".to_string(), |n| format!("{}", n as i64)),
+                count = count.unwrap_or(1),
                 fill = match count {
                     Some(_) => "",
                     None => "fill in: its length; ",

@@ -400,9 +400,6 @@ impl<'c> Context<'c> {
         scanned: &Kernels,
     ) -> Result<(), ConfigError> {
         let names: Vec<&str> = scanned.variables.iter().map(|v| v.name.as_str()).collect();
-        // The file's constants, its own headers' among them (scan_file).
-        let integers: std::collections::BTreeMap<String, i64> =
-            scanned.integers.iter().cloned().collect();
         for (index, spec) in args.iter().enumerate() {
             let ArgSpec::Buffer(buffer) = spec else {
                 continue;
@@ -423,12 +420,8 @@ impl<'c> Context<'c> {
                 }
                 continue;
             };
-            let length = match &variable.length {
-                None => Some(1.0),
-                Some(text) => crate::config::expr::parse(text)
-                    .ok()
-                    .and_then(|e| e.eval(text, &integers).ok()),
-            };
+            // Over the file's constants, its own headers' among them.
+            let length = variable.elements(&scanned.integers).map(|n| n as f64);
             let element = crate::config::signature::size_of(&variable.element, &scanned.aliases);
             let (Some(length), Some(element)) = (length, element) else {
                 continue;
