@@ -92,11 +92,65 @@ pub(crate) struct RawVariant {
     expecting = "a launch such as { entry = \"reduce<256>\", grid = [\"cdiv(N, 512)\"], block = [256], args = [{ name = \"in\" }, { name = \"n\", scalar = \"i32\", value = \"N\" }] }"
 )]
 pub(crate) struct RawStep {
-    pub(crate) entry: Spanned<String>,
-    pub(crate) grid: Spanned<Vec<Spanned<ExprSource>>>,
-    pub(crate) block: Spanned<Vec<Spanned<ExprSource>>>,
+    pub(crate) entry: Option<Spanned<String>>,
+    pub(crate) grid: Option<Spanned<Vec<Spanned<ExprSource>>>>,
+    pub(crate) block: Option<Spanned<Vec<Spanned<ExprSource>>>>,
     pub(crate) shared_bytes: Option<Spanned<ExprSource>>,
-    pub(crate) args: Vec<Spanned<RawArg>>,
+    pub(crate) args: Option<Vec<Spanned<RawArg>>>,
+    /// A group: steps launched in order, in place of a launch of its own
+    /// (the body of a loop that launches two kernels per turn).
+    pub(crate) steps: Option<Spanned<Vec<Spanned<RawStep>>>>,
+    /// Loops, outermost first: the step is launched once per value of
+    /// their variables (a reduction until one block is left, a bitonic
+    /// sort's stages).
+    pub(crate) repeat: Option<Spanned<Vec<Spanned<RawLoop>>>>,
+    /// A condition over the size symbols (and loop variables): the step is
+    /// launched only where it holds.
+    pub(crate) when: Option<Spanned<String>>,
+}
+
+impl RawStep {
+    /// The entries of the launches this step makes, in order (a group's
+    /// steps' in turn).
+    pub(crate) fn entries(&self) -> Vec<&Spanned<String>> {
+        match &self.steps {
+            Some(steps) => steps
+                .get_ref()
+                .iter()
+                .flat_map(|s| s.get_ref().entries())
+                .collect(),
+            None => self.entry.iter().collect(),
+        }
+    }
+
+    /// Each entry of this step's launches, to be rewritten in place.
+    pub(crate) fn entries_mut(&mut self) -> Vec<&mut Spanned<String>> {
+        match &mut self.steps {
+            Some(steps) => steps
+                .get_mut()
+                .iter_mut()
+                .flat_map(|s| s.get_mut().entries_mut())
+                .collect(),
+            None => self.entry.iter_mut().collect(),
+        }
+    }
+}
+
+/// `{ for = "k", from = 2, while = "k <= N", next = "k * 2" }`: a loop
+/// variable, its first value, the condition under which the loop goes on,
+/// and its next value.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[serde(
+    expecting = "a loop such as { for = \"k\", from = 2, while = \"k <= N\", next = \"k * 2\" }"
+)]
+pub(crate) struct RawLoop {
+    #[serde(rename = "for")]
+    pub(crate) variable: Spanned<String>,
+    pub(crate) from: Spanned<ExprSource>,
+    #[serde(rename = "while")]
+    pub(crate) condition: Spanned<String>,
+    pub(crate) next: Spanned<ExprSource>,
 }
 
 /// `library = { routine = "cublas-sgemm", m = "N", n = "N", k = "N" }`,

@@ -287,14 +287,16 @@ impl Context<'_> {
 /// its sequence (counted from 0).
 pub(super) enum Launcher<'a> {
     Variant(&'a str),
-    Step(usize, &'a str),
+    /// A step of a sequence, by its place (`2`, or `2.1` inside a group),
+    /// and the variant.
+    Step(&'a str, &'a str),
 }
 
 impl std::fmt::Display for Launcher<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Launcher::Variant(name) => write!(f, "variant `{name}`"),
-            Launcher::Step(index, name) => write!(f, "step {} of variant `{name}`", index + 1),
+            Launcher::Step(place, name) => write!(f, "step {place} of variant `{name}`"),
         }
     }
 }

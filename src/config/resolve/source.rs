@@ -48,10 +48,14 @@ impl Context<'_> {
         let entry = match &raw.sequence {
             // A sequence names its kernels in its steps; the first is the
             // variant's entry.
-            Some(steps) => steps.get_ref().first().map(|step| Merged {
-                value: &step.get_ref().entry,
-                inherited: false,
-            }),
+            Some(steps) => steps
+                .get_ref()
+                .iter()
+                .find_map(|step| step.get_ref().entries().first().copied())
+                .map(|value| Merged {
+                    value,
+                    inherited: false,
+                }),
             None => merged(raw, self.defaults, |r| &r.entry),
         };
         let entry = entry.ok_or_else(|| {

@@ -264,7 +264,11 @@ impl<'c> Context<'c> {
     /// (its own or from `[defaults]`).
     fn entries<'r>(&'r self, raw: &'r RawVariant) -> Vec<&'r Spanned<String>> {
         match &raw.sequence {
-            Some(steps) => steps.get_ref().iter().map(|s| &s.get_ref().entry).collect(),
+            Some(steps) => steps
+                .get_ref()
+                .iter()
+                .flat_map(|s| s.get_ref().entries())
+                .collect(),
             None => raw
                 .entry
                 .as_ref()
@@ -315,7 +319,9 @@ impl<'c> Context<'c> {
         match &mut configured.sequence {
             Some(steps) => {
                 for step in steps.get_mut() {
-                    step.get_mut().entry = fill(&step.get_ref().entry);
+                    for entry in step.get_mut().entries_mut() {
+                        *entry = fill(entry);
+                    }
                 }
             }
             None => {

@@ -119,7 +119,7 @@ impl<'c> Context<'c> {
                     sequence
                         .get_ref()
                         .iter()
-                        .map(|step| &step.get_ref().entry)
+                        .flat_map(|step| step.get_ref().entries())
                         .find(|written| written.get_ref() == entry)
                 })
                 .collect(),
@@ -131,7 +131,7 @@ impl<'c> Context<'c> {
             .iter()
             .map(|size| {
                 let mut instance = self.instance(&values, size)?;
-                instance.sequence = self.steps_at(&steps, size, &instance.args)?;
+                instance.sequence = self.steps_at(&steps, name, size, &instance.args)?;
                 if written.iter().any(|entry| entry.get_ref().contains('{')) {
                     instance.entries = written
                         .iter()
