@@ -14,10 +14,11 @@ use comfy_table::{ContentArrangement, Table, presets};
 
 use crate::analysis::format;
 use crate::build::{self, BuildError, Cache};
-use crate::config::plan::{Arg, Instance, Plan, Variant, VariantKind};
+use crate::config::plan::{Arg, Instance, Plan, Step, Variant, VariantKind};
 use crate::error::Error;
 use crate::model::results::BuildRecord;
 use crate::model::variant::Compiler;
+use crate::render::launches;
 
 /// What the check found: the plan as text, and the variants whose kernel
 /// failed to compile (empty when every kernel that could be compiled here
@@ -217,7 +218,11 @@ fn sizes_table(plan: &Plan, variant: &Variant) -> String {
             "flops",
         ]);
     // A library call or a command has no launch geometry of its own.
-    let launches = matches!(variant.kind, VariantKind::Kernel(_));
+    let has_geometry = matches!(variant.kind, VariantKind::Kernel(_));
+    let geometry = |grid, block, shared| match has_geometry {
+        true => [grid, block, shared],
+        false => ["–".into(), "–".into(), "–".into()],
+    };
     for (instance, size) in variant.instances.iter().zip(&plan.suite.sizes) {
         let entries = variant
             .kernel()
@@ -228,13 +233,12 @@ fn sizes_table(plan: &Plan, variant: &Variant) -> String {
             instance.bytes.map_or("–".into(), format::bytes),
             instance.flops.map_or("–".into(), format::count),
         ];
-        let geometry = |grid, block, shared: u32| match launches {
-            true => [dims(grid), dims(block), format!("{shared} B")],
-            false => ["–".into(), "–".into(), "–".into()],
-        };
         if instance.sequence.len() < 2 {
-            let [grid, block, shared] =
-                geometry(instance.grid, instance.block, instance.shared_bytes);
+            let [grid, block, shared] = geometry(
+                dims(instance.grid),
+                dims(instance.block),
+                format!("{} B", instance.shared_bytes),
+            );
             let [buffers, bytes, flops] = totals;
             table.add_row([
                 size.label.clone(),
@@ -247,16 +251,30 @@ fn sizes_table(plan: &Plan, variant: &Variant) -> String {
             ]);
             continue;
         }
-        // A sequence: one row per launch, the buffers and totals on the first.
-        for (number, step) in instance.sequence.iter().enumerate() {
-            let [grid, block, shared] = geometry(step.grid, step.block, step.shared_bytes);
-            let launch = format!(
-                "{} · {} {}",
-                size.label,
-                number + 1,
-                entries.get(step.kernel).map_or("", String::as_str)
+        // A sequence: one row per launch, the buffers and totals on the
+        // first; a long one, one row per run of launches of one kernel,
+        // its geometry a range where it changes along the run.
+        let rows = launches::rows(&instance.sequence, |step| step.kernel);
+        for (index, row) in rows.iter().enumerate() {
+            let steps = &instance.sequence[row.range()];
+            let each =
+                |of: fn(&Step) -> String| launches::span(&steps.iter().map(of).collect::<Vec<_>>());
+            let [grid, block, shared] = geometry(
+                each(|s| dims(s.grid)),
+                each(|s| dims(s.block)),
+                each(|s| format!("{} B", s.shared_bytes)),
             );
-            let [buffers, bytes, flops] = match number {
+            let kernel = entries.get(steps[0].kernel).map_or("", String::as_str);
+            let launch = match row.collapsed() {
+                true => format!(
+                    "{} · {} {kernel} {}",
+                    size.label,
+                    row.numbers(),
+                    row.times()
+                ),
+                false => format!("{} · {} {kernel}", size.label, row.numbers()),
+            };
+            let [buffers, bytes, flops] = match index {
                 0 => totals.clone(),
                 _ => [String::new(), String::new(), String::new()],
             };
@@ -288,4 +306,59 @@ fn buffers(instance: &Instance) -> String {
         })
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plan of a suite (`variants`, at sizes 16 and 1024) over a file
+    /// with a copy, a halving step of a reduction and a finishing launch.
+    fn plan_of(variants: &str) -> Plan {
+        let folder = tempfile::tempdir().unwrap();
+        std::fs::write(
+            folder.path().join("k.cu"),
+            "extern \"C\" __global__ void copy(const float* in, float* out, int n) {}\n\
+             extern \"C\" __global__ void halve(float* data, int n) {}\n\
+             extern \"C\" __global__ void finish(float* data) {}\n",
+        )
+        .unwrap();
+        let text = format!(
+            "[suite]\nname = \"loops\"\nsizes = [16, 1024]\nbaseline = \"reduce\"\n\n\
+             [defaults]\nsource = \"k.cu\"\nargs = [\n\
+               {{ name = \"in\", buffer = \"f32\", count = \"N\", fill = \"random\" }},\n\
+               {{ name = \"out\", buffer = \"f32\", count = \"N\", output = true }},\n]\n\n\
+             {variants}"
+        );
+        crate::config::parse(&text, &folder.path().join("variants.toml")).unwrap()
+    }
+
+    #[test]
+    fn a_long_sequence_shows_a_row_per_run_of_one_kernel_and_a_short_one_a_row_per_launch() {
+        // n = N/2, N/4, … 1: 4 halvings at N=16 (6 launches, a row each),
+        // 10 at N=1024 (12 launches: the halvings in one row, their grid
+        // shrinking launch by launch).
+        let plan = plan_of(
+            "[[variant]]\nname = \"reduce\"\nsequence = [\n\
+               { entry = \"copy\", grid = [\"N / 2\"], block = [2], args = [{ name = \"in\" }, { name = \"out\" }, { name = \"n\", scalar = \"i32\", value = \"N\" }] },\n\
+               { entry = \"halve\", repeat = [{ for = \"n\", from = \"N / 2\", while = \"n >= 1\", next = \"floor(n / 2)\" }], grid = [\"n\"], block = [\"min(n, 4)\"], args = [{ name = \"out\" }, { name = \"n\", scalar = \"i32\", value = \"n\" }] },\n\
+               { entry = \"finish\", grid = [1], block = [1], args = [{ name = \"out\" }] },\n]\n",
+        );
+        let table = sizes_table(&plan, &plan.variants[0]);
+        insta::assert_snapshot!(table, @r"
+        ┌─────────────────────────┬─────────────────┬───────────────┬────────────────┬─────────────────────────────────────────────────────────┬───────┬───────┐
+        │ size                    ┆ grid            ┆ block         ┆ dynamic shared ┆ buffers                                                 ┆ bytes ┆ flops │
+        ╞═════════════════════════╪═════════════════╪═══════════════╪════════════════╪═════════════════════════════════════════════════════════╪═══════╪═══════╡
+        │ N=16 · 1 copy           ┆ 8×1×1           ┆ 2×1×1         ┆ 0 B            ┆ in 16×f32 (64.0 B); out 16×f32 (64.0 B), output         ┆ –     ┆ –     │
+        │ N=16 · 2 halve          ┆ 8×1×1           ┆ 4×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
+        │ N=16 · 3 halve          ┆ 4×1×1           ┆ 4×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
+        │ N=16 · 4 halve          ┆ 2×1×1           ┆ 2×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
+        │ N=16 · 5 halve          ┆ 1×1×1           ┆ 1×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
+        │ N=16 · 6 finish         ┆ 1×1×1           ┆ 1×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
+        │ N=1024 · 1 copy         ┆ 512×1×1         ┆ 2×1×1         ┆ 0 B            ┆ in 1,024×f32 (4.10 kB); out 1,024×f32 (4.10 kB), output ┆ –     ┆ –     │
+        │ N=1024 · 2–11 halve ×10 ┆ 512×1×1 … 1×1×1 ┆ 4×1×1 … 1×1×1 ┆ 0 B            ┆                                                         ┆       ┆       │
+        │ N=1024 · 12 finish      ┆ 1×1×1           ┆ 1×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
+        └─────────────────────────┴─────────────────┴───────────────┴────────────────┴─────────────────────────────────────────────────────────┴───────┴───────┘
+        ");
+    }
 }

@@ -8,6 +8,7 @@ pub mod charts;
 mod figures;
 pub mod pdf;
 pub use figures::{CHARTS_FOLDER, is_chart_file_name};
+pub mod launches;
 pub mod terminal;
 pub mod view;
 
@@ -289,6 +290,141 @@ mod tests {
         assert!(page.contains("a &amp; b &quot;quoted&quot;"));
         let md = markdown(&view(&results, &analyze(&results)));
         assert!(md.contains("\\<script\\>"), "{md}");
+    }
+
+    /// `results` with the first variant's run made a sequence of
+    /// `launches` (kernel, duration in ns, DRAM %, SM %), whose launch
+    /// `longest` (from 0) is the profiled one the findings explain.
+    fn with_sequence(
+        mut results: Results,
+        launches: &[(&str, f64, f64, f64)],
+        longest: usize,
+    ) -> Results {
+        use crate::model::metrics::{DRAM_THROUGHPUT, DURATION, SM_THROUGHPUT};
+        let run = &mut results.variants[0].runs[0];
+        let profiled = run.profile.clone().unwrap();
+        run.steps = launches
+            .iter()
+            .enumerate()
+            .map(|(index, (kernel, duration, dram, sm))| {
+                let mut step = profiled.clone();
+                step.ncu_id = 100 + index as u64;
+                step.kernel_name = kernel.to_string();
+                step.metrics.insert(DURATION.into(), *duration);
+                step.metrics.insert(DRAM_THROUGHPUT.into(), *dram);
+                step.metrics.insert(SM_THROUGHPUT.into(), *sm);
+                step
+            })
+            .collect();
+        run.profile = Some(run.steps[longest].clone());
+        results
+    }
+
+    /// A bitonic sort's 121 launches: a copy, then 120 stages of one
+    /// kernel, 1 µs each but the 57th stage (launch 58), the longest.
+    fn bitonic() -> Results {
+        let mut launches = vec![("copy", 2000.0, 50.0, 10.0)];
+        launches.extend((0..120).map(|stage| match stage {
+            56 => ("bitonic_step<float>", 4000.0, 90.0, 30.0),
+            _ => ("bitonic_step<float>", 1000.0, 60.0, 20.0),
+        }));
+        with_sequence(probe_results(), &launches, 57)
+    }
+
+    #[test]
+    fn a_long_sequence_has_a_row_per_run_of_one_kernel_with_totals_and_weighted_means() {
+        let results = bitonic();
+        let report = view(&results, &analyze(&results));
+        let run = &report.variants[0].runs[0];
+        let rows: Vec<_> = run
+            .steps
+            .iter()
+            .map(|s| {
+                (
+                    s.number.as_str(),
+                    s.kernel.as_str(),
+                    s.times.as_str(),
+                    s.duration.as_str(),
+                    s.dram.as_str(),
+                    s.sm.as_str(),
+                    s.longest,
+                    s.longest_launch,
+                )
+            })
+            .collect();
+        // 119 × 1 µs + 4 µs; DRAM (119 µs × 60% + 4 µs × 90%) / 123 µs,
+        // where the plain mean of the launches would be 60.25%.
+        assert_eq!(
+            rows,
+            [
+                ("1", "copy", "", "2.00 µs", "50.0%", "10.0%", false, None),
+                (
+                    "2–121",
+                    "bitonic_step<float>",
+                    "×120",
+                    "123 µs",
+                    "61.0%",
+                    "20.3%",
+                    true,
+                    Some(58)
+                ),
+            ]
+        );
+        assert_eq!(
+            run.steps_note.as_deref(),
+            Some(
+                "121 launches in 2 rows: consecutive launches of one kernel share a row, whose time is their total and whose throughputs are their means weighted by each launch's time."
+            )
+        );
+
+        let page = html(&report).unwrap();
+        assert!(
+            page.contains("<p class=\"small\">121 launches in 2 rows: "),
+            "{page}"
+        );
+        assert!(page.contains("<th>time (ncu), total</th><th>DRAM throughput, weighted mean</th><th>SM throughput, weighted mean</th>"));
+        assert!(
+            page.contains("<tr><td class=\"num\">2–121</td><td><code>bitonic_step&lt;float&gt;</code> ×120 (longest: launch 58, explained below)</td><td class=\"num\">123 µs</td><td class=\"num\">61.0%</td><td class=\"num\">20.3%</td></tr>"),
+            "{page}"
+        );
+        assert!(
+            !page.contains("bitonic_step<float>"),
+            "the kernel's name is escaped"
+        );
+
+        let md = markdown(&report);
+        assert!(
+            md.contains("121 launches in 2 rows: consecutive launches of one kernel share a row, whose time is their total and whose throughputs are their means weighted by each launch's time.\n\n- 1 · copy: 2.00 µs, DRAM 50.0%, SM 10.0%\n\n- 2–121 · bitonic\\_step\\<float\\> ×120: 123 µs, DRAM 61.0%, SM 20.3% (the longest, launch 58: explained below)\n"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn a_short_sequence_keeps_a_row_per_launch_as_before() {
+        let launches = [
+            ("reduce", 3000.0, 80.0, 40.0),
+            ("reduce", 1000.0, 20.0, 10.0),
+            ("<finish>", 500.0, 5.0, 5.0),
+        ];
+        let results = with_sequence(probe_results(), &launches, 0);
+        let report = view(&results, &analyze(&results));
+        let run = &report.variants[0].runs[0];
+        assert_eq!(run.steps_note, None);
+        assert_eq!(run.steps.len(), 3);
+        assert!(
+            run.steps
+                .iter()
+                .all(|s| s.times.is_empty() && s.longest_launch.is_none())
+        );
+        let page = html(&report).unwrap();
+        assert!(page.contains("<th>launch</th><th>kernel</th><th>time (ncu)</th><th>DRAM throughput</th><th>SM throughput</th>"));
+        assert!(page.contains("<tr><td class=\"num\">1</td><td><code>reduce</code> (longest: explained below)</td><td class=\"num\">3.00 µs</td>"), "{page}");
+        assert!(page.contains("<code>&lt;finish&gt;</code>"));
+        let md = markdown(&report);
+        assert!(
+            md.contains("\n1. reduce: 3.00 µs, DRAM 80.0%, SM 40.0% (the longest: explained below)\n\n2. reduce: 1.00 µs, DRAM 20.0%, SM 10.0%\n\n3. \\<finish\\>: 500 ns, DRAM 5.00%, SM 5.00%\n"),
+            "{md}"
+        );
     }
 
     #[test]

@@ -240,18 +240,41 @@ pub struct RunView {
     /// What the kernel printed while it was measured.
     pub output: Option<String>,
     /// For a variant that launches a sequence: each launch, in order, with
-    /// what ncu measured of it; the findings above are the longest's.
+    /// what ncu measured of it; the findings above are the longest's. A
+    /// long sequence has a row per run of consecutive launches of one
+    /// kernel (`render::launches`).
     pub steps: Vec<StepView>,
+    /// What the rows of a long sequence's launches hold, when some row
+    /// stands for several launches; absent when each row is one launch
+    /// (and then left out of `--dump-view`, so the templates ask whether
+    /// it `is defined`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps_note: Option<String>,
 }
 
+/// One row of a sequence's launches: one launch, or in a long sequence
+/// consecutive launches of one kernel.
 #[derive(Debug, Clone, Serialize)]
 pub struct StepView {
-    pub number: usize,
+    /// The launch's number, counted from 1 ("7"), or the first and last
+    /// of the launches the row stands for ("3–122").
+    pub number: String,
     pub kernel: String,
+    /// How many launches the row stands for, to follow the kernel's name
+    /// ("×120"); empty for one.
+    pub times: String,
+    /// ncu's duration; for several launches their total.
     pub duration: String,
+    /// DRAM and SM throughput; for several launches their means weighted
+    /// by each launch's duration.
     pub dram: String,
     pub sm: String,
+    /// Whether the row holds the longest launch, the one whose profile
+    /// the findings explain.
     pub longest: bool,
+    /// The longest launch's number, when the row holding it stands for
+    /// several launches.
+    pub longest_launch: Option<usize>,
 }
 
 #[derive(Debug, Clone, Serialize)]

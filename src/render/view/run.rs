@@ -11,6 +11,7 @@ use crate::analysis::findings::{HotLine, Severity};
 use crate::analysis::stats::TimingStats;
 use crate::analysis::{RunAnalysis, Status, format};
 use crate::model::timing::Temperature;
+use crate::render::launches;
 
 /// Metrics shown in each run's table, in order.
 const TABLE_METRICS: [Key; 24] = [
@@ -105,6 +106,7 @@ pub(super) fn run_view(
     previous: Option<&RunAnalysis>,
     source_text: &str,
 ) -> RunView {
+    let (steps, steps_note) = step_views(recorded);
     RunView {
         size: run.size.clone(),
         state: state(&run.status),
@@ -138,30 +140,70 @@ pub(super) fn run_view(
         }),
         line_diffs: run.line_diffs.iter().map(|d| d.text.clone()).collect(),
         counters: counters(recorded.profile.as_ref()),
-        steps: step_views(recorded),
+        steps,
+        steps_note,
         output: recorded.output.clone(),
     }
 }
 
 /// A sequence's launches as ncu measured them, marking the longest (whose
-/// profile the findings explain).
-fn step_views(recorded: &crate::model::results::RunResult) -> Vec<StepView> {
+/// profile the findings explain): a row per launch, or in a long sequence
+/// a row per run of consecutive launches of one kernel, with their total
+/// duration and their throughputs' means weighted by duration, and then a
+/// note that says so.
+fn step_views(recorded: &crate::model::results::RunResult) -> (Vec<StepView>, Option<String>) {
     use crate::model::metrics::{DRAM_THROUGHPUT, DURATION, SM_THROUGHPUT};
     let longest = recorded.profile.as_ref().map(|p| p.ncu_id);
     let shown = |value: Option<f64>, show: fn(f64) -> String| value.map_or("–".into(), show);
-    recorded
-        .steps
+    let steps = &recorded.steps;
+    let rows = launches::rows(steps, |step| step.kernel_name.as_str());
+    let views = rows
         .iter()
-        .enumerate()
-        .map(|(index, step)| StepView {
-            number: index + 1,
-            kernel: step.kernel_name.clone(),
-            duration: shown(step.metric(DURATION), format::nanoseconds),
-            dram: shown(step.metric(DRAM_THROUGHPUT), format::percent),
-            sm: shown(step.metric(SM_THROUGHPUT), format::percent),
-            longest: Some(step.ncu_id) == longest,
+        .map(|row| {
+            let launches = &steps[row.range()];
+            let longest_at = launches
+                .iter()
+                .position(|step| Some(step.ncu_id) == longest)
+                .map(|at| row.first + at + 1);
+            StepView {
+                number: row.numbers(),
+                kernel: launches[0].kernel_name.clone(),
+                times: row.times(),
+                duration: shown(total(launches, DURATION), format::nanoseconds),
+                dram: shown(weighted_mean(launches, DRAM_THROUGHPUT), format::percent),
+                sm: shown(weighted_mean(launches, SM_THROUGHPUT), format::percent),
+                longest: longest_at.is_some(),
+                longest_launch: longest_at.filter(|_| row.collapsed()),
+            }
         })
-        .collect()
+        .collect();
+    let note = rows.iter().any(launches::Row::collapsed).then(|| {
+        format!(
+            "{} launches in {}: consecutive launches of one kernel share a row, whose time is their total and whose throughputs are their means weighted by each launch's time.",
+            steps.len(),
+            format::counted(rows.len(), "row"),
+        )
+    });
+    (views, note)
+}
+
+/// `metric` summed over `launches`; unknown when a launch lacks it.
+fn total(launches: &[crate::model::results::Profile], metric: &str) -> Option<f64> {
+    launches.iter().map(|step| step.metric(metric)).sum()
+}
+
+/// `metric` (a rate) over `launches`, each weighted by its duration:
+/// the launches' mean as the GPU spent its time; unknown when a launch
+/// lacks it or its duration, or when they took no time.
+fn weighted_mean(launches: &[crate::model::results::Profile], metric: &str) -> Option<f64> {
+    use crate::model::metrics::DURATION;
+    let [mut weighted, mut time] = [0.0, 0.0];
+    for step in launches {
+        let duration = step.metric(DURATION)?;
+        weighted += step.metric(metric)? * duration;
+        time += duration;
+    }
+    (time > 0.0).then(|| weighted / time)
 }
 
 /// The fixed table of metrics, each with its value before (at the previous
