@@ -23,6 +23,12 @@
 //!   the grid evaluated from it is marked. Else a default in as many
 //!   dimensions as the body indexes (`threadIdx.y` → 2-D), with buffer
 //!   counts to match (`N*N`).
+//! - Loops: a launch inside host loops whose variables it uses (a bitonic
+//!   sort's `for (k = 2; k <= n; k <<= 1)`) makes the variant a sequence
+//!   of one step that `repeat` runs over them, translated from the loops'
+//!   headers (`loops`); its buffers stay in the variant's `args`, its
+//!   scalars go to the step, the loop variables' as themselves. Any other
+//!   loop around the launch (a timing loop) is noted and left out.
 //! - Headers the file includes that are not beside it are looked for in
 //!   the folders above it, for `include_dirs`.
 //!
@@ -34,6 +40,9 @@ use std::path::{Path, PathBuf};
 use crate::config::kernels::{self, Kernel, Kernels, Launch, PointerUse};
 use crate::config::plan::ElementType;
 use crate::config::signature::{self, Parameter, Takes};
+
+use super::expression::{Expr, Reader, translate};
+use super::loops::{self, Around, Code, Turn};
 
 /// Where the suite's source is and where the suite is written.
 pub struct Origin<'a> {
@@ -62,10 +71,11 @@ pub fn suite_for(source: &str, origin: &Origin, suite_name: &str) -> Result<Stri
     if scanned.kernels.is_empty() {
         return Err(no_kernels(source, origin));
     }
+    let code = Code::new(source);
     let drafts: Vec<Draft> = scanned
         .kernels
         .iter()
-        .map(|kernel| Draft::new(kernel, &scanned))
+        .map(|kernel| Draft::new(kernel, &scanned, &code))
         .collect();
     let dimensions = drafts.iter().map(|d| d.dimensions).max().unwrap_or(1);
     let problem = Problem::of(&drafts, &scanned, dimensions);
@@ -333,50 +343,79 @@ struct Shape {
     declared: Option<String>,
 }
 
+/// One `key = value` of a variant and the comment that says where it
+/// comes from (with its leading spaces and `#`, or empty).
+struct Setting {
+    key: &'static str,
+    value: String,
+    comment: String,
+}
+
+impl Setting {
+    fn new(key: &'static str, value: String, comment: String) -> Setting {
+        Setting {
+            key,
+            value,
+            comment,
+        }
+    }
+
+    /// `key = value  # comment`, a line of a variant.
+    fn line(&self) -> String {
+        format!("{} = {}{}\n", self.key, self.value, self.comment)
+    }
+
+    /// `key = value`, inside a sequence's step.
+    fn inline(&self) -> String {
+        format!("{} = {}", self.key, self.value)
+    }
+
+    /// Its comment as a line of its own that names the key (`# fill in:
+    /// grid: …`), for a step whose settings share one line.
+    fn note(&self) -> Option<String> {
+        let said = self.comment.trim_start().strip_prefix('#')?.trim_start();
+        Some(match said.strip_prefix("fill in: ") {
+            Some(rest) => format!("# fill in: {}: {rest}\n", self.key),
+            None => format!("# {}: {said}\n", self.key),
+        })
+    }
+}
+
 /// One kernel's variant, read before any of it is written.
 struct Draft<'a> {
     name: String,
     kernel: &'a Kernel,
-    /// Its `entry` line: the instance the file launches, or one to fill in.
-    entry: String,
+    /// Its `entry`: the instance the file launches, or one to fill in.
+    entry: Setting,
     parameters: Option<Vec<Parameter>>,
     launched: Launched<'a>,
     /// The dimensions the body indexes: of the block, of the grid.
     indexed: (usize, usize),
     /// The dimensions its buffers and geometry take (1 to 3).
     dimensions: usize,
+    /// The loops around its launch: those that repeat it (the variant is
+    /// then a sequence of one repeated step), and notes on the others.
+    around: Around,
 }
 
 impl<'a> Draft<'a> {
-    fn new(kernel: &'a Kernel, scanned: &'a Kernels) -> Draft<'a> {
+    fn new(kernel: &'a Kernel, scanned: &'a Kernels, code: &Code) -> Draft<'a> {
         let launched = launched(kernel, scanned);
         let launch = match launched {
             Launched::Directly(l) | Launched::Through(l, _) | Launched::Offered(l) => Some(l),
             Launched::Not => None,
         };
-        let mut instance: Vec<String> = Vec::new();
-        let entry = match (&kernel.template, launch) {
-            (Some(parameters), Some(launch)) if launch.callee.contains('<') => {
-                let (entry, unread) = launched_instance(&launch.callee, &scanned.integers);
-                instance = signature::instance_arguments(&entry).unwrap_or_default();
-                match unread.is_empty() {
-                    true => format!(
-                        "entry = {}                # the instance the file launches",
-                        quoted(&entry)
-                    ),
-                    false => format!(
-                        "entry = {}                # fill in: a value for {} (the file launches {}; template <{parameters}>)",
-                        quoted(&entry),
-                        unread.join(", "),
-                        launch.callee
-                    ),
-                }
+        let (entry, instance) = entry_of(kernel, launch, scanned);
+        // An offered launch is another kernel's: its loops are not this one's.
+        let around = match launched {
+            Launched::Directly(l) | Launched::Through(l, _) => {
+                loops::around(code, l.at, launch_names(l, scanned), |text| {
+                    let mut names = Vec::new();
+                    names_through(text, scanned, 0, &mut names);
+                    names
+                })
             }
-            (Some(parameters), _) => format!(
-                "entry = {}                # fill in: a value for each of <{parameters}>",
-                quoted(&format!("{}<…>", kernel.name))
-            ),
-            (None, _) => format!("entry = {}", quoted(&kernel.name)),
+            Launched::Offered(_) | Launched::Not => Around::default(),
         };
         let parameters = signature::parameters(
             &kernel.parameters,
@@ -403,6 +442,7 @@ impl<'a> Draft<'a> {
             launched,
             indexed,
             dimensions: configured.max(indexed.0).max(indexed.1).clamp(1, 3),
+            around,
         }
     }
 
@@ -415,43 +455,142 @@ impl<'a> Draft<'a> {
         problem: &Problem,
         baseline: &Draft,
     ) -> String {
-        let suite = problem.dimensions;
         let mut text = format!(
-            "\n[[variant]]\nname = {}\nsource = {}\n{}\n",
+            "\n[[variant]]\nname = {}\nsource = {}\n",
             quoted(&self.name),
             quoted(&relative.display().to_string()),
-            self.entry
         );
+        let looped = !self.around.loops.is_empty();
+        if !looped {
+            text.push_str(&self.entry.line());
+        }
         if !std::ptr::eq(self, baseline) {
             text.push_str(&self.verify(baseline));
         }
         text.push_str(includes);
-        text.push_str(&self.geometry(scanned, problem));
+        text.push_str(&match looped {
+            true => self.sequence(scanned, problem),
+            false => self.one_launch(scanned, problem),
+        });
+        text
+    }
+
+    /// Its geometry and `args` for one launch, after a note on each loop
+    /// around the launch (none changes it).
+    fn one_launch(&self, scanned: &Kernels, problem: &Problem) -> String {
+        let mut text = self.around.notes.concat();
+        for setting in self.geometry(scanned, problem, &Turn::once(problem.n as f64)) {
+            text.push_str(&setting.line());
+        }
         text.push_str("args = [\n");
         let passed = self.passed(scanned, problem);
         match &self.parameters {
             Some(parameters) => {
                 for (position, parameter) in parameters.iter().enumerate() {
-                    let entry = argument(
-                        position,
-                        parameter,
-                        self.uses(parameter),
-                        COUNTS[suite - 1],
-                        self.scalar_value(suite),
-                    );
-                    text.push_str(&match passed.get(position).cloned().flatten() {
-                        Some(passed) => passed.applied(&entry, self.scalar_value(suite)),
-                        None => entry,
-                    });
+                    text.push_str(&self.entry_for(position, parameter, &passed, problem));
                 }
             }
-            None => text.push_str(
-                "  # fill in: the kernel takes a parameter pack; list one argument per value it is launched with\n",
-            ),
+            None => text.push_str(PACK),
         }
         text.push_str(&self.module_arrays(scanned));
         text.push_str("]\n");
         text
+    }
+
+    /// A sequence of one step, which the loops around its launch repeat:
+    /// the variant's `args` hold its buffers, the step its entry,
+    /// geometry and arguments (the buffers by name, a scalar the file
+    /// passes a loop variable as that variable); the comments that cannot
+    /// stand beside a setting of the step's one line stand above it.
+    fn sequence(&self, scanned: &Kernels, problem: &Problem) -> String {
+        let value = self.scalar_value(problem.dimensions);
+        let mapped = self
+            .launch()
+            .map(|launch| self.taken_as_n(launch, scanned, problem, value))
+            .unwrap_or_default();
+        let reader = Reader {
+            mapped: &mapped,
+            scanned,
+        };
+        let repeat = loops::repeat(&self.around.loops, &reader, problem.n as f64);
+        let (buffers, arguments) = self.step_arguments(scanned, problem, &reader, &repeat.turn);
+        let geometry = self.geometry(scanned, problem, &repeat.turn);
+        let mut text = format!("args = [\n{buffers}{}]\n", self.module_arrays(scanned));
+        text.push_str(&self.around.notes.concat());
+        let settings = std::iter::once(&self.entry).chain(&geometry);
+        text.extend(settings.filter_map(Setting::note));
+        text.push_str(&repeat.notes.concat());
+        let _ = write!(
+            text,
+            "sequence = [\n  {{ {}, repeat = [\n",
+            self.entry.inline()
+        );
+        for line in &repeat.lines {
+            let _ = writeln!(text, "      {line}");
+        }
+        let geometry: Vec<String> = geometry.iter().map(Setting::inline).collect();
+        let _ = writeln!(text, "    ], {}, args = [", geometry.join(", "));
+        for line in arguments.lines() {
+            let _ = writeln!(text, "    {line}");
+        }
+        text.push_str("    ] },\n]\n");
+        text
+    }
+
+    /// The `args` of a repeated launch: the variant's (its buffers) and
+    /// the step's, each as lines.
+    fn step_arguments(
+        &self,
+        scanned: &Kernels,
+        problem: &Problem,
+        reader: &Reader,
+        turn: &Turn,
+    ) -> (String, String) {
+        let Some(parameters) = &self.parameters else {
+            return (String::new(), PACK.to_string());
+        };
+        let passed = self.passed(scanned, problem);
+        let arguments = self.launch().map_or(&[][..], |l| &l.arguments[..]);
+        let (mut buffers, mut step) = (String::new(), String::new());
+        for (position, parameter) in parameters.iter().enumerate() {
+            let name = parameter
+                .name()
+                .unwrap_or_else(|| format!("arg{}", position + 1));
+            let entry = self.entry_for(position, parameter, &passed, problem);
+            if buffer_of(parameter, self.uses(parameter), &name).is_some() {
+                buffers.push_str(&entry);
+                let _ = writeln!(step, "  {{ name = {} }},", quoted(&name));
+                continue;
+            }
+            let looped = arguments
+                .get(position)
+                .and_then(|argument| looped_scalar(&name, parameter, argument, reader, turn));
+            step.push_str(&looped.unwrap_or(entry));
+        }
+        (buffers, step)
+    }
+
+    /// The `args` entry of the parameter at `position` as one launch
+    /// passes it: a buffer, or a scalar of the value drafted for it.
+    fn entry_for(
+        &self,
+        position: usize,
+        parameter: &Parameter,
+        passed: &[Option<Passed>],
+        problem: &Problem,
+    ) -> String {
+        let suite = problem.dimensions;
+        let entry = argument(
+            position,
+            parameter,
+            self.uses(parameter),
+            COUNTS[suite - 1],
+            self.scalar_value(suite),
+        );
+        match passed.get(position).cloned().flatten() {
+            Some(passed) => passed.applied(&entry, self.scalar_value(suite)),
+            None => entry,
+        }
     }
 
     /// A `symbol` buffer for each `__constant__` or `__device__` array of
@@ -607,7 +746,7 @@ impl<'a> Draft<'a> {
             .collect();
         for (variable, _) in self.mapped(launch, scanned) {
             let value = initializer(&variable, scanned)
-                .and_then(|i| translate(i, &[], scanned, &mut Vec::new(), 1))
+                .and_then(|i| translate(i, &[], &[], scanned, &mut Vec::new(), 1))
                 .and_then(|t| Expr::parse(&t))
                 .and_then(|e| e.value(0.0))
                 .filter(|v| *v >= 1.0 && v.fract() == 0.0 && *v < 1e12);
@@ -640,7 +779,7 @@ impl<'a> Draft<'a> {
                 if !integer || mapped.iter().any(|(v, ..)| v == argument) {
                     return None;
                 }
-                let drafted = translate(initial, &mapped, scanned, &mut Vec::new(), 1)
+                let drafted = translate(initial, &mapped, &[], scanned, &mut Vec::new(), 1)
                     .and_then(|t| Expr::parse(&t))
                     .map(Expr::simplified)
                     .filter(|e| {
@@ -680,10 +819,11 @@ impl<'a> Draft<'a> {
         mapped
     }
 
-    /// `block`, `grid` and `shared_bytes` lines.
-    fn geometry(&self, scanned: &Kernels, problem: &Problem) -> String {
+    /// Its `block`, `grid` and `shared_bytes`, for a launch repeated over
+    /// the loops of `turn` (none for one launch), their values checked at
+    /// the loops' first turn.
+    fn geometry(&self, scanned: &Kernels, problem: &Problem, turn: &Turn) -> Vec<Setting> {
         let suite = problem.dimensions;
-        let n = problem.n as f64;
         let value = self.scalar_value(suite);
         let (launch, how) = match &self.launched {
             Launched::Directly(l) => (Some(*l), String::new()),
@@ -708,6 +848,10 @@ impl<'a> Draft<'a> {
         let mapped = launch
             .map(|l| self.taken_as_n(l, scanned, problem, value))
             .unwrap_or_default();
+        let reader = Reader {
+            mapped: &mapped,
+            scanned,
+        };
         let resolve_shape = |k: usize| -> Option<(Vec<String>, String)> {
             let launch = launch?;
             let shape = shape(launch, k, scanned)?;
@@ -729,9 +873,8 @@ impl<'a> Draft<'a> {
             let values: Option<Vec<String>> = trimmed(&shape.values)
                 .iter()
                 .map(|v| {
-                    let translated = translate(v, &mapped, scanned, &mut used, 0)?;
-                    let expr = Expr::parse(&translated)?.simplified();
-                    let value = expr.value(n)?;
+                    let expr = reader.expr(v, &turn.variables, &mut used)?;
+                    let value = expr.value_at(&turn.values)?;
                     (value >= 1.0 && value.fract() == 0.0 && value < 1e12).then(|| expr.toml())
                 })
                 .collect();
@@ -755,53 +898,47 @@ impl<'a> Draft<'a> {
             ) {
                 (true, true) => String::new(),
                 (true, false) => format!("  # from {origin}{how}"),
-                (false, _) => {
-                    let variables: Vec<&str> = used.iter().map(|(v, _)| v.as_str()).collect();
-                    let parameters: Vec<&str> = used.iter().map(|(_, p)| p.as_str()).collect();
-                    let taken = match (used.is_empty(), variables == parameters) {
-                        (true, _) => String::new(),
-                        (false, true) => format!(", {} taken as {value}", variables.join(", ")),
-                        (false, false) => format!(
-                            ", {} (passed as {}) taken as {value}",
-                            variables.join(", "),
-                            parameters.join(", ")
-                        ),
-                    };
-                    format!("  # fill in: from {origin}{taken}{unlike}{how}")
-                }
+                (false, _) => format!(
+                    "  # fill in: from {origin}{}{unlike}{how}",
+                    reader.taken(&used)
+                ),
             };
             Some((values, comment))
         };
         let launched = launch
             .map(|l| format!(" (the file launches <<<{}>>>)", l.config.join(", ")))
             .unwrap_or_default();
-        let mut text = String::new();
+        let mut settings = Vec::new();
         let block = resolve_shape(1);
         let block_numbers: Vec<u32> = block
             .as_ref()
             .map(|(values, _)| values.iter().filter_map(|v| v.parse().ok()).collect())
             .unwrap_or_default();
         match &block {
-            Some((values, comment)) => {
-                let _ = writeln!(text, "block = [{}]{comment}", values.join(", "));
-            }
+            Some((values, comment)) => settings.push(Setting::new(
+                "block",
+                format!("[{}]", values.join(", ")),
+                comment.clone(),
+            )),
             None => {
                 let dimensions = self.indexed.0;
                 let why = match dimensions {
                     1 => String::new(),
                     d => format!(" (the kernel indexes threadIdx in {d}-D)"),
                 };
-                let _ = writeln!(
-                    text,
-                    "block = [{}]  # fill in: threads per block{why}{launched}",
-                    numbers(BLOCKS[dimensions - 1])
-                );
+                settings.push(Setting::new(
+                    "block",
+                    format!("[{}]", numbers(BLOCKS[dimensions - 1])),
+                    format!("  # fill in: threads per block{why}{launched}"),
+                ));
             }
         }
         match resolve_shape(0) {
-            Some((values, comment)) => {
-                let _ = writeln!(text, "grid = [{}]{comment}", values.join(", "));
-            }
+            Some((values, comment)) => settings.push(Setting::new(
+                "grid",
+                format!("[{}]", values.join(", ")),
+                comment,
+            )),
             None => {
                 let dimensions = self.dimensions;
                 let tile: Vec<u32> = match block_numbers.len() == dimensions {
@@ -817,11 +954,11 @@ impl<'a> Draft<'a> {
                     .iter()
                     .map(|t| format!("\"cdiv({covered}, {t})\""))
                     .collect();
-                let _ = writeln!(
-                    text,
-                    "grid = [{}]  # fill in: blocks per grid, an expression over N{launched}",
-                    grid.join(", ")
-                );
+                settings.push(Setting::new(
+                    "grid",
+                    format!("[{}]", grid.join(", ")),
+                    format!("  # fill in: blocks per grid, an expression over N{launched}"),
+                ));
             }
         }
         if let Some(shared) = launch
@@ -829,38 +966,33 @@ impl<'a> Draft<'a> {
             .filter(|s| s.as_str() != "0")
         {
             let mut used = Vec::new();
-            let drafted = translate(shared, &mapped, scanned, &mut used, 0)
-                .and_then(|t| Expr::parse(&t))
-                .map(Expr::simplified)
-                .filter(|e| {
-                    e.value(n)
-                        .is_some_and(|v| v >= 0.0 && v.fract() == 0.0 && v < 1e12)
-                });
-            let _ = match drafted {
-                Some(bytes) if used.is_empty() && !guessed => writeln!(
-                    text,
-                    "shared_bytes = {}  # the file passes {shared}",
-                    bytes.toml()
-                ),
+            let drafted = reader.expr(shared, &turn.variables, &mut used).filter(|e| {
+                e.value_at(&turn.values)
+                    .is_some_and(|v| v >= 0.0 && v.fract() == 0.0 && v < 1e12)
+            });
+            let (bytes, comment) = match drafted {
+                Some(bytes) if used.is_empty() && !guessed => {
+                    (bytes.toml(), format!("  # the file passes {shared}"))
+                }
                 Some(bytes) => {
                     let variables: Vec<&str> = used.iter().map(|(v, _)| v.as_str()).collect();
                     let taken = match variables.is_empty() {
                         true => String::new(),
                         false => format!(", {} taken as {value}", variables.join(", ")),
                     };
-                    writeln!(
-                        text,
-                        "shared_bytes = {}  # fill in: the file passes {shared}{taken}{how}",
-                        bytes.toml()
+                    (
+                        bytes.toml(),
+                        format!("  # fill in: the file passes {shared}{taken}{how}"),
                     )
                 }
-                None => writeln!(
-                    text,
-                    "shared_bytes = 0  # fill in: the file passes {shared}"
+                None => (
+                    "0".to_string(),
+                    format!("  # fill in: the file passes {shared}"),
                 ),
             };
+            settings.push(Setting::new("shared_bytes", bytes, comment));
         }
-        text
+        settings
     }
 
     /// The host variables `launch` passes as the kernel's integer scalars
@@ -868,24 +1000,18 @@ impl<'a> Draft<'a> {
     /// A variable the file computes (`max_elems_per_block = 2 * block_sz`)
     /// is not N unless it is the size: the file allocates with it, or its
     /// initializer is the file's problem-size constant.
+    /// A loop variable is not N, and a size the loops' headers use (`k <=
+    /// n`) is N as a size it passes is.
     fn mapped(&self, launch: &Launch, scanned: &Kernels) -> Vec<(String, String)> {
         let Some(parameters) = &self.parameters else {
             return Vec::new();
         };
-        launch
+        let mut mapped: Vec<(String, String)> = launch
             .arguments
             .iter()
             .zip(parameters)
-            .filter(|(argument, _)| is_identifier(argument))
-            .filter(|(argument, _)| match initializer(argument, scanned) {
-                None => true,
-                Some(initial) => {
-                    allocates(argument, scanned)
-                        || (is_identifier(initial)
-                            && (initializer(initial, scanned).is_none()
-                                || allocates(initial, scanned)))
-                }
-            })
+            .filter(|(argument, _)| is_identifier(argument) && !self.repeats_over(argument))
+            .filter(|(argument, _)| holds_a_size(argument, scanned))
             .filter(|(_, parameter)| {
                 matches!(parameter.takes, Takes::Value(c) if !c.float)
                     && parameter.element().is_some()
@@ -896,7 +1022,52 @@ impl<'a> Draft<'a> {
                     parameter.name().unwrap_or_else(|| argument.clone()),
                 )
             })
-            .collect()
+            .collect();
+        for name in self.loop_sizes(scanned) {
+            if !mapped.iter().any(|(variable, _)| *variable == name) {
+                mapped.push((name.clone(), name));
+            }
+        }
+        mapped
+    }
+
+    /// Whether `name` is the variable of a loop that repeats its launch.
+    fn repeats_over(&self, name: &str) -> bool {
+        self.around.loops.iter().any(|l| l.variable == name)
+    }
+
+    /// The host variables that hold a size in the headers of the loops
+    /// that repeat its launch (`n` in `k <= n`).
+    fn loop_sizes(&self, scanned: &Kernels) -> Vec<String> {
+        let mut names = Vec::new();
+        for piece in self.around.loops.iter().flat_map(|l| l.pieces()) {
+            names_through(piece, scanned, 0, &mut names);
+        }
+        names.retain(|name| {
+            !self.repeats_over(name)
+                && !signature::is_scalar_type(name)
+                && !scanned
+                    .integers
+                    .iter()
+                    .any(|(constant, _)| constant == name)
+                && holds_a_size(name, scanned)
+        });
+        names
+    }
+}
+
+/// Whether the host variable `name` holds a size the suite sets to N: it
+/// has no initializer (a function's parameter), the file allocates with
+/// it, or its initializer is such a variable. A variable the file
+/// computes (`max_elems_per_block = 2 * block_sz`) does not.
+fn holds_a_size(name: &str, scanned: &Kernels) -> bool {
+    match initializer(name, scanned) {
+        None => true,
+        Some(initial) => {
+            allocates(name, scanned)
+                || (is_identifier(initial)
+                    && (initializer(initial, scanned).is_none() || allocates(initial, scanned)))
+        }
     }
 }
 
@@ -1044,6 +1215,57 @@ fn size_define(name: &str, scanned: &Kernels, block_like: &[String]) -> Option<i
     (in_kernel.iter().any(|n| n == name) || allocates(name, scanned)).then_some(*value)
 }
 
+/// The `entry` of `kernel`'s variant, from the instance `launch` names
+/// where the kernel is a template, and that instance's arguments.
+fn entry_of(kernel: &Kernel, launch: Option<&Launch>, scanned: &Kernels) -> (Setting, Vec<String>) {
+    let spaced = |comment: String| format!("                # {comment}");
+    match (&kernel.template, launch) {
+        (Some(parameters), Some(launch)) if launch.callee.contains('<') => {
+            let (entry, unread) = launched_instance(&launch.callee, &scanned.integers);
+            let instance = signature::instance_arguments(&entry).unwrap_or_default();
+            let comment = match unread.is_empty() {
+                true => "the instance the file launches".to_string(),
+                false => format!(
+                    "fill in: a value for {} (the file launches {}; template <{parameters}>)",
+                    unread.join(", "),
+                    launch.callee
+                ),
+            };
+            (
+                Setting::new("entry", quoted(&entry), spaced(comment)),
+                instance,
+            )
+        }
+        (Some(parameters), _) => (
+            Setting::new(
+                "entry",
+                quoted(&format!("{}<…>", kernel.name)),
+                spaced(format!("fill in: a value for each of <{parameters}>")),
+            ),
+            Vec::new(),
+        ),
+        (None, _) => (
+            Setting::new("entry", quoted(&kernel.name), String::new()),
+            Vec::new(),
+        ),
+    }
+}
+
+/// The names `launch` uses in its arguments and configuration (through
+/// its `dim3` variables and the initializers of the variables it uses).
+fn launch_names(launch: &Launch, scanned: &Kernels) -> Vec<String> {
+    let mut names = Vec::new();
+    let shapes = (0..2).filter_map(|k| shape(launch, k, scanned));
+    let written = shapes
+        .flat_map(|s| s.values)
+        .chain(launch.config.get(2).cloned())
+        .chain(launch.arguments.iter().cloned());
+    for text in written {
+        names_through(&text, scanned, 0, &mut names);
+    }
+    names
+}
+
 /// How the file launches `kernel`: directly; through a function pointer
 /// it assigns the kernel to; or, failing both, the one configuration it
 /// launches function pointers with, if the kernel indexes as many
@@ -1151,307 +1373,12 @@ fn trimmed(values: &[String]) -> &[String] {
     &values[..end]
 }
 
-fn is_identifier(text: &str) -> bool {
+pub(super) fn is_identifier(text: &str) -> bool {
     let mut chars = text.chars();
     chars
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// The C expression `expression` in gpuprof's expression language: the
-/// host variables of `mapped` (recorded in `used`) become the value the
-/// suite gives the scalar they are passed as (N), the file's
-/// integer constants their values, its integer variables their
-/// initializers, `sizeof` of a scalar type (or of one of the file's
-/// aliases of one) its size. `None` when a name or an operator has no
-/// such meaning (`sizeof` of a struct, `<<`, a cast, a variable the file
-/// sets elsewhere).
-fn translate(
-    expression: &str,
-    mapped: &[(String, String, &str)],
-    scanned: &Kernels,
-    used: &mut Vec<(String, String)>,
-    depth: usize,
-) -> Option<String> {
-    let chars: Vec<char> = expression.chars().collect();
-    let mut out = String::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c.is_ascii_alphabetic() || c == '_' {
-            let start = i;
-            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
-                i += 1;
-            }
-            let word: String = chars[start..i].iter().collect();
-            if word == "sizeof" {
-                // `sizeof(uint32_t)`, `sizeof(real)`: the type's size.
-                let open = i + chars[i..].iter().take_while(|c| c.is_whitespace()).count();
-                (chars.get(open) == Some(&'(')).then_some(())?;
-                let mut depth = 0usize;
-                let close = (open..chars.len()).find(|&k| {
-                    match chars[k] {
-                        '(' => depth += 1,
-                        ')' => depth -= 1,
-                        _ => {}
-                    }
-                    depth == 0
-                })?;
-                let inner: String = chars[open + 1..close].iter().collect();
-                let bytes = signature::size_of(&inner, &scanned.aliases)?;
-                let _ = write!(out, "{bytes}");
-                i = close + 1;
-                continue;
-            }
-            if let Some((variable, parameter, value)) = mapped.iter().find(|(v, ..)| *v == word) {
-                if !used.iter().any(|(v, _)| v == variable) {
-                    used.push((variable.clone(), parameter.clone()));
-                }
-                let _ = write!(out, "({value})");
-            } else if let Some((_, value)) = scanned.integers.iter().rev().find(|(n, _)| *n == word)
-            {
-                let _ = write!(out, "{value}");
-            } else if let Some((_, initial)) = scanned
-                .initializers
-                .iter()
-                .find(|(n, _)| *n == word)
-                .filter(|_| depth < 4)
-            {
-                let inner = translate(initial, mapped, scanned, used, depth + 1)?;
-                let _ = write!(out, "({inner})");
-            } else {
-                return None;
-            }
-            continue;
-        }
-        if c.is_ascii_digit() {
-            let start = i;
-            while i < chars.len() && chars[i].is_ascii_alphanumeric() {
-                i += 1;
-            }
-            let literal: String = chars[start..i].iter().collect();
-            let digits = literal.trim_end_matches(['u', 'U', 'l', 'L']);
-            let value = match digits.strip_prefix("0x").or(digits.strip_prefix("0X")) {
-                Some(hex) => i64::from_str_radix(hex, 16).ok()?,
-                None => digits.parse::<i64>().ok()?,
-            };
-            let _ = write!(out, "{value}");
-            continue;
-        }
-        if !matches!(c, '+' | '-' | '*' | '/' | '%' | '(' | ')' | ' ') {
-            return None;
-        }
-        out.push(c);
-        i += 1;
-    }
-    Some(out.split_whitespace().collect::<Vec<_>>().join(" "))
-}
-
-/// A launch expression in gpuprof's language: numbers, N, `+ - * / %`,
-/// `cdiv`.
-#[derive(Debug, Clone, PartialEq)]
-enum Expr {
-    Number(f64),
-    N,
-    Negate(Box<Expr>),
-    Binary(char, Box<Expr>, Box<Expr>),
-    Cdiv(Box<Expr>, Box<Expr>),
-}
-
-impl Expr {
-    /// Parses `text` (numbers, `N`, `+ - * / %`, parentheses).
-    fn parse(text: &str) -> Option<Expr> {
-        let chars: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
-        let mut at = 0;
-        let expr = Expr::sum(&chars, &mut at)?;
-        (at == chars.len()).then_some(expr)
-    }
-
-    fn sum(chars: &[char], at: &mut usize) -> Option<Expr> {
-        let mut expr = Expr::product(chars, at)?;
-        while let Some(&op @ ('+' | '-')) = chars.get(*at) {
-            *at += 1;
-            expr = Expr::Binary(op, Box::new(expr), Box::new(Expr::product(chars, at)?));
-        }
-        Some(expr)
-    }
-
-    fn product(chars: &[char], at: &mut usize) -> Option<Expr> {
-        let mut expr = Expr::unary(chars, at)?;
-        while let Some(&op @ ('*' | '/' | '%')) = chars.get(*at) {
-            *at += 1;
-            expr = Expr::Binary(op, Box::new(expr), Box::new(Expr::unary(chars, at)?));
-        }
-        Some(expr)
-    }
-
-    fn unary(chars: &[char], at: &mut usize) -> Option<Expr> {
-        match chars.get(*at)? {
-            '-' => {
-                *at += 1;
-                Some(Expr::Negate(Box::new(Expr::unary(chars, at)?)))
-            }
-            '(' => {
-                *at += 1;
-                let expr = Expr::sum(chars, at)?;
-                (chars.get(*at) == Some(&')')).then(|| *at += 1)?;
-                Some(expr)
-            }
-            'N' => {
-                *at += 1;
-                Some(Expr::N)
-            }
-            c if c.is_ascii_digit() => {
-                let start = *at;
-                while chars.get(*at).is_some_and(char::is_ascii_digit) {
-                    *at += 1;
-                }
-                let digits: String = chars[start..*at].iter().collect();
-                digits.parse().ok().map(Expr::Number)
-            }
-            _ => None,
-        }
-    }
-
-    /// Its value at N = `n`, with exact division as the suite computes it.
-    fn value(&self, n: f64) -> Option<f64> {
-        Some(match self {
-            Expr::Number(value) => *value,
-            Expr::N => n,
-            Expr::Negate(operand) => -operand.value(n)?,
-            Expr::Cdiv(a, b) => {
-                let divisor = b.value(n)?;
-                (divisor != 0.0).then_some(())?;
-                (a.value(n)? / divisor).ceil()
-            }
-            Expr::Binary(op, a, b) => {
-                let (a, b) = (a.value(n)?, b.value(n)?);
-                match op {
-                    '+' => a + b,
-                    '-' => a - b,
-                    '*' => a * b,
-                    _ if b == 0.0 => return None,
-                    '/' => a / b,
-                    _ => a % b,
-                }
-            }
-        })
-    }
-
-    fn uses_n(&self) -> bool {
-        match self {
-            Expr::Number(_) => false,
-            Expr::N => true,
-            Expr::Negate(operand) => operand.uses_n(),
-            Expr::Binary(_, a, b) | Expr::Cdiv(a, b) => a.uses_n() || b.uses_n(),
-        }
-    }
-
-    /// C's rounding-up idiom `(x + b - 1) / b` as `cdiv(x, b)`: in the
-    /// suite's exact division its quotient is rarely whole; and a part
-    /// without N whose value is whole as that value.
-    fn simplified(self) -> Expr {
-        match self {
-            Expr::Binary(op, a, b) => {
-                let (a, b) = (a.simplified(), b.simplified());
-                // `2 * (1024 / 2)` is 1024.
-                let constant = Expr::Binary(op, Box::new(a.clone()), Box::new(b.clone()));
-                if let Some(value) = (!constant.uses_n())
-                    .then(|| constant.value(0.0))
-                    .flatten()
-                    .filter(|v| v.fract() == 0.0 && v.abs() < 1e15)
-                {
-                    return Expr::Number(value);
-                }
-                let divisor = (!b.uses_n()).then(|| b.value(0.0)).flatten();
-                if let (Some(divisor), '/') = (divisor.filter(|d| *d >= 1.0), op) {
-                    let mut terms = Vec::new();
-                    a.clone().terms(true, &mut terms);
-                    let (constant, rest): (Vec<_>, Vec<_>) =
-                        terms.into_iter().partition(|(_, term)| !term.uses_n());
-                    let added: Option<f64> = constant
-                        .iter()
-                        .map(|(plus, term)| term.value(0.0).map(|v| if *plus { v } else { -v }))
-                        .sum();
-                    if !rest.is_empty() && added == Some(divisor - 1.0) {
-                        return Expr::Cdiv(Box::new(Expr::summed(rest)), Box::new(b));
-                    }
-                }
-                Expr::Binary(op, Box::new(a), Box::new(b))
-            }
-            Expr::Negate(operand) => Expr::Negate(Box::new(operand.simplified())),
-            other => other,
-        }
-    }
-
-    /// The terms of a sum, each with whether it is added.
-    fn terms(self, plus: bool, into: &mut Vec<(bool, Expr)>) {
-        match self {
-            Expr::Binary('+', a, b) => {
-                a.terms(plus, into);
-                b.terms(plus, into);
-            }
-            Expr::Binary('-', a, b) => {
-                a.terms(plus, into);
-                b.terms(!plus, into);
-            }
-            other => into.push((plus, other)),
-        }
-    }
-
-    fn summed(terms: Vec<(bool, Expr)>) -> Expr {
-        let mut terms = terms.into_iter();
-        let Some((plus, first)) = terms.next() else {
-            return Expr::Number(0.0);
-        };
-        let first = match plus {
-            true => first,
-            false => Expr::Negate(Box::new(first)),
-        };
-        terms.fold(first, |sum, (plus, term)| {
-            Expr::Binary(if plus { '+' } else { '-' }, Box::new(sum), Box::new(term))
-        })
-    }
-
-    fn precedence(&self) -> u8 {
-        match self {
-            Expr::Binary('+' | '-', ..) => 1,
-            Expr::Binary(..) => 2,
-            Expr::Negate(_) => 3,
-            _ => 4,
-        }
-    }
-
-    /// As text, with the parentheses it needs.
-    fn shown(&self) -> String {
-        let wrap = |e: &Expr, parentheses: bool| match parentheses {
-            true => format!("({})", e.shown()),
-            false => e.shown(),
-        };
-        match self {
-            Expr::Number(value) => format!("{value}"),
-            Expr::N => "N".to_string(),
-            Expr::Negate(operand) => format!("-{}", wrap(operand, operand.precedence() < 3)),
-            Expr::Cdiv(a, b) => format!("cdiv({}, {})", a.shown(), b.shown()),
-            Expr::Binary(op, a, b) => {
-                let own = self.precedence();
-                format!(
-                    "{} {op} {}",
-                    wrap(a, a.precedence() < own),
-                    wrap(b, b.precedence() <= own)
-                )
-            }
-        }
-    }
-
-    /// As a TOML value: a number, or a string over N.
-    fn toml(&self) -> String {
-        match (self.uses_n(), self.value(0.0)) {
-            (false, Some(value)) => format!("{value}"),
-            _ => quoted(&self.shown()),
-        }
-    }
 }
 
 fn numbers(values: &[u32]) -> String {
@@ -1492,7 +1419,7 @@ fn launched_instance(callee: &str, integers: &[(String, i64)]) -> (String, Vec<S
 }
 
 /// `text` as a TOML string, escaped.
-fn quoted(text: &str) -> String {
+pub(super) fn quoted(text: &str) -> String {
     toml::Value::String(text.to_string()).to_string()
 }
 
@@ -1605,6 +1532,41 @@ fn argument(
         Takes::Unknown => unknown("parameter type"),
     }
 }
+
+/// The `args` entry of a scalar `name` to which the launch passes
+/// `argument`, an expression of the loop variables of `turn` (`j`, `k *
+/// 2`): its value is that expression.
+fn looped_scalar(
+    name: &str,
+    parameter: &Parameter,
+    argument: &str,
+    reader: &Reader,
+    turn: &Turn,
+) -> Option<String> {
+    let Takes::Value(_) = parameter.takes else {
+        return None;
+    };
+    let element = parameter.element()?.name();
+    let mut used = Vec::new();
+    let value = reader
+        .expr(argument, &turn.variables, &mut used)
+        .filter(|e| e.loops_over(&turn.variables))?;
+    let comment = match used.is_empty() {
+        true => String::new(),
+        false => format!(
+            "  # fill in: the file passes {argument}{}",
+            reader.taken(&used)
+        ),
+    };
+    Some(format!(
+        "  {{ name = {}, scalar = \"{element}\", value = {} }},{comment}\n",
+        quoted(name),
+        value.toml()
+    ))
+}
+
+/// What `args` holds for a kernel that takes a parameter pack.
+const PACK: &str = "  # fill in: the kernel takes a parameter pack; list one argument per value it is launched with\n";
 
 /// Whether the pointer declared as `written` points to `const` data
 /// (`const float *in`, `float const *in`; not `float *const out`).
@@ -1926,6 +1888,7 @@ mod tests {
             __global__ void add(float *out, const float *in, int n) { out[threadIdx.x] = in[threadIdx.x]; }
             __global__ void shifted(float *out, int n) { out[threadIdx.x] = 0; }
             __global__ void sized(float *out, int n) { out[threadIdx.x] = 0; }
+            __global__ void called(float *out, int n) { out[threadIdx.x] = 0; }
             int main() {
                 int count = 1 << 20;
                 cudaMalloc(&out, count * sizeof(float));
@@ -1933,14 +1896,19 @@ mod tests {
                 add<<<blocks, BLOCK, BLOCK * 4>>>(out, in, count);
                 shifted<<<count >> 8, 256>>>(out, count);
                 sized<<<dim3(count / 64, 1, 1), dim3(64)>>>(out, other);
+                called<<<blocks_for(count), 256>>>(out, count);
             }
         "#;
         let (root, text) = draft(&[("l.cu", source)], "l.cu", "s");
         let text = text.unwrap();
         for expected in [
             "block = [128]\ngrid = [\"cdiv(N, 128)\"]  # fill in: from the file's <<<blocks, BLOCK, BLOCK * 4>>>, count (passed as n) taken as N\nshared_bytes = 512  # the file passes BLOCK * 4\n",
-            "block = [256]\ngrid = [\"cdiv(N, 256)\"]  # fill in: blocks per grid, an expression over N (the file launches <<<count >> 8, 256>>>)\n",
-            "block = [64]\ngrid = [\"cdiv(N, 64)\"]  # fill in: blocks per grid, an expression over N (the file launches <<<dim3(count / 64, 1, 1), dim3(64)>>>)\n",
+            // A shift is C's floor of a quotient.
+            "block = [256]\ngrid = [\"floor(N / 256)\"]  # fill in: from the file's <<<count >> 8, 256>>>, count (passed as n) taken as N\n",
+            // count (1 << 20) is the file's size, so N here too.
+            "block = [64]\ngrid = [\"N / 64\"]  # fill in: from the file's <<<dim3(count / 64, 1, 1), dim3(64)>>>, count taken as N\n",
+            "block = [256]\ngrid = [\"cdiv(N, 256)\"]  # fill in: blocks per grid, an expression over N (the file launches <<<blocks_for(count), 256>>>)\n",
+            "sizes = [1048576]                # fill in: the problem sizes, each binds N; 1048576 is the file's count\n",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
@@ -2035,6 +2003,7 @@ mod tests {
                 unsigned int i = max_elems_per_block * blockIdx.x + threadIdx.x;
                 if (i < len) out[i] = in[i];
             }
+            __global__ void pad(unsigned int *out, unsigned int banks) { out[threadIdx.x] = banks; }
             void run(unsigned int *out, const unsigned int *in, size_t numElems) {
                 unsigned int block_sz = MAX_BLOCK_SZ / 2;
                 unsigned int max_elems_per_block = 2 * block_sz;
@@ -2042,15 +2011,19 @@ mod tests {
                 unsigned int shmem_sz = max_elems_per_block + ((max_elems_per_block - 1) >> 5);
                 prescan<<<grid_sz, block_sz, sizeof(unsigned int) * shmem_sz>>>(out, in, numElems,
                     shmem_sz, max_elems_per_block);
+                unsigned int banks = bank_count(block_sz);
+                pad<<<1, 32>>>(out, banks);
             }
         "#;
         let (root, text) = draft(&[("p.cu", source)], "p.cu", "s");
         let text = text.unwrap();
         for expected in [
             "block = [512]\ngrid = [\"N / 1024\"]  # fill in: from the file's <<<grid_sz, block_sz, sizeof(unsigned int) * shmem_sz>>>, numElems (passed as len) taken as N\n",
-            "shared_bytes = 0  # fill in: the file passes sizeof(unsigned int) * shmem_sz\n",
+            // `>> 5` is C's floor(1023 / 32) = 31.
+            "shared_bytes = 4220  # the file passes sizeof(unsigned int) * shmem_sz\n",
             "{ name = \"len\", scalar = \"u32\", value = \"N\" },  # fill in: its value\n",
-            "{ name = \"shmem_sz\", scalar = \"u32\", value = \"N\" },  # fill in: its value (the file passes shmem_sz = max_elems_per_block + ((max_elems_per_block - 1) >> 5), which gpuprof cannot evaluate)\n",
+            "{ name = \"shmem_sz\", scalar = \"u32\", value = 1055 },  # fill in: its value (the file passes shmem_sz = max_elems_per_block + ((max_elems_per_block - 1) >> 5))\n",
+            "{ name = \"banks\", scalar = \"u32\", value = \"N\" },  # fill in: its value (the file passes banks = bank_count(block_sz), which gpuprof cannot evaluate)\n",
             "{ name = \"max_elems_per_block\", scalar = \"u32\", value = 1024 },  # fill in: its value (the file passes max_elems_per_block = 2 * block_sz)\n",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
@@ -2059,6 +2032,225 @@ mod tests {
         assert_eq!(
             plan(root.path(), "s").variants[0].instances[0].grid,
             [1024, 1, 1]
+        );
+    }
+
+    /// A bitonic sort as homework writes it: a launch per stage, in two
+    /// nested loops over the host's `n`, with `dim3` variables.
+    const BITONIC: &str = r#"
+        #include <stdlib.h>
+        #define THREADS 512
+
+        __global__ void bitonic_sort_step(float *dev_values, int j, int k) {
+            unsigned int i = threadIdx.x + blockDim.x * blockIdx.x;
+            unsigned int ixj = i ^ j;
+            if (ixj > i) {
+                bool up = (i & k) == 0;
+                float a = dev_values[i], b = dev_values[ixj];
+                if ((a > b) == up) { dev_values[i] = b; dev_values[ixj] = a; }
+            }
+        }
+
+        void bitonic_sort(float *values, int n) {
+            float *dev_values;
+            size_t size = n * sizeof(float);
+            cudaMalloc((void **)&dev_values, size);
+            cudaMemcpy(dev_values, values, size, cudaMemcpyHostToDevice);
+            dim3 blocks(n / THREADS, 1);   /* Number of blocks */
+            dim3 threads(THREADS, 1);      /* Number of threads */
+            int j, k;
+            /* Major step */
+            for (k = 2; k <= n; k <<= 1) {
+                /* Minor step */
+                for (j = k >> 1; j > 0; j = j >> 1) {
+                    bitonic_sort_step<<<blocks, threads>>>(dev_values, j, k);
+                }
+            }
+            cudaMemcpy(values, dev_values, size, cudaMemcpyDeviceToHost);
+            cudaFree(dev_values);
+        }
+
+        int main(void) {
+            int n = 1 << 20;
+            float *values = (float *)malloc(n * sizeof(float));
+            for (int i = 0; i < n; ++i) values[i] = rand();
+            bitonic_sort(values, n);
+        }
+    "#;
+
+    /// The variant `name`'s table in the drafted `text`.
+    fn variant_of<'t>(text: &'t str, name: &str) -> &'t str {
+        text.split("\n[[variant]]\n")
+            .find(|v| v.starts_with(&format!("name = \"{name}\"\n")))
+            .unwrap_or_else(|| panic!("no variant {name}\n{text}"))
+    }
+
+    /// The scalars of a plan's step: name and value.
+    fn scalars(step: &crate::config::plan::Step) -> Vec<(String, f64)> {
+        step.args
+            .iter()
+            .filter_map(|a| match a {
+                crate::config::plan::StepArg::Scalar(s) => Some((s.name.clone(), s.value)),
+                crate::config::plan::StepArg::Buffer { .. } => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_launch_in_loops_over_its_arguments_is_a_sequence_step_they_repeat() {
+        let (root, text) = draft(&[("bitonic.cu", BITONIC)], "bitonic.cu", "s");
+        let text = text.unwrap();
+        assert!(
+            text.contains("sizes = [1048576]                # fill in: the problem sizes, each binds N; 1048576 is the file's n\n"),
+            "{text}"
+        );
+        assert_eq!(
+            variant_of(&text, "bitonic_sort_step"),
+            r#"name = "bitonic_sort_step"
+source = "../bitonic.cu"
+args = [
+  { name = "dev_values", buffer = "f32", count = "N", output = true, fill = "random" },  # fill in: its element count (the kernel reads and writes it: filled, then compared)
+]
+# fill in: grid: from the file's dim3 blocks(n / THREADS, 1), n taken as N
+sequence = [
+  { entry = "bitonic_sort_step", repeat = [
+      { for = "k", from = 2, while = "k <= N", next = "k * 2" },  # fill in: from the file's for (k = 2; k <= n; k <<= 1), n taken as N
+      { for = "j", from = "floor(k / 2)", while = "j > 0", next = "floor(j / 2)" },  # from the file's for (j = k >> 1; j > 0; j = j >> 1)
+    ], block = [512], grid = ["N / 512"], args = [
+      { name = "dev_values" },
+      { name = "j", scalar = "i32", value = "j" },
+      { name = "k", scalar = "i32", value = "k" },
+    ] },
+]
+"#
+        );
+        // log2(N) (log2(N) + 1) / 2 launches: (k, j) = (2, 1), (4, 2), (4, 1), …
+        let launches = &plan(root.path(), "s").variants[0].instances[0].sequence;
+        assert_eq!(launches.len(), 20 * 21 / 2);
+        let turns: Vec<Vec<(String, f64)>> = launches[..3].iter().map(scalars).collect();
+        let named = |j: f64, k: f64| vec![("j".to_string(), j), ("k".to_string(), k)];
+        assert_eq!(turns, [named(1.0, 2.0), named(2.0, 4.0), named(1.0, 4.0)]);
+        assert_eq!(launches[209].grid, [2048, 1, 1]);
+    }
+
+    #[test]
+    fn the_drafted_bitonic_sort_passes_the_check_as_drafted() {
+        let (root, _) = draft(&[("bitonic.cu", BITONIC)], "bitonic.cu", "s");
+        let toml = root.path().join("s/variants.toml");
+        // Compiled by nvcc where it is installed (on PATH or CUDA_HOME).
+        let checked = crate::check::check(&toml, (9, 0)).unwrap_or_else(|e| panic!("{e}"));
+        assert!(checked.failed.is_empty(), "{}", checked.text);
+        assert!(
+            checked.not_compiled.len() == 1 || checked.text.contains("compiled at every size"),
+            "{}",
+            checked.text
+        );
+        assert!(
+            checked.text.contains("5 lines of") && checked.text.contains("still say `# fill in:`"),
+            "{}",
+            checked.text
+        );
+    }
+
+    #[test]
+    fn a_multi_pass_reduction_repeats_with_its_loop_variable_in_the_grid() {
+        let source = r#"
+            #define BLOCK 256
+            __global__ void reduce(const float *in, float *out, int n) {
+                __shared__ float partial[BLOCK];
+                int i = blockIdx.x * 2 * BLOCK + threadIdx.x;
+                partial[threadIdx.x] = (i < n ? in[i] : 0) + (i + BLOCK < n ? in[i + BLOCK] : 0);
+                __syncthreads();
+                if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
+            }
+            float sum(float *d, int n) {
+                cudaMalloc(&d, n * sizeof(float));
+                for (int s = n; s > 1; s = (s + 2 * BLOCK - 1) / (2 * BLOCK))
+                    reduce<<<(s + 2 * BLOCK - 1) / (2 * BLOCK), BLOCK>>>(d, d, s);
+            }
+        "#;
+        let (root, text) = draft(&[("r.cu", source)], "r.cu", "s");
+        let text = text.unwrap();
+        for expected in [
+            "      { for = \"s\", from = \"N\", while = \"s > 1\", next = \"cdiv(s, 512)\" },  # fill in: from the file's for (int s = n; s > 1; s = (s + 2 * BLOCK - 1) / (2 * BLOCK)), n taken as N\n",
+            "    ], block = [256], grid = [\"cdiv(s, 512)\"], args = [\n      { name = \"in\" },\n      { name = \"out\" },\n      { name = \"n\", scalar = \"i32\", value = \"s\" },\n    ] },\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        // No note: the grid's expression is the file's own.
+        assert!(!text.contains("# fill in: grid"), "{text}");
+        // N = 2^20 elements, then 2048 partial sums, then 4, then 1.
+        let launches = &plan(root.path(), "s").variants[0].instances[0].sequence;
+        let grids: Vec<u32> = launches.iter().map(|l| l.grid[0]).collect();
+        assert_eq!(grids, [2048, 4, 1]);
+    }
+
+    #[test]
+    fn a_simple_while_loop_repeats_and_a_timing_loop_does_not() {
+        let source = r#"
+            __global__ void reduce(const float *in, float *out, int n) { out[blockIdx.x] = in[threadIdx.x]; }
+            __global__ void scale(float *x, int n) { x[blockIdx.x * blockDim.x + threadIdx.x] *= 2.0f; }
+            void run(float *d, int n) {
+                int s = n;
+                while (s > 1) {
+                    int blocks = (s + 255) / 256;
+                    reduce<<<blocks, 256>>>(d, d, s);
+                    s = blocks;
+                }
+                for (int r = 0; r < 10; ++r) {
+                    scale<<<n / 256, 256>>>(d, n);   // timed
+                }
+            }
+        "#;
+        let (root, text) = draft(&[("w.cu", source)], "w.cu", "s");
+        let text = text.unwrap();
+        assert!(
+            text.contains("      { for = \"s\", from = \"N\", while = \"s > 1\", next = \"cdiv(s, 256)\" },  # fill in: from the file's while (s > 1), n taken as N\n    ], block = [256], grid = [\"cdiv(s, 256)\"], args = [\n"),
+            "{text}"
+        );
+        let scale = variant_of(&text, "scale");
+        assert!(
+            scale.contains("entry = \"scale\"\nverify = \"none\"")
+                && scale.contains("# the file launches it inside for (int r = 0; r < 10; ++r), whose variable neither its arguments nor its geometry use: drafted as one launch\nblock = [256]\ngrid = [\"N / 256\"]")
+                && !scale.contains("sequence"),
+            "{scale}"
+        );
+        let plan = plan(root.path(), "s");
+        assert_eq!(plan.variants[0].instances[0].sequence.len(), 3);
+        assert!(plan.variants[1].instances[0].sequence.is_empty());
+    }
+
+    #[test]
+    fn a_loop_header_gpuprof_cannot_read_is_left_for_the_check_to_refuse() {
+        let source = r#"
+            __global__ void reduce(const float *in, float *out, int n) { out[blockIdx.x] = in[threadIdx.x]; }
+            __global__ void step(float *x, int width) { x[threadIdx.x] = 0; }
+            void run(float *d, int n) {
+                for (int s = n; s > 1; s = next_size(s)) {
+                    reduce<<<(s + 255) / 256, 256>>>(d, d, s);
+                }
+                int w = n;
+                while (w > 1) {
+                    if (w % 2) w = w / 2 + 1; else w /= 2;
+                    step<<<1, 256>>>(d, w);
+                }
+            }
+        "#;
+        let (root, text) = draft(&[("u.cu", source)], "u.cu", "s");
+        let text = text.unwrap();
+        for expected in [
+            "# fill in: loop s: gpuprof cannot read all of the file's for (int s = n; s > 1; s = next_size(s)); write next = its next value, an expression over s, N (C's j >>= 1 is floor(j / 2), k <<= 1 is k * 2, k++ is k + 1)\nsequence = [\n",
+            "      { for = \"s\", from = \"N\", while = \"s > 1\", next = \"FILL_IN\" },  # fill in: from the file's for (int s = n; s > 1; s = next_size(s)), n taken as N\n",
+            // Changed in an `if` before the launch: not read as a loop.
+            "# fill in: the file launches it inside while (w > 1), which gpuprof cannot read as a loop: if its turns launch it differently, make this variant a sequence whose step repeats it (repeat = [{ for, from, while, next }], see docs/variants-toml.md)\nblock = [256]\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        let path = root.path().join("s/variants.toml");
+        let refused = crate::config::load(&path).unwrap_err().to_string();
+        assert!(
+            refused.contains("unknown symbol `FILL_IN` in the `next` of loop `s`"),
+            "{refused}"
         );
     }
 

@@ -1,9 +1,13 @@
 //! `gpuprof init`: writes a commented variants.toml and two kernels (the
 //! bundled naive and padded transposes) to start a suite from, or, with
 //! `--from FILE.cu`, a variants.toml for the user's own file
-//! (`from_source`); it never overwrites anything.
+//! (`from_source`, which reads the file's C expressions through
+//! `expression` and the loops around its launches through `loops`); it
+//! never overwrites anything.
 
+mod expression;
 mod from_source;
+mod loops;
 
 /// The comment `gpuprof init --from` puts after every value it guessed;
 /// `--check` lists the lines that still carry it.

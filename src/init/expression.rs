@@ -1,0 +1,505 @@
+//! C expressions of a user's host code in gpuprof's expression language,
+//! for `gpuprof init --from`. [`translate`] puts in what the file's names
+//! stand for (the host variables taken as N, the file's constants, its
+//! variables' initializers, `sizeof` of scalar types) and keeps the
+//! variables of the loops around a launch as themselves; [`Expr`] reads
+//! the result, simplifies it (`(n + 255) / 256` is `cdiv(N, 256)`),
+//! evaluates it as the suite would and writes it back as a TOML value.
+//! C's shifts become what they compute (`k << 1` is `k * 2`, `j >> 1` is
+//! `floor(j / 2)`), and so does its integer division where a loop
+//! variable takes part in it ([`Expr::floored`]): a loop variable must
+//! stay a whole number, and the suite's division is exact.
+
+use std::fmt::Write;
+
+use crate::config::kernels::Kernels;
+use crate::config::signature;
+
+use super::from_source::quoted;
+
+/// The C expression `expression` in gpuprof's expression language: the
+/// host variables of `mapped` (recorded in `used`) become the value the
+/// suite gives the scalar they are passed as (N), the variables of the
+/// loops around the launch (`loops`) stay themselves, the file's integer
+/// constants become their values, its integer variables their
+/// initializers, `sizeof` of a scalar type (or of one of the file's
+/// aliases of one) its size; shifts are kept for [`Expr::parse`]. `None`
+/// when a name or an operator has no such meaning (`sizeof` of a struct,
+/// a comparison, a cast, a variable the file sets elsewhere).
+pub(super) fn translate(
+    expression: &str,
+    mapped: &[(String, String, &str)],
+    loops: &[String],
+    scanned: &Kernels,
+    used: &mut Vec<(String, String)>,
+    depth: usize,
+) -> Option<String> {
+    let chars: Vec<char> = expression.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_ascii_alphabetic() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect();
+            if word == "sizeof" {
+                // `sizeof(uint32_t)`, `sizeof(real)`: the type's size.
+                let open = i + chars[i..].iter().take_while(|c| c.is_whitespace()).count();
+                (chars.get(open) == Some(&'(')).then_some(())?;
+                let mut depth = 0usize;
+                let close = (open..chars.len()).find(|&k| {
+                    match chars[k] {
+                        '(' => depth += 1,
+                        ')' => depth -= 1,
+                        _ => {}
+                    }
+                    depth == 0
+                })?;
+                let inner: String = chars[open + 1..close].iter().collect();
+                let bytes = signature::size_of(&inner, &scanned.aliases)?;
+                let _ = write!(out, "{bytes}");
+                i = close + 1;
+                continue;
+            }
+            if loops.contains(&word) {
+                out.push_str(&word);
+            } else if let Some((variable, parameter, value)) =
+                mapped.iter().find(|(v, ..)| *v == word)
+            {
+                if !used.iter().any(|(v, _)| v == variable) {
+                    used.push((variable.clone(), parameter.clone()));
+                }
+                let _ = write!(out, "({value})");
+            } else if let Some((_, value)) = scanned.integers.iter().rev().find(|(n, _)| *n == word)
+            {
+                let _ = write!(out, "{value}");
+            } else if let Some((_, initial)) = scanned
+                .initializers
+                .iter()
+                .find(|(n, _)| *n == word)
+                .filter(|_| depth < 4)
+            {
+                let inner = translate(initial, mapped, loops, scanned, used, depth + 1)?;
+                let _ = write!(out, "({inner})");
+            } else {
+                return None;
+            }
+            continue;
+        }
+        if c.is_ascii_digit() {
+            let start = i;
+            while i < chars.len() && chars[i].is_ascii_alphanumeric() {
+                i += 1;
+            }
+            let literal: String = chars[start..i].iter().collect();
+            let digits = literal.trim_end_matches(['u', 'U', 'l', 'L']);
+            let value = match digits.strip_prefix("0x").or(digits.strip_prefix("0X")) {
+                Some(hex) => i64::from_str_radix(hex, 16).ok()?,
+                None => digits.parse::<i64>().ok()?,
+            };
+            let _ = write!(out, "{value}");
+            continue;
+        }
+        // `<<` and `>>`; a lone `<` compares.
+        if matches!(c, '<' | '>') && chars.get(i + 1) == Some(&c) {
+            out.extend([c, c]);
+            i += 2;
+            continue;
+        }
+        if !matches!(c, '+' | '-' | '*' | '/' | '%' | '(' | ')' | ' ') {
+            return None;
+        }
+        out.push(c);
+        i += 1;
+    }
+    Some(out.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// How the C expressions of a launch are read: the host variables taken
+/// as a value of the suite (N), each with the parameter it is passed as
+/// and that value, and the file's scan.
+pub(super) struct Reader<'a> {
+    pub(super) mapped: &'a [(String, String, &'a str)],
+    pub(super) scanned: &'a Kernels,
+}
+
+impl Reader<'_> {
+    /// The C expression `c` in gpuprof's language, the variables of
+    /// `loops` kept and C's integer division over them floored; the
+    /// mapped variables it uses are added to `used`.
+    pub(super) fn expr(
+        &self,
+        c: &str,
+        loops: &[String],
+        used: &mut Vec<(String, String)>,
+    ) -> Option<Expr> {
+        let mut seen = Vec::new();
+        let text = translate(c, self.mapped, loops, self.scanned, &mut seen, 0)?;
+        let expr = Expr::parse(&text)?.simplified().floored(loops);
+        for one in seen {
+            if !used.contains(&one) {
+                used.push(one);
+            }
+        }
+        Some(expr)
+    }
+
+    /// `, n taken as N` for the mapped variables of `used` (`, count
+    /// (passed as n) taken as N` where the parameter is named otherwise),
+    /// or nothing.
+    pub(super) fn taken(&self, used: &[(String, String)]) -> String {
+        if used.is_empty() {
+            return String::new();
+        }
+        let variables: Vec<&str> = used.iter().map(|(v, _)| v.as_str()).collect();
+        let parameters: Vec<&str> = used.iter().map(|(_, p)| p.as_str()).collect();
+        let value = self
+            .mapped
+            .iter()
+            .find(|(v, ..)| v == variables[0])
+            .map_or("N", |(.., value)| value);
+        match variables == parameters {
+            true => format!(", {} taken as {value}", variables.join(", ")),
+            false => format!(
+                ", {} (passed as {}) taken as {value}",
+                variables.join(", "),
+                parameters.join(", ")
+            ),
+        }
+    }
+}
+
+/// An expression in gpuprof's language: numbers, symbols (N, loop
+/// variables), `+ - * / %` with exact division, `cdiv`, `floor`, `pow`.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Expr {
+    Number(f64),
+    Symbol(String),
+    Negate(Box<Expr>),
+    Binary(char, Box<Expr>, Box<Expr>),
+    Cdiv(Box<Expr>, Box<Expr>),
+    Floor(Box<Expr>),
+    Pow(Box<Expr>, Box<Expr>),
+}
+
+impl Expr {
+    /// Parses `text` (numbers, names, `+ - * / %`, `<< >>`, parentheses).
+    pub(super) fn parse(text: &str) -> Option<Expr> {
+        let chars: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+        let mut at = 0;
+        let expr = Expr::shift(&chars, &mut at)?;
+        (at == chars.len()).then_some(expr)
+    }
+
+    /// `a << b` is `a * pow(2, b)`, `a >> b` is `floor(a / pow(2, b))`.
+    fn shift(chars: &[char], at: &mut usize) -> Option<Expr> {
+        let mut expr = Expr::sum(chars, at)?;
+        while let Some(&op @ ('<' | '>')) = chars.get(*at) {
+            (chars.get(*at + 1) == Some(&op)).then_some(())?;
+            *at += 2;
+            let power = Expr::Pow(Box::new(Expr::Number(2.0)), Box::new(Expr::sum(chars, at)?));
+            expr = match op {
+                '<' => Expr::Binary('*', Box::new(expr), Box::new(power)),
+                _ => Expr::Floor(Box::new(Expr::Binary('/', Box::new(expr), Box::new(power)))),
+            };
+        }
+        Some(expr)
+    }
+
+    fn sum(chars: &[char], at: &mut usize) -> Option<Expr> {
+        let mut expr = Expr::product(chars, at)?;
+        while let Some(&op @ ('+' | '-')) = chars.get(*at) {
+            *at += 1;
+            expr = Expr::Binary(op, Box::new(expr), Box::new(Expr::product(chars, at)?));
+        }
+        Some(expr)
+    }
+
+    fn product(chars: &[char], at: &mut usize) -> Option<Expr> {
+        let mut expr = Expr::unary(chars, at)?;
+        while let Some(&op @ ('*' | '/' | '%')) = chars.get(*at) {
+            *at += 1;
+            expr = Expr::Binary(op, Box::new(expr), Box::new(Expr::unary(chars, at)?));
+        }
+        Some(expr)
+    }
+
+    fn unary(chars: &[char], at: &mut usize) -> Option<Expr> {
+        match chars.get(*at)? {
+            '-' => {
+                *at += 1;
+                Some(Expr::Negate(Box::new(Expr::unary(chars, at)?)))
+            }
+            '(' => {
+                *at += 1;
+                let expr = Expr::shift(chars, at)?;
+                (chars.get(*at) == Some(&')')).then(|| *at += 1)?;
+                Some(expr)
+            }
+            c if c.is_ascii_alphabetic() || *c == '_' => {
+                let start = *at;
+                while chars
+                    .get(*at)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+                {
+                    *at += 1;
+                }
+                Some(Expr::Symbol(chars[start..*at].iter().collect()))
+            }
+            c if c.is_ascii_digit() => {
+                let start = *at;
+                while chars.get(*at).is_some_and(char::is_ascii_digit) {
+                    *at += 1;
+                }
+                let digits: String = chars[start..*at].iter().collect();
+                digits.parse().ok().map(Expr::Number)
+            }
+            _ => None,
+        }
+    }
+
+    /// Its value at N = `n`, with exact division as the suite computes it.
+    pub(super) fn value(&self, n: f64) -> Option<f64> {
+        self.value_at(&[("N".to_string(), n)])
+    }
+
+    /// Its value with its symbols given `values`; `None` where one is not.
+    pub(super) fn value_at(&self, values: &[(String, f64)]) -> Option<f64> {
+        Some(match self {
+            Expr::Number(value) => *value,
+            Expr::Symbol(name) => values.iter().find(|(n, _)| n == name)?.1,
+            Expr::Negate(operand) => -operand.value_at(values)?,
+            Expr::Cdiv(a, b) => {
+                let divisor = b.value_at(values)?;
+                (divisor != 0.0).then_some(())?;
+                (a.value_at(values)? / divisor).ceil()
+            }
+            Expr::Floor(operand) => operand.value_at(values)?.floor(),
+            Expr::Pow(a, b) => a.value_at(values)?.powf(b.value_at(values)?),
+            Expr::Binary(op, a, b) => {
+                let (a, b) = (a.value_at(values)?, b.value_at(values)?);
+                match op {
+                    '+' => a + b,
+                    '-' => a - b,
+                    '*' => a * b,
+                    _ if b == 0.0 => return None,
+                    '/' => a / b,
+                    _ => a % b,
+                }
+            }
+        })
+    }
+
+    /// Whether it names any of `names`, or (`None`) any symbol at all.
+    fn names(&self, names: Option<&[String]>) -> bool {
+        match self {
+            Expr::Number(_) => false,
+            Expr::Symbol(name) => names.is_none_or(|names| names.contains(name)),
+            Expr::Negate(operand) | Expr::Floor(operand) => operand.names(names),
+            Expr::Binary(_, a, b) | Expr::Cdiv(a, b) | Expr::Pow(a, b) => {
+                a.names(names) || b.names(names)
+            }
+        }
+    }
+
+    fn uses_symbols(&self) -> bool {
+        self.names(None)
+    }
+
+    /// Whether it uses one of the loop variables `loops`.
+    pub(super) fn loops_over(&self, loops: &[String]) -> bool {
+        self.names(Some(loops))
+    }
+
+    /// Whether its value is a whole number wherever its symbols are.
+    fn whole(&self) -> bool {
+        match self {
+            Expr::Number(value) => value.fract() == 0.0,
+            Expr::Symbol(_) | Expr::Cdiv(..) | Expr::Floor(_) => true,
+            Expr::Negate(operand) => operand.whole(),
+            Expr::Binary('+' | '-' | '*' | '%', a, b) => a.whole() && b.whole(),
+            Expr::Binary(..) | Expr::Pow(..) => false,
+        }
+    }
+
+    /// C's rounding-up idiom `(x + b - 1) / b` as `cdiv(x, b)`: in the
+    /// suite's exact division its quotient is rarely whole; a part without
+    /// symbols whose value is whole as that value; `floor` of a whole
+    /// number as the number.
+    pub(super) fn simplified(self) -> Expr {
+        // `2 * (1024 / 2)` is 1024, `pow(2, 20)` is 1048576.
+        if let Some(value) = (!self.uses_symbols())
+            .then(|| self.value(0.0))
+            .flatten()
+            .filter(|v| v.fract() == 0.0 && v.abs() < 1e15)
+        {
+            return Expr::Number(value);
+        }
+        match self {
+            Expr::Binary(op, a, b) => Expr::quotient(op, a.simplified(), b.simplified()),
+            Expr::Negate(operand) => Expr::Negate(Box::new(operand.simplified())),
+            Expr::Floor(operand) => match operand.simplified() {
+                whole if whole.whole() => whole,
+                operand => Expr::Floor(Box::new(operand)),
+            },
+            Expr::Cdiv(a, b) => Expr::Cdiv(Box::new(a.simplified()), Box::new(b.simplified())),
+            Expr::Pow(a, b) => Expr::Pow(Box::new(a.simplified()), Box::new(b.simplified())),
+            other => other,
+        }
+    }
+
+    /// `a op b` of simplified parts, a division of the rounding-up idiom
+    /// as `cdiv`.
+    fn quotient(op: char, a: Expr, b: Expr) -> Expr {
+        let divisor = (!b.uses_symbols()).then(|| b.value(0.0)).flatten();
+        if let (Some(divisor), '/') = (divisor.filter(|d| *d >= 1.0), op) {
+            let mut terms = Vec::new();
+            a.clone().terms(true, &mut terms);
+            let (constant, rest): (Vec<_>, Vec<_>) = terms
+                .into_iter()
+                .partition(|(_, term)| !term.uses_symbols());
+            let added: Option<f64> = constant
+                .iter()
+                .map(|(plus, term)| term.value(0.0).map(|v| if *plus { v } else { -v }))
+                .sum();
+            if !rest.is_empty() && added == Some(divisor - 1.0) {
+                return Expr::Cdiv(Box::new(Expr::summed(rest)), Box::new(b));
+            }
+        }
+        Expr::Binary(op, Box::new(a), Box::new(b))
+    }
+
+    /// With C's integer division where one of `loops` takes part in a
+    /// quotient: `floor(a / b)`, as a loop variable's value must stay whole.
+    fn floored(self, loops: &[String]) -> Expr {
+        let floor = |e: Expr| Box::new(e.floored(loops));
+        match self {
+            Expr::Binary('/', a, b) => {
+                let quotient = Expr::Binary('/', floor(*a), floor(*b));
+                match quotient.names(Some(loops)) {
+                    true => Expr::Floor(Box::new(quotient)),
+                    false => quotient,
+                }
+            }
+            Expr::Floor(operand) => match operand.floored(loops) {
+                floored @ Expr::Floor(_) => floored,
+                operand => Expr::Floor(Box::new(operand)),
+            },
+            Expr::Binary(op, a, b) => Expr::Binary(op, floor(*a), floor(*b)),
+            Expr::Negate(operand) => Expr::Negate(floor(*operand)),
+            Expr::Cdiv(a, b) => Expr::Cdiv(floor(*a), floor(*b)),
+            Expr::Pow(a, b) => Expr::Pow(floor(*a), floor(*b)),
+            other => other,
+        }
+    }
+
+    /// The terms of a sum, each with whether it is added.
+    fn terms(self, plus: bool, into: &mut Vec<(bool, Expr)>) {
+        match self {
+            Expr::Binary('+', a, b) => {
+                a.terms(plus, into);
+                b.terms(plus, into);
+            }
+            Expr::Binary('-', a, b) => {
+                a.terms(plus, into);
+                b.terms(!plus, into);
+            }
+            other => into.push((plus, other)),
+        }
+    }
+
+    fn summed(terms: Vec<(bool, Expr)>) -> Expr {
+        let mut terms = terms.into_iter();
+        let Some((plus, first)) = terms.next() else {
+            return Expr::Number(0.0);
+        };
+        let first = match plus {
+            true => first,
+            false => Expr::Negate(Box::new(first)),
+        };
+        terms.fold(first, |sum, (plus, term)| {
+            Expr::Binary(if plus { '+' } else { '-' }, Box::new(sum), Box::new(term))
+        })
+    }
+
+    fn precedence(&self) -> u8 {
+        match self {
+            Expr::Binary('+' | '-', ..) => 1,
+            Expr::Binary(..) => 2,
+            Expr::Negate(_) => 3,
+            _ => 4,
+        }
+    }
+
+    /// As text, with the parentheses it needs.
+    pub(super) fn shown(&self) -> String {
+        let wrap = |e: &Expr, parentheses: bool| match parentheses {
+            true => format!("({})", e.shown()),
+            false => e.shown(),
+        };
+        match self {
+            Expr::Number(value) => format!("{value}"),
+            Expr::Symbol(name) => name.clone(),
+            Expr::Negate(operand) => format!("-{}", wrap(operand, operand.precedence() < 3)),
+            Expr::Cdiv(a, b) => format!("cdiv({}, {})", a.shown(), b.shown()),
+            Expr::Floor(operand) => format!("floor({})", operand.shown()),
+            Expr::Pow(a, b) => format!("pow({}, {})", a.shown(), b.shown()),
+            Expr::Binary(op, a, b) => {
+                let own = self.precedence();
+                format!(
+                    "{} {op} {}",
+                    wrap(a, a.precedence() < own),
+                    wrap(b, b.precedence() <= own)
+                )
+            }
+        }
+    }
+
+    /// As a TOML value: a number, or a string over its symbols.
+    pub(super) fn toml(&self) -> String {
+        match (self.uses_symbols(), self.value(0.0)) {
+            (false, Some(value)) => format!("{value}"),
+            _ => quoted(&self.shown()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Expr;
+
+    /// `text` parsed, simplified and floored over the loop variables `loops`.
+    fn read(text: &str, loops: &[&str]) -> String {
+        let loops: Vec<String> = loops.iter().map(|l| l.to_string()).collect();
+        Expr::parse(text)
+            .unwrap()
+            .simplified()
+            .floored(&loops)
+            .shown()
+    }
+
+    #[test]
+    fn shifts_and_integer_division_over_loop_variables_become_what_c_computes() {
+        assert_eq!(read("1 << 20", &[]), "1048576");
+        assert_eq!(read("k << 1", &["k"]), "k * 2");
+        assert_eq!(read("k << s", &["k", "s"]), "k * pow(2, s)");
+        assert_eq!(read("k >> 1", &["k"]), "floor(k / 2)");
+        assert_eq!(read("(s + 511) / 512", &["s"]), "cdiv(s, 512)");
+        assert_eq!(read("(s + 511) >> 9", &["s"]), "cdiv(s, 512)");
+        assert_eq!(read("s / 2", &["s"]), "floor(s / 2)");
+        // Over N alone the division stays exact, as the suite's sizes divide.
+        assert_eq!(read("N / 512", &["k"]), "N / 512");
+        assert_eq!(read("(N) >> 8", &[]), "floor(N / 256)");
+    }
+
+    #[test]
+    fn values_bind_n_and_loop_variables() {
+        let quotient = Expr::parse("k >> 1").unwrap();
+        assert_eq!(quotient.value_at(&[("k".to_string(), 7.0)]), Some(3.0));
+        assert_eq!(quotient.value(7.0), None, "k is not bound");
+        assert_eq!(Expr::parse("N * 4").unwrap().value(8.0), Some(32.0));
+    }
+}
