@@ -361,7 +361,10 @@ fn follow_previous(
             let before = previous.and_then(|p| p.runs.iter().find(|r| r.size == run.size));
             let line_diffs = match (before, &analysis.previous) {
                 (Some(before), Some(name)) if run.derived.get(Key::KernelDuration).is_some() => {
-                    lines::diff(name, &before.hot_lines, &run.hot_lines)
+                    let lines_of = variant
+                        .run(&run.size)
+                        .map_or(lines::LinesOf::Whole, lines_of);
+                    lines::diff(name, &before.hot_lines, &run.hot_lines, lines_of)
                 }
                 _ => Vec::new(),
             };
@@ -441,6 +444,23 @@ fn status_of(run: &RunResult) -> Status {
             output_tail,
         }) => program::failed(failure, output_tail),
         None => Status::NotRun,
+    }
+}
+
+/// Which launches a run's hot lines come from: a sequence's are its
+/// longest launch's.
+fn lines_of(run: &RunResult) -> lines::LinesOf {
+    let longest = run.profile.as_ref().map(|p| p.ncu_id);
+    match run
+        .steps
+        .iter()
+        .position(|step| Some(step.ncu_id) == longest)
+    {
+        Some(at) if run.steps.len() > 1 => lines::LinesOf::Longest {
+            launch: at + 1,
+            of: run.steps.len(),
+        },
+        _ => lines::LinesOf::Whole,
     }
 }
 
