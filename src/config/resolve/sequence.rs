@@ -763,20 +763,14 @@ mod tests {
     fn a_step_passes_a_buffer_from_an_element_on() {
         use crate::config::plan::StepArg;
         let halves = |offset: &str| {
-            suite(
-                "",
-                "",
+            sequence_variant(
+                "{ name = \"in\", buffer = \"f32\", count = \"N\", fill = \"random\" },\n\
+                 { name = \"out\", buffer = \"f32\", count = \"N\", output = true },",
                 &format!(
-                    "[[variant]]\nname = \"plain\"\nsource = \"kernels/scale.cu\"\n\
-                     args = [\n\
-                       {{ name = \"in\", buffer = \"f32\", count = \"N\", fill = \"random\" }},\n\
-                       {{ name = \"out\", buffer = \"f32\", count = \"N\", output = true }},\n]\n\
-                     sequence = [\n\
-                       {{ entry = \"scale_by<2>\", grid = [\"N / 512\"], block = [256], args = [{{ name = \"in\" }}, {{ name = \"out\" }}, {{ name = \"n\", scalar = \"i32\", value = \"N / 2\" }}] }},\n\
-                       {{ entry = \"scale_by<2>\", grid = [\"N / 512\"], block = [256], args = [{{ name = \"in\", offset = {offset} }}, {{ name = \"out\", offset = {offset} }}, {{ name = \"n\", scalar = \"i32\", value = \"N / 2\" }}] }},\n]"
+                    "{{ entry = \"scale_by<2>\", grid = [\"N / 512\"], block = [256], args = [{{ name = \"in\" }}, {{ name = \"out\" }}, {{ name = \"n\", scalar = \"i32\", value = \"N / 2\" }}] }},\n\
+                     {{ entry = \"scale_by<2>\", grid = [\"N / 512\"], block = [256], args = [{{ name = \"in\", offset = {offset} }}, {{ name = \"out\", offset = {offset} }}, {{ name = \"n\", scalar = \"i32\", value = \"N / 2\" }}] }},"
                 ),
             )
-            .replace("entry = \"scale\"\n\n", "\n")
         };
         let plan = ok(&halves("\"N / 2\""));
         let second = &plan.variants[0].instances[1].sequence[1];
@@ -807,21 +801,28 @@ mod tests {
         assert_eq!(e.message(), "argument `in` cannot have `offset` here");
     }
 
-    /// A suite whose variant `plain` launches `steps` over buffers `a` and
-    /// `b` (N floats each, `b` the output).
-    fn looped(steps: &str) -> String {
+    /// A suite whose variant `plain` shares the buffers `args` between
+    /// the launches `steps`.
+    fn sequence_variant(args: &str, steps: &str) -> String {
         suite(
             "",
             "",
             &format!(
                 "[[variant]]\nname = \"plain\"\nsource = \"kernels/scale.cu\"\n\
-                 args = [\n\
-                   {{ name = \"a\", buffer = \"f32\", count = \"N\", fill = \"random\" }},\n\
-                   {{ name = \"b\", buffer = \"f32\", count = \"N\", output = true }},\n]\n\
-                 sequence = [\n{steps}\n]"
+                 args = [\n{args}\n]\nsequence = [\n{steps}\n]"
             ),
         )
         .replace("entry = \"scale\"\n\n", "\n")
+    }
+
+    /// A suite whose variant `plain` launches `steps` over buffers `a` and
+    /// `b` (N floats each, `b` the output).
+    fn looped(steps: &str) -> String {
+        sequence_variant(
+            "{ name = \"a\", buffer = \"f32\", count = \"N\", fill = \"random\" },\n\
+             { name = \"b\", buffer = \"f32\", count = \"N\", output = true },",
+            steps,
+        )
     }
 
     /// Each launch of the variant at size `at` (0 or 1): its grid's x, its
