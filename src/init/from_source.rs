@@ -406,10 +406,17 @@ impl<'a> Draft<'a> {
             Launched::Not => None,
         };
         let (entry, instance) = entry_of(kernel, launch, scanned);
+        let parameters = signature::parameters(
+            &kernel.parameters,
+            kernel.template.as_deref(),
+            &instance,
+            &scanned.aliases,
+        );
         // An offered launch is another kernel's: its loops are not this one's.
         let around = match launched {
             Launched::Directly(l) | Launched::Through(l, _) => {
-                loops::around(code, l.at, launch_names(l, scanned), |text| {
+                let buffers = pointer_arguments(l, parameters.as_deref());
+                loops::around(code, l.at, (launch_names(l, scanned), &buffers), |text| {
                     let mut names = Vec::new();
                     names_through(text, scanned, 0, &mut names);
                     names
@@ -417,12 +424,6 @@ impl<'a> Draft<'a> {
             }
             Launched::Offered(_) | Launched::Not => Around::default(),
         };
-        let parameters = signature::parameters(
-            &kernel.parameters,
-            kernel.template.as_deref(),
-            &instance,
-            &scanned.aliases,
-        );
         let indexed = kernel
             .body
             .as_deref()
@@ -1253,6 +1254,25 @@ fn entry_of(kernel: &Kernel, launch: Option<&Launch>, scanned: &Kernels) -> (Set
 
 /// The names `launch` uses in its arguments and configuration (through
 /// its `dim3` variables and the initializers of the variables it uses).
+/// The host variables `launch` passes to the kernel's pointer parameters,
+/// each with the parameter's name.
+fn pointer_arguments(launch: &Launch, parameters: Option<&[Parameter]>) -> Vec<(String, String)> {
+    launch
+        .arguments
+        .iter()
+        .zip(parameters.unwrap_or_default())
+        .filter(|(argument, parameter)| {
+            is_identifier(argument) && matches!(parameter.takes, Takes::Pointer(_))
+        })
+        .map(|(argument, parameter)| {
+            (
+                argument.clone(),
+                parameter.name().unwrap_or_else(|| argument.clone()),
+            )
+        })
+        .collect()
+}
+
 fn launch_names(launch: &Launch, scanned: &Kernels) -> Vec<String> {
     let mut names = Vec::new();
     let shapes = (0..2).filter_map(|k| shape(launch, k, scanned));
@@ -2218,6 +2238,45 @@ sequence = [
         let plan = plan(root.path(), "s");
         assert_eq!(plan.variants[0].instances[0].sequence.len(), 3);
         assert!(plan.variants[1].instances[0].sequence.is_empty());
+    }
+
+    #[test]
+    fn a_loop_that_swaps_the_launchs_buffers_says_how_to_write_the_ping_pong() {
+        let source = r#"
+            __global__ void reduce(const float *in, float *out, int n) { out[blockIdx.x] = in[threadIdx.x]; }
+            void run(float *d_a, float *d_b, int n) {
+                for (int s = n; s > 1; s = (s + 255) / 256) {
+                    reduce<<<(s + 255) / 256, 256>>>(d_a, d_b, s);
+                    float *t = d_a; d_a = d_b; d_b = t;
+                }
+            }
+        "#;
+        let drafted = |source: &str| draft(&[("p.cu", source)], "p.cu", "s").1.unwrap();
+        let note = "# fill in: the file swaps {} (passed as {}) inside for (int s = n; s > 1; s = (s + 255) / 256): as drafted, every turn passes them the same way; write a turn as a group of two launches, the second with {} exchanged, repeated half as often";
+        let through_temporary = drafted(source);
+        assert!(
+            through_temporary.contains(&note.replacen("{}", "d_a and d_b", 1).replacen(
+                "{}",
+                "`in` and `out`",
+                2
+            )),
+            "{through_temporary}"
+        );
+        let swapped = drafted(&source.replace(
+            "float *t = d_a; d_a = d_b; d_b = t;",
+            "std::swap(d_b, d_a);",
+        ));
+        assert!(
+            swapped.contains(&note.replacen("{}", "d_b and d_a", 1).replacen(
+                "{}",
+                "`out` and `in`",
+                2
+            )),
+            "{swapped}"
+        );
+        // A loop that only shrinks a size swaps no buffer.
+        let plain = drafted(&source.replace("float *t = d_a; d_a = d_b; d_b = t;", "n = s;"));
+        assert!(!plain.contains("swaps"), "{plain}");
     }
 
     #[test]

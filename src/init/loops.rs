@@ -90,11 +90,14 @@ pub(super) struct Repeat {
 /// The loops around the launch at `at`: those whose variable it uses
 /// (`used`: the names its arguments and geometry use), or the header of
 /// such a loop inside them does, repeat it. `names` gives the names a C
-/// text uses (through the variables' initializers).
+/// text uses (through the variables' initializers). A repeating loop whose
+/// body swaps two of `buffers` (the launch's pointer arguments, each with
+/// the name of the parameter it is passed as) between launches gets a
+/// note on writing the ping-pong as a group.
 pub(super) fn around(
     code: &Code,
     at: usize,
-    mut used: Vec<String>,
+    (mut used, buffers): (Vec<String>, &[(String, String)]),
     names: impl Fn(&str) -> Vec<String>,
 ) -> Around {
     let mut around = Around::default();
@@ -103,6 +106,9 @@ pub(super) fn around(
             Some(one) if used.contains(&one.variable) => {
                 for piece in one.pieces() {
                     used.extend(names(piece));
+                }
+                if let Some((a, b)) = code.swapped(&header.body, buffers) {
+                    around.notes.insert(0, header.ping_pong(a, b));
                 }
                 around.loops.insert(0, one);
             }
@@ -546,6 +552,23 @@ impl Code {
 
     /// Where the statements that change `variable` in `body` start: an
     /// assignment to it (`=`, `+=`, `<<=`), or `++`/`--` before or after it.
+    /// Two of `buffers` that `body` swaps: `std::swap(a, b)`, or `a = b;`
+    /// (the middle of a swap through a temporary).
+    fn swapped<'b>(
+        &self,
+        body: &Range<usize>,
+        buffers: &'b [(String, String)],
+    ) -> Option<(&'b (String, String), &'b (String, String))> {
+        let text = self.text(body.clone());
+        let known = |name: &str| buffers.iter().find(|(variable, _)| variable == name);
+        let call = regex::Regex::new(r"\b(?:std::)?swap\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)").ok()?;
+        let assigned = regex::Regex::new(r"(?:^|[;{}\s])(\w+)\s*=\s*(\w+)\s*;").ok()?;
+        call.captures_iter(&text)
+            .chain(assigned.captures_iter(&text))
+            .filter(|c| c[1] != c[2])
+            .find_map(|c| Some((known(&c[1])?, known(&c[2])?)))
+    }
+
     fn changes(&self, body: &Range<usize>, variable: &str) -> Vec<usize> {
         let mut found = Vec::new();
         for i in body.clone().filter(|&i| self.word_at(i, variable)) {
@@ -753,6 +776,16 @@ impl Header {
         )
     }
 
+    /// The comment on a repeating loop that swaps the buffers `a` and `b`
+    /// (each a host variable and the parameter it is passed as) between
+    /// launches.
+    fn ping_pong(&self, a: &(String, String), b: &(String, String)) -> String {
+        format!(
+            "# fill in: the file swaps {} and {} (passed as `{}` and `{}`) inside {}: as drafted, every turn passes them the same way; write a turn as a group of two launches, the second with `{}` and `{}` exchanged, repeated half as often: {{ repeat = [...], steps = [{{ entry, grid, block, args }}, {{ ... }}] }} (see docs/variants-toml.md)\n",
+            a.0, b.0, a.1, b.1, self.written, a.1, b.1
+        )
+    }
+
     /// The comment on a loop around the launch that may change it, and
     /// that gpuprof cannot read.
     fn unread(&self) -> String {
@@ -854,7 +887,7 @@ mod tests {
     fn loops_of(source: &str, used: &[&str]) -> (Vec<String>, Vec<String>) {
         let at = source.find("launch(").unwrap();
         let used = used.iter().map(|u| u.to_string()).collect();
-        let found = around(&Code::new(source), at, used, identifiers);
+        let found = around(&Code::new(source), at, (used, &[]), identifiers);
         let variables = found.loops.iter().map(|l| l.variable.clone()).collect();
         (variables, found.notes)
     }
