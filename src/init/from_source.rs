@@ -1256,7 +1256,10 @@ fn entry_of(kernel: &Kernel, launch: Option<&Launch>, scanned: &Kernels) -> (Set
 /// its `dim3` variables and the initializers of the variables it uses).
 /// The host variables `launch` passes to the kernel's pointer parameters,
 /// each with the parameter's name.
-fn pointer_arguments(launch: &Launch, parameters: Option<&[Parameter]>) -> Vec<(String, String)> {
+fn pointer_arguments(
+    launch: &Launch,
+    parameters: Option<&[Parameter]>,
+) -> Vec<loops::PassedPointer> {
     launch
         .arguments
         .iter()

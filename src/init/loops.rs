@@ -17,6 +17,10 @@ use std::ops::Range;
 use super::expression::Reader;
 use super::from_source::{is_identifier, quoted};
 
+/// A host variable a launch passes to a pointer parameter, and that
+/// parameter's name.
+pub(super) type PassedPointer = (String, String);
+
 /// What a loop header's piece that cannot be translated is written as.
 const PLACEHOLDER: &str = "\"FILL_IN\"";
 
@@ -97,7 +101,7 @@ pub(super) struct Repeat {
 pub(super) fn around(
     code: &Code,
     at: usize,
-    (mut used, buffers): (Vec<String>, &[(String, String)]),
+    (mut used, buffers): (Vec<String>, &[PassedPointer]),
     names: impl Fn(&str) -> Vec<String>,
 ) -> Around {
     let mut around = Around::default();
@@ -557,8 +561,8 @@ impl Code {
     fn swapped<'b>(
         &self,
         body: &Range<usize>,
-        buffers: &'b [(String, String)],
-    ) -> Option<(&'b (String, String), &'b (String, String))> {
+        buffers: &'b [PassedPointer],
+    ) -> Option<(&'b PassedPointer, &'b PassedPointer)> {
         let text = self.text(body.clone());
         let known = |name: &str| buffers.iter().find(|(variable, _)| variable == name);
         let call = regex::Regex::new(r"\b(?:std::)?swap\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)").ok()?;
@@ -779,7 +783,7 @@ impl Header {
     /// The comment on a repeating loop that swaps the buffers `a` and `b`
     /// (each a host variable and the parameter it is passed as) between
     /// launches.
-    fn ping_pong(&self, a: &(String, String), b: &(String, String)) -> String {
+    fn ping_pong(&self, a: &PassedPointer, b: &PassedPointer) -> String {
         format!(
             "# fill in: the file swaps {} and {} (passed as `{}` and `{}`) inside {}: as drafted, every turn passes them the same way; write a turn as a group of two launches, the second with `{}` and `{}` exchanged, repeated half as often: {{ repeat = [...], steps = [{{ entry, grid, block, args }}, {{ ... }}] }} (see docs/variants-toml.md)\n",
             a.0, b.0, a.1, b.1, self.written, a.1, b.1
