@@ -530,3 +530,68 @@ fn colliding_shared_atomics_are_named_as_such_and_weigh_no_more_than_the_kernel(
     let limit = global.limit.as_ref().unwrap();
     assert_eq!(limit.next, Some(gpuprof::model::Change::Privatization));
 }
+
+/// The bitonic-sort suite recorded on the H200
+/// (tests/fixtures/h200-bitonic-sort): sequences of 121 and 22 launches
+/// unrolled from loops.
+#[test]
+fn a_sequence_of_many_launches_is_read_as_a_whole_and_claims_nothing_of_lines_it_did_not_read() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fixture = root.join("tests/fixtures/h200-bitonic-sort/results.json");
+    let results = read_results(&std::fs::read_to_string(&fixture).unwrap()).unwrap();
+    let launches = |variant: &str| results.variant(variant).unwrap().runs[0].steps.len();
+    assert_eq!((launches("bitonic"), launches("bitonic-shared")), (121, 22));
+    let analysis = analyze(&results);
+    // rank's scattered store (line 20) is in a kernel the bitonic sort never
+    // launches: its longest launch, the only one read line by line, says
+    // nothing of it.
+    let bitonic = run(&analysis, "bitonic", "N=32768");
+    let texts: Vec<&str> = bitonic.line_diffs.iter().map(|d| d.text.as_str()).collect();
+    assert!(
+        texts.iter().any(|t| t.starts_with(
+            "`rank` line 20 (`out[rank] = x;`): not on the lines of launch 95 of 121"
+        )),
+        "{texts:#?}"
+    );
+    assert!(
+        !texts.iter().any(|t| t.contains("no longer a problem line")),
+        "{texts:#?}"
+    );
+    // Counts are the sequence's totals: rank's 33.5 million load requests
+    // against all 121 launches' requests, not one launch's.
+    let explained = explanation(&analysis, "bitonic");
+    assert!(explained.contains("33,555,456 → 190,464"), "{explained}");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_gpuprof"))
+        .current_dir(root)
+        .env("NO_COLOR", "1")
+        .args(["render", fixture.to_str().unwrap(), "--dump-view"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let view: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let steps = |variant: &str| {
+        view["variants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["name"] == variant)
+            .map(|v| v["runs"][0]["steps"].as_array().unwrap().clone())
+            .unwrap()
+    };
+    let rows = steps("bitonic");
+    assert_eq!(rows.len(), 2, "{rows:#?}");
+    assert_eq!(rows[1]["number"], "2–121");
+    assert_eq!(rows[1]["times"], "×120");
+    assert_eq!(steps("bitonic-shared").len(), 12);
+    let audit = std::process::Command::new(env!("CARGO_BIN_EXE_gpuprof"))
+        .current_dir(root)
+        .args(["audit", "--json", fixture.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&audit.stdout).unwrap();
+    assert!(audit.status.success(), "{:#}", report["unsupported"]);
+}
