@@ -2277,6 +2277,23 @@ sequence = [
             )),
             "{swapped}"
         );
+        // A loop whose variable the launch does not use, but that swaps
+        // its buffers, is an iterative solver's: one launch is one sweep.
+        let sweeps = drafted(
+            r#"
+            __global__ void relax(const float *u, float *unew, int n) { unew[threadIdx.x] = u[threadIdx.x]; }
+            void run(float *d_u, float *d_v, int n) {
+                for (int it = 0; it < 100; ++it) {
+                    relax<<<n / 256, 256>>>(d_u, d_v, n);
+                    float *t = d_u; d_u = d_v; d_v = t;
+                }
+            }
+        "#,
+        );
+        assert!(
+            sweeps.contains("# the file launches it inside for (int it = 0; it < 100; ++it), swapping d_u and d_v (passed as `u` and `unew`) each turn: drafted as one launch, one of its sweeps;"),
+            "{sweeps}"
+        );
         // A loop that only shrinks a size swaps no buffer.
         let plain = drafted(&source.replace("float *t = d_a; d_a = d_b; d_b = t;", "n = s;"));
         assert!(!plain.contains("swaps"), "{plain}");

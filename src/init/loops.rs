@@ -116,7 +116,13 @@ pub(super) fn around(
                 }
                 around.loops.insert(0, one);
             }
-            Some(_) => around.notes.insert(0, header.unused()),
+            Some(_) => {
+                let note = match code.swapped(&header.body, buffers) {
+                    Some((a, b)) => header.swaps_only(a, b),
+                    None => header.unused(),
+                };
+                around.notes.insert(0, note);
+            }
             None => {
                 let tested = names(header.condition());
                 let note = match tested.iter().any(|name| used.contains(name)) {
@@ -777,6 +783,15 @@ impl Header {
         format!(
             "# the file launches it inside {}, whose variable neither its arguments nor its geometry use: drafted as one launch\n",
             self.written
+        )
+    }
+
+    /// The comment on a loop around the launch whose turns differ only in
+    /// swapping the buffers `a` and `b` (an iterative solver's sweeps).
+    fn swaps_only(&self, a: &PassedPointer, b: &PassedPointer) -> String {
+        format!(
+            "# the file launches it inside {}, swapping {} and {} (passed as `{}` and `{}`) each turn: drafted as one launch, one of its sweeps; to time them all, make this variant a sequence whose repeated group launches it twice, the second time with `{}` and `{}` exchanged (see docs/variants-toml.md)\n",
+            self.written, a.0, b.0, a.1, b.1, a.1, b.1
         )
     }
 
