@@ -9,6 +9,7 @@
 //! (`when`). Compiled once here; at every size the loops are unrolled into
 //! the flat list of launches the harness makes.
 
+use std::collections::BTreeSet;
 use std::ops::Range;
 use std::path::Path;
 
@@ -37,6 +38,7 @@ const MAX_TURNS: usize = 65_536;
 pub(super) struct StepValues<'a> {
     /// Where the step sits (`2`, or `2.1` inside a group), for messages.
     place: String,
+    span: Range<usize>,
     loops: Vec<LoopValues<'a>>,
     when: Option<Guard<'a>>,
     body: Body<'a>,
@@ -103,9 +105,11 @@ struct Site<'s, 'c> {
 }
 
 /// The launches of a sequence at one size, as its loops unroll.
-struct Unrolled {
+struct Unrolled<'p> {
     launches: Vec<Step>,
     turns: usize,
+    /// The places of the launch steps that launched, at any size so far.
+    launched: &'p mut BTreeSet<String>,
 }
 
 impl<'c> Context<'c> {
@@ -333,6 +337,7 @@ impl<'c> Context<'c> {
             };
             compiled.push(StepValues {
                 place,
+                span: step.span(),
                 loops,
                 when,
                 body,
@@ -551,17 +556,19 @@ impl<'c> Context<'c> {
     }
 
     /// The launches of the steps at `size`, their loops unrolled, where the
-    /// variant's buffers are `buffers_at`.
+    /// variant's buffers are `buffers_at`; the places of the launch steps
+    /// that launch are added to `launched`.
     pub(super) fn steps_at(
         &self,
         steps: &[StepValues],
-        name: &str,
-        size: &Size,
+        (name, size): (&str, &Size),
         buffers_at: &[Arg],
+        launched: &mut BTreeSet<String>,
     ) -> Result<Vec<Step>, ConfigError> {
         let mut unrolled = Unrolled {
             launches: Vec::new(),
             turns: 0,
+            launched,
         };
         for step in steps {
             self.unroll(step, 0, name, size, buffers_at, &mut unrolled)?;
@@ -610,6 +617,9 @@ impl<'c> Context<'c> {
                     unrolled
                         .launches
                         .push(self.launch_at(launch, at, buffers_at)?);
+                    if !unrolled.launched.contains(&step.place) {
+                        unrolled.launched.insert(step.place.clone());
+                    }
                     Ok(())
                 }
             };
@@ -696,6 +706,33 @@ impl<'c> Context<'c> {
                 })
                 .collect::<Result<_, _>>()?,
         })
+    }
+}
+
+impl Context<'_> {
+    /// Refuses a launch step of `steps` that launched at no size
+    /// (`launched` holds the places of those that did): its `when` or the
+    /// loops around it leave it out everywhere, which is a mistake, not a
+    /// plan.
+    pub(super) fn refuse_unlaunched(
+        &self,
+        steps: &[StepValues],
+        name: &str,
+        launched: &BTreeSet<String>,
+    ) -> Result<(), ConfigError> {
+        for step in steps {
+            match &step.body {
+                Body::Group(inner) => self.refuse_unlaunched(inner, name, launched)?,
+                Body::Launch(_) if !launched.contains(&step.place) => {
+                    return Err(self
+                        .doc
+                        .error(step.span.clone(), format!("step {} of variant `{name}` is launched at no size: its `when` or the loops around it leave it out at every size and turn", step.place))
+                        .help("check its `when` against the `while` of the loops around it (a step inside a loop while stride >= 1024 with when = \"stride < 1024\" never runs), or remove the step"));
+                }
+                Body::Launch(_) => {}
+            }
+        }
+        Ok(())
     }
 }
 
@@ -957,6 +994,18 @@ mod tests {
                 "the `from` of loop `k` of step 1 of variant `plain` must be a whole number"
             ),
             "{e}"
+        );
+        // A step that its `when` and the loops around it leave out at every
+        // size is a mistake, even where another step launches.
+        let e = err(&looped(
+            "{ repeat = [{ for = \"s\", from = 4, while = \"s >= 2\", next = \"s / 2\" }], steps = [\n\
+               { entry = \"scale_by<2>\", grid = [1], block = [32], args = [{ name = \"a\" }, { name = \"b\" }, { name = \"n\", scalar = \"i32\", value = \"s\" }] },\n\
+               { entry = \"scale_by<2>\", when = \"s < 2\", grid = [1], block = [32], args = [{ name = \"a\" }, { name = \"b\" }, { name = \"n\", scalar = \"i32\", value = 1 }] },\n\
+             ] },",
+        ));
+        assert_eq!(
+            e.message(),
+            "step 1.2 of variant `plain` is launched at no size: its `when` or the loops around it leave it out at every size and turn"
         );
         // A group is steps only; a launch needs all of its keys.
         let e = err(&looped(

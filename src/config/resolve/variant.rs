@@ -126,12 +126,14 @@ impl<'c> Context<'c> {
             (None, Some(entry)) if runs_kernel => vec![entry.value],
             _ => Vec::new(),
         };
+        let mut launched = std::collections::BTreeSet::new();
         let instances = self
             .sizes
             .iter()
             .map(|size| {
                 let mut instance = self.instance(&values, size)?;
-                instance.sequence = self.steps_at(&steps, name, size, &instance.args)?;
+                instance.sequence =
+                    self.steps_at(&steps, (name, size), &instance.args, &mut launched)?;
                 if written.iter().any(|entry| entry.get_ref().contains('{')) {
                     instance.entries = written
                         .iter()
@@ -145,6 +147,7 @@ impl<'c> Context<'c> {
                 Ok(instance)
             })
             .collect::<Result<Vec<_>, ConfigError>>()?;
+        self.refuse_unlaunched(&steps, name, &launched)?;
         if let Some(library) = &library {
             check_gemm_buffers(doc, library.value.span(), name, &instances)?;
         }
