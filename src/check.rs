@@ -14,7 +14,7 @@ use comfy_table::{ContentArrangement, Table, presets};
 
 use crate::analysis::format;
 use crate::build::{self, BuildError, Cache};
-use crate::config::plan::{Arg, Instance, Plan, Step, Variant, VariantKind};
+use crate::config::plan::{Arg, Instance, Plan, Step, StepArg, Variant, VariantKind};
 use crate::error::Error;
 use crate::model::results::BuildRecord;
 use crate::model::variant::Compiler;
@@ -265,14 +265,15 @@ fn sizes_table(plan: &Plan, variant: &Variant) -> String {
                 each(|s| format!("{} B", s.shared_bytes)),
             );
             let kernel = entries.get(steps[0].kernel).map_or("", String::as_str);
+            let scalars = scalars(steps);
             let launch = match row.collapsed() {
                 true => format!(
-                    "{} · {} {kernel} {}",
+                    "{} · {} {kernel} {}{scalars}",
                     size.label,
                     row.numbers(),
                     row.times()
                 ),
-                false => format!("{} · {} {kernel}", size.label, row.numbers()),
+                false => format!("{} · {} {kernel}{scalars}", size.label, row.numbers()),
             };
             let [buffers, bytes, flops] = match index {
                 0 => totals.clone(),
@@ -282,6 +283,41 @@ fn sizes_table(plan: &Plan, variant: &Variant) -> String {
         }
     }
     format!("{table}\n")
+}
+
+/// The scalars a row's launches pass, ` (size 2048, stride 1024 … 1)`:
+/// each by its name and value, a range where it changes along the row (a
+/// loop variable); nothing for launches that pass none.
+fn scalars(steps: &[Step]) -> String {
+    let Some(first) = steps.first() else {
+        return String::new();
+    };
+    let number = |value: f64| match value.fract() == 0.0 && value.abs() < 1e15 {
+        true => format!("{}", value as i64),
+        false => format!("{value}"),
+    };
+    let passed: Vec<String> = first
+        .args
+        .iter()
+        .enumerate()
+        .filter_map(|(at, arg)| {
+            let StepArg::Scalar(scalar) = arg else {
+                return None;
+            };
+            let values: Vec<String> = steps
+                .iter()
+                .filter_map(|step| match step.args.get(at) {
+                    Some(StepArg::Scalar(s)) => Some(number(s.value)),
+                    _ => None,
+                })
+                .collect();
+            Some(format!("{} {}", scalar.name, launches::span(&values)))
+        })
+        .collect();
+    match passed.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", passed.join(", ")),
+    }
 }
 
 fn dims(d: [u32; 3]) -> String {
@@ -346,19 +382,19 @@ mod tests {
         );
         let table = sizes_table(&plan, &plan.variants[0]);
         insta::assert_snapshot!(table, @r"
-        ┌─────────────────────────┬─────────────────┬───────────────┬────────────────┬─────────────────────────────────────────────────────────┬───────┬───────┐
-        │ size                    ┆ grid            ┆ block         ┆ dynamic shared ┆ buffers                                                 ┆ bytes ┆ flops │
-        ╞═════════════════════════╪═════════════════╪═══════════════╪════════════════╪═════════════════════════════════════════════════════════╪═══════╪═══════╡
-        │ N=16 · 1 copy           ┆ 8×1×1           ┆ 2×1×1         ┆ 0 B            ┆ in 16×f32 (64.0 B); out 16×f32 (64.0 B), output         ┆ –     ┆ –     │
-        │ N=16 · 2 halve          ┆ 8×1×1           ┆ 4×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
-        │ N=16 · 3 halve          ┆ 4×1×1           ┆ 4×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
-        │ N=16 · 4 halve          ┆ 2×1×1           ┆ 2×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
-        │ N=16 · 5 halve          ┆ 1×1×1           ┆ 1×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
-        │ N=16 · 6 finish         ┆ 1×1×1           ┆ 1×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
-        │ N=1024 · 1 copy         ┆ 512×1×1         ┆ 2×1×1         ┆ 0 B            ┆ in 1,024×f32 (4.10 kB); out 1,024×f32 (4.10 kB), output ┆ –     ┆ –     │
-        │ N=1024 · 2–11 halve ×10 ┆ 512×1×1 … 1×1×1 ┆ 4×1×1 … 1×1×1 ┆ 0 B            ┆                                                         ┆       ┆       │
-        │ N=1024 · 12 finish      ┆ 1×1×1           ┆ 1×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
-        └─────────────────────────┴─────────────────┴───────────────┴────────────────┴─────────────────────────────────────────────────────────┴───────┴───────┘
+        ┌─────────────────────────────────────┬─────────────────┬───────────────┬────────────────┬─────────────────────────────────────────────────────────┬───────┬───────┐
+        │ size                                ┆ grid            ┆ block         ┆ dynamic shared ┆ buffers                                                 ┆ bytes ┆ flops │
+        ╞═════════════════════════════════════╪═════════════════╪═══════════════╪════════════════╪═════════════════════════════════════════════════════════╪═══════╪═══════╡
+        │ N=16 · 1 copy (n 16)                ┆ 8×1×1           ┆ 2×1×1         ┆ 0 B            ┆ in 16×f32 (64.0 B); out 16×f32 (64.0 B), output         ┆ –     ┆ –     │
+        │ N=16 · 2 halve (n 8)                ┆ 8×1×1           ┆ 4×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
+        │ N=16 · 3 halve (n 4)                ┆ 4×1×1           ┆ 4×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
+        │ N=16 · 4 halve (n 2)                ┆ 2×1×1           ┆ 2×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
+        │ N=16 · 5 halve (n 1)                ┆ 1×1×1           ┆ 1×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
+        │ N=16 · 6 finish                     ┆ 1×1×1           ┆ 1×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
+        │ N=1024 · 1 copy (n 1024)            ┆ 512×1×1         ┆ 2×1×1         ┆ 0 B            ┆ in 1,024×f32 (4.10 kB); out 1,024×f32 (4.10 kB), output ┆ –     ┆ –     │
+        │ N=1024 · 2–11 halve ×10 (n 512 … 1) ┆ 512×1×1 … 1×1×1 ┆ 4×1×1 … 1×1×1 ┆ 0 B            ┆                                                         ┆       ┆       │
+        │ N=1024 · 12 finish                  ┆ 1×1×1           ┆ 1×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
+        └─────────────────────────────────────┴─────────────────┴───────────────┴────────────────┴─────────────────────────────────────────────────────────┴───────┴───────┘
         ");
     }
 }

@@ -1213,9 +1213,9 @@ fn check_compiles_every_kernel_and_prints_the_plan_without_a_gpu() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}");
     assert!(stdout.starts_with("own-kernels: 9 variants at 1 size (N=1048576), baseline `naive-copy`; compiled for sm_90"), "{stdout}");
-    // A sequence shows every launch's geometry.
+    // A sequence shows every launch's geometry and scalars.
     assert!(
-        stdout.contains("│ N=1048576 · 2 reduce6<32, true>  ┆ 1×1×1  ┆ 32×1×1  ┆"),
+        stdout.contains("│ N=1048576 · 2 reduce6<32, true> (n 64)       ┆ 1×1×1  ┆ 32×1×1  ┆"),
         "{stdout}"
     );
     for symbol in [
