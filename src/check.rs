@@ -6,7 +6,7 @@
 //! per variant its kind, compiler and kernel symbol, and per size its
 //! launch geometry, shared memory, buffers, bytes and flops.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -14,7 +14,9 @@ use comfy_table::{ContentArrangement, Table, presets};
 
 use crate::analysis::format;
 use crate::build::{self, BuildError, Cache};
-use crate::config::plan::{Arg, Instance, Plan, Step, StepArg, Variant, VariantKind};
+use crate::config::plan::{
+    Arg, Instance, Plan, Step, StepArg, SweepProfiling, Variant, VariantKind,
+};
 use crate::error::Error;
 use crate::model::results::BuildRecord;
 use crate::model::variant::Compiler;
@@ -80,11 +82,63 @@ pub fn check(config: &Path, architecture: (u32, u32)) -> Result<Checked, Error> 
         let _ = writeln!(text, "\n{}: {line}", variant.name);
         text.push_str(&sizes_table(&plan, variant));
     }
+    text.push_str(&profiled_launches(&plan));
     Ok(Checked {
         text,
         failed,
         not_compiled,
     })
+}
+
+/// How many kernel launches a run profiles under ncu: every launch of
+/// every kernel variant at every size, of a sweep only the configurations
+/// `[profile] sweeps` keeps (counted as the ones with the most launches,
+/// since which are fastest is known only once they are timed). A loop of
+/// launches makes this grow fast, and each launch costs ncu its passes.
+fn profiled_launches(plan: &Plan) -> String {
+    let kept = match plan.profile.sweeps {
+        SweepProfiling::All => usize::MAX,
+        SweepProfiling::Extremes { best, worst } => (best + worst) as usize,
+    };
+    let mut total = 0;
+    for size in 0..plan.suite.sizes.len() {
+        let launches = |variant: &Variant| match (&variant.kind, variant.instances.get(size)) {
+            (VariantKind::Kernel(_), Some(instance)) => instance.launches().len(),
+            _ => 0,
+        };
+        let mut sweeps: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for variant in &plan.variants {
+            match &variant.sweep {
+                Some(point) => sweeps
+                    .entry(&point.group)
+                    .or_default()
+                    .push(launches(variant)),
+                None => total += launches(variant),
+            }
+        }
+        for counts in sweeps.values_mut() {
+            counts.sort_unstable_by(|a, b| b.cmp(a));
+            total += counts.iter().take(kept).sum::<usize>();
+        }
+    }
+    let sequences = plan
+        .variants
+        .iter()
+        .any(|v| v.instances.iter().any(|i| i.sequence.len() > 1));
+    match total {
+        0 => String::new(),
+        _ => format!(
+            "\nprofiling: a run profiles {} under ncu{}; each costs ncu its kernel's replay passes and 0.4–0.9 s more (measured on an H200: benchmarks/README.md)\n",
+            match total {
+                1 => "1 kernel launch".to_string(),
+                _ => format!("{} kernel launches", format::count(total as f64)),
+            },
+            match sequences {
+                true => ", every launch of every sequence among them",
+                false => "",
+            }
+        ),
+    }
 }
 
 /// A warning naming the lines of `config` that still carry the comment
@@ -367,6 +421,29 @@ mod tests {
              {variants}"
         );
         crate::config::parse(&text, &folder.path().join("variants.toml")).unwrap()
+    }
+
+    #[test]
+    fn the_launches_a_run_profiles_are_counted_sequences_and_kept_sweep_configurations_included() {
+        // The reduction: 6 launches at N=16, 12 at N=1024; a one-launch
+        // copy swept over 6 block sizes, of which [profile] keeps 3 + 1.
+        let plan = plan_of(
+            "[[variant]]\nname = \"reduce\"\nsequence = [\n\
+               { entry = \"copy\", grid = [1], block = [2], args = [{ name = \"in\" }, { name = \"out\" }, { name = \"n\", scalar = \"i32\", value = \"N\" }] },\n\
+               { entry = \"halve\", repeat = [{ for = \"n\", from = \"N / 2\", while = \"n >= 1\", next = \"floor(n / 2)\" }], grid = [\"n\"], block = [1], args = [{ name = \"out\" }, { name = \"n\", scalar = \"i32\", value = \"n\" }] },\n\
+               { entry = \"finish\", grid = [1], block = [1], args = [{ name = \"out\" }] },\n]\n\n\
+             [[variant]]\nname = \"copy\"\nentry = \"copy\"\nverify = \"none\"\n\
+             sweep = { B = [32, 64, 128, 256, 512, 1024] }\ngrid = [1]\nblock = [\"B\"]\n\
+             args = [\n\
+               { name = \"in\", buffer = \"f32\", count = \"N\", fill = \"random\" },\n\
+               { name = \"out\", buffer = \"f32\", count = \"N\", output = true },\n\
+               { name = \"n\", scalar = \"i32\", value = \"N\" },\n]\n",
+        );
+        assert_eq!(
+            profiled_launches(&plan),
+            "\nprofiling: a run profiles 26 kernel launches under ncu, every launch of every sequence among them; each costs ncu its kernel's replay passes and 0.4–0.9 s more (measured on an H200: benchmarks/README.md)\n",
+            "6 + 12 launches of the sequence and 4 of the 6 configurations at each of 2 sizes"
+        );
     }
 
     #[test]
