@@ -147,7 +147,7 @@ impl<'c> Context<'c> {
                 .error(sequence.span(), format!("the `sequence` of variant `{name}` is empty"))
                 .help("list its launches in order: sequence = [{ entry = \"...\", grid = [...], block = [...], args = [...] }]"));
         }
-        self.check_step_shapes(sequence.get_ref(), "", name)
+        self.check_step_shapes(sequence.get_ref(), ("", &[]), name)
     }
 
     /// Each step is a launch (`entry`, `grid`, `block`, `args`) or a group
@@ -155,12 +155,18 @@ impl<'c> Context<'c> {
     fn check_step_shapes(
         &self,
         steps: &[Spanned<RawStep>],
-        within: &str,
+        (within, bound): (&str, &[&str]),
         name: &str,
     ) -> Result<(), ConfigError> {
         for (index, step) in steps.iter().enumerate() {
             let place = format!("{within}{}", index + 1);
             let raw = step.get_ref();
+            let mut looped = bound.to_vec();
+            looped.extend(raw.repeat.iter().flat_map(|r| {
+                r.get_ref()
+                    .iter()
+                    .map(|one| one.get_ref().variable.get_ref().as_str())
+            }));
             let whose = || format!("step {place} of variant `{name}`");
             match &raw.steps {
                 Some(group) => {
@@ -198,7 +204,7 @@ impl<'c> Context<'c> {
                                 "list the launches the group makes in order, or remove the step",
                             ));
                     }
-                    self.check_step_shapes(group.get_ref(), &format!("{place}."), name)?;
+                    self.check_step_shapes(group.get_ref(), (&format!("{place}."), &looped), name)?;
                 }
                 None => {
                     let needed = [
@@ -211,6 +217,7 @@ impl<'c> Context<'c> {
                             "args = [{ name = \"in\" }, ...]",
                         ),
                     ];
+                    self.refuse_looped_instance(raw, &looped, &place, name)?;
                     if let Some((key, _, example)) = needed.into_iter().find(|(_, given, _)| !given)
                     {
                         return Err(self
@@ -344,6 +351,38 @@ impl<'c> Context<'c> {
             });
         }
         Ok(compiled)
+    }
+
+    /// Refuses an entry whose `{expression}` uses a loop variable (of
+    /// `looped`): a template instance is compiled per size, before any
+    /// loop turns, so a loop cannot choose it.
+    fn refuse_looped_instance(
+        &self,
+        raw: &RawStep,
+        looped: &[&str],
+        place: &str,
+        name: &str,
+    ) -> Result<(), ConfigError> {
+        let Some(entry) = &raw.entry else {
+            return Ok(());
+        };
+        let text = entry.get_ref();
+        let braced = text
+            .split('{')
+            .skip(1)
+            .filter_map(|rest| rest.split_once('}').map(|(inside, _)| inside));
+        let used = braced.flat_map(|inside| {
+            inside
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .filter(|word| looped.contains(word))
+        });
+        match used.into_iter().next() {
+            Some(variable) => Err(self
+                .doc
+                .error(entry.span(), format!("the entry of step {place} of variant `{name}` uses loop variable `{variable}` in a template argument, which a loop cannot choose: each size compiles its instances before any loop turns"))
+                .help(format!("give one step per instance, each with a `when` on `{variable}` (when = \"{variable} >= 1024\"), or pass `{variable}` to the kernel as a scalar"))),
+            None => Ok(()),
+        }
     }
 
     /// One launch step compiled, its arguments checked against its kernel.
@@ -994,6 +1033,16 @@ mod tests {
                 "the `from` of loop `k` of step 1 of variant `plain` must be a whole number"
             ),
             "{e}"
+        );
+        // A loop cannot choose a template instance.
+        let e = err(&step(
+            "repeat = [{ for = \"k\", from = 1, while = \"k <= 2\", next = \"k + 1\" }], ",
+            "",
+        )
+        .replace("entry = \"scale_by<2>\"", "entry = \"scale_by<{k}>\""));
+        assert_eq!(
+            e.message(),
+            "the entry of step 1 of variant `plain` uses loop variable `k` in a template argument, which a loop cannot choose: each size compiles its instances before any loop turns"
         );
         // A step that its `when` and the loops around it leave out at every
         // size is a mistake, even where another step launches.
