@@ -501,8 +501,9 @@ impl<'a> Draft<'a> {
     /// A sequence of one step, which the loops around its launch repeat:
     /// the variant's `args` hold its buffers, the step its entry,
     /// geometry and arguments (the buffers by name, a scalar the file
-    /// passes a loop variable as that variable); the comments that cannot
-    /// stand beside a setting of the step's one line stand above it.
+    /// passes a loop variable as that variable, the `if`s inside the loops
+    /// that hold the launch its `when`); the comments that cannot stand
+    /// beside a setting of the step's one line stand above it.
     fn sequence(&self, scanned: &Kernels, problem: &Problem) -> String {
         let value = self.scalar_value(problem.dimensions);
         let mapped = self
@@ -521,9 +522,14 @@ impl<'a> Draft<'a> {
         let settings = std::iter::once(&self.entry).chain(&geometry);
         text.extend(settings.filter_map(Setting::note));
         text.push_str(&repeat.notes.concat());
+        let when = loops::when(&self.around.branches, &reader, &repeat.turn.variables);
+        text.push_str(&when.notes.concat());
+        let when = when
+            .value
+            .map_or(String::new(), |value| format!(", when = {value}"));
         let _ = write!(
             text,
-            "sequence = [\n  {{ {}, repeat = [\n",
+            "sequence = [\n  {{ {}{when}, repeat = [\n",
             self.entry.inline()
         );
         for line in &repeat.lines {
@@ -2172,6 +2178,165 @@ sequence = [
             checked.text.contains("5 lines of") && checked.text.contains("still say `# fill in:`"),
             "{}",
             checked.text
+        );
+    }
+
+    /// A merge network whose stride loop launches a global merge where
+    /// the stride is at least LIMIT and a shared one where it is not
+    /// (`BRANCH` is the statement after `else`).
+    const MERGES: &str = r#"
+        #define LIMIT 1024
+        __global__ void global_merge(float *d, int size, int stride) { d[threadIdx.x] += stride; }
+        __global__ void shared_merge(float *d, int size) { d[threadIdx.x] += size; }
+        void sort(float *values, int n) {
+            float *d;
+            cudaMalloc((void **)&d, n * sizeof(float));
+            if (n > LIMIT) {
+                for (int size = 2 * LIMIT; size <= n; size <<= 1)
+                    for (int stride = size / 2; stride > 0; stride >>= 1)
+                        if (stride >= LIMIT) {
+                            global_merge<<<n / 256, 256>>>(d, size, stride);
+                        }
+                        else BRANCH
+            }
+        }
+        int main(void) {
+            int n = 1 << 16;
+            float *values = (float *)malloc(n * sizeof(float));
+            sort(values, n);
+        }
+    "#;
+
+    #[test]
+    fn an_if_in_the_loops_is_the_steps_when_and_its_else_the_negation() {
+        let source = MERGES.replace("BRANCH", "shared_merge<<<n / 1024, 512>>>(d, size);");
+        let (root, text) = draft(&[("m.cu", &source)], "m.cu", "s");
+        let text = text.unwrap();
+        let global = variant_of(&text, "global_merge");
+        for expected in [
+            // The if around the loops is only noted.
+            "# the file runs these loops inside if (n > LIMIT), around them: the sizes should be ones where it holds\n",
+            "# when: from the file's if (stride >= LIMIT)\nsequence = [\n  { entry = \"global_merge\", when = \"stride >= 1024\", repeat = [\n",
+        ] {
+            assert!(global.contains(expected), "{expected}\n{global}");
+        }
+        let shared = variant_of(&text, "shared_merge");
+        // The stride loop repeats the shared merge too: its if tests stride.
+        for expected in [
+            "# when: from the file's else of if (stride >= LIMIT)\nsequence = [\n  { entry = \"shared_merge\", when = \"stride < 1024\", repeat = [\n",
+            "      { for = \"stride\", from = \"floor(size / 2)\", while = \"stride > 0\", next = \"floor(stride / 2)\" },",
+        ] {
+            assert!(shared.contains(expected), "{expected}\n{shared}");
+        }
+        assert!(!text.contains("ends early"), "{text}");
+        // N = 65536: sizes 2048 … 65536 (6), strides >= 1024: 1 + 2 + … + 6,
+        // strides 512 … 1: 10 a size.
+        let plan = plan(root.path(), "s");
+        let launches = |v: usize| plan.variants[v].instances[0].sequence.len();
+        assert_eq!((launches(0), launches(1)), (21, 60));
+        let strides: Vec<f64> = plan.variants[1].instances[0].sequence[..10]
+            .iter()
+            .map(|l| scalars(l)[0].1)
+            .collect();
+        assert_eq!(strides, [2048.0; 10]);
+    }
+
+    #[test]
+    fn the_drafted_if_else_in_loops_passes_the_check() {
+        let source = MERGES.replace("BRANCH", "shared_merge<<<n / 1024, 512>>>(d, size);");
+        let (root, _) = draft(&[("m.cu", &source)], "m.cu", "s");
+        let toml = root.path().join("s/variants.toml");
+        let checked = crate::check::check(&toml, (9, 0)).unwrap_or_else(|e| panic!("{e}"));
+        assert!(checked.failed.is_empty(), "{}", checked.text);
+        assert!(
+            checked.text.contains("global_merge ×21") && checked.text.contains("shared_merge ×60"),
+            "{}",
+            checked.text
+        );
+    }
+
+    #[test]
+    fn nested_ifs_and_conditions_join_with_and() {
+        let source = MERGES.replace(
+            "if (stride >= LIMIT) {",
+            "if (size < n && (stride >= LIMIT)) if (stride != size / 4) {",
+        );
+        let source = source.replace("else BRANCH", "");
+        let text = draft(&[("m.cu", &source)], "m.cu", "s").1.unwrap();
+        let global = variant_of(&text, "global_merge");
+        assert!(
+            global.contains("# fill in: when: from the file's if (size < n && (stride >= LIMIT)) and if (stride != size / 4), n taken as N\nsequence = [\n  { entry = \"global_merge\", when = \"size < N && stride >= 1024 && stride != floor(size / 4)\", repeat = [\n"),
+            "{global}"
+        );
+    }
+
+    #[test]
+    fn an_if_gpuprof_cannot_translate_or_the_else_of_several_comparisons_is_left_to_fill_in() {
+        let source = MERGES.replace(
+            "if (stride >= LIMIT) {",
+            "if (stride >= LIMIT || size == n) {",
+        );
+        let source = source.replace("BRANCH", "shared_merge<<<n / 1024, 512>>>(d, size);");
+        let text = draft(&[("m.cu", &source)], "m.cu", "s").1.unwrap();
+        let global = variant_of(&text, "global_merge");
+        assert!(
+            global.contains("# fill in: when: the file launches it in the if (stride >= LIMIT || size == n), which gpuprof cannot translate; write when = \"CONDITION\" on the step, where it holds: comparisons over stride, size, N joined by && (no ||, no !)\nsequence = [\n  { entry = \"global_merge\", repeat = [\n"),
+            "{global}"
+        );
+        let shared = variant_of(&text, "shared_merge");
+        assert!(
+            shared.contains("where it does not hold") && !shared.contains(", when = "),
+            "{shared}"
+        );
+        let source = MERGES.replace(
+            "if (stride >= LIMIT) {",
+            "if (stride >= LIMIT && size < n) {",
+        );
+        let source = source.replace("BRANCH", "shared_merge<<<n / 1024, 512>>>(d, size);");
+        let text = draft(&[("m.cu", &source)], "m.cu", "s").1.unwrap();
+        let shared = variant_of(&text, "shared_merge");
+        assert!(
+            shared.contains("# fill in: when: the file launches it in the else of if (stride >= LIMIT && size < n), where one of its comparisons fails, which one when (comparisons over stride, size, N joined by &&, no ||) cannot say: write this step once per comparison")
+                && shared.contains("{ entry = \"shared_merge\", repeat = [\n"),
+            "{shared}"
+        );
+        assert!(
+            variant_of(&text, "global_merge").contains("when = \"stride >= 1024 && size < N\""),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_break_in_the_loops_is_left_to_fold_into_the_while() {
+        let source = MERGES.replace(
+            "BRANCH",
+            "{\n shared_merge<<<n / 1024, 512>>>(d, size);\n break;\n }",
+        );
+        let (root, text) = draft(&[("m.cu", &source)], "m.cu", "s");
+        let text = text.unwrap();
+        let note = "# fill in: loop stride: the file's for (int stride = size / 2; stride > 0; stride >>= 1) ends early (`break;` in the else of if (stride >= LIMIT)), and gpuprof's loops have no break: fold it into the loop's while, and the if into each branch's when";
+        for name in ["global_merge", "shared_merge"] {
+            let variant = variant_of(&text, name);
+            assert!(variant.contains(note), "{variant}");
+            // The break is the stride loop's, not the size loop's.
+            assert!(!variant.contains("loop size:"), "{variant}");
+        }
+        assert!(
+            variant_of(&text, "shared_merge").contains("when = \"stride < 1024\""),
+            "{text}"
+        );
+        // Left as it is, the plan launches the shared merge at every
+        // stride below LIMIT; the note says so before the check passes.
+        let plan = plan(root.path(), "s");
+        assert_eq!(plan.variants[1].instances[0].sequence.len(), 60);
+        let returned = MERGES.replace(
+            "BRANCH",
+            "{ shared_merge<<<n / 1024, 512>>>(d, size); if (size == n) return; }",
+        );
+        let text = draft(&[("m.cu", &returned)], "m.cu", "s").1.unwrap();
+        assert!(
+            text.contains("ends early (`return` in the if (size == n))"),
+            "{text}"
         );
     }
 

@@ -11,6 +11,17 @@
 //! of a header that cannot be translated is written `FILL_IN`, which
 //! `--check` refuses, under a `# fill in:` line that quotes the header and
 //! says what to write.
+//!
+//! An `if` inside those loops whose branch holds the launch is the step's
+//! `when` ([`when`]): its condition translated as a loop's (comparisons
+//! joined by `&&`), negated in its `else` where it is one comparison, the
+//! conditions of nested ones joined by `&&`; a loop variable such a
+//! condition tests repeats the launch too. A condition gpuprof cannot say
+//! (`||`, `!`, a call, the `else` of several comparisons) is left to a
+//! `# fill in:` line that quotes the `if`. A `break` or `return` in a
+//! repeating loop's body is not translated: gpuprof's loops have none, and
+//! a `# fill in:` line quotes the loop and says to fold it into the loop's
+//! `while`. An `if` around the repeating loops is only noted.
 
 use std::ops::Range;
 
@@ -30,6 +41,28 @@ const PLACEHOLDER: &str = "\"FILL_IN\"";
 pub(super) struct Code {
     chars: Vec<char>,
     headers: Vec<Header>,
+    ifs: Vec<IfStatement>,
+}
+
+/// An `if` statement, as the file writes it.
+struct IfStatement {
+    /// `if (stride >= SHARED_SIZE_LIMIT)`, whitespace made single spaces.
+    written: String,
+    condition: String,
+    /// The offset of its keyword.
+    start: usize,
+    /// The offsets of its statement, and of its `else`'s where it has one.
+    then: Range<usize>,
+    otherwise: Option<Range<usize>>,
+}
+
+/// A branch of an `if` that holds the launch: the `if` as written, its C
+/// condition, and whether the launch is in its `else`.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Branch {
+    written: String,
+    condition: String,
+    otherwise: bool,
 }
 
 /// A loop statement, as the file writes it.
@@ -62,17 +95,30 @@ enum Kind {
 /// the header does not say, or not so that gpuprof can read it).
 pub(super) struct Loop {
     written: String,
+    /// The offsets of its body.
+    body: Range<usize>,
     pub(super) variable: String,
     from: Option<String>,
     condition: Option<String>,
     next: Option<String>,
 }
 
-/// The loops around a launch: those that repeat it, outermost first, and a
-/// comment line on each other one.
+/// The loops around a launch: those that repeat it, outermost first, a
+/// comment line on each other one (and on an `if` around them, a `break`
+/// or `return` in them), and the branches of the `if`s inside them that
+/// hold the launch, outermost first.
 #[derive(Default)]
 pub(super) struct Around {
     pub(super) loops: Vec<Loop>,
+    pub(super) notes: Vec<String>,
+    pub(super) branches: Vec<Branch>,
+}
+
+/// A step's `when` translated from the `if`s around its launch: the TOML
+/// value (`None` where no condition could be), and the comment lines that
+/// say where it comes from and what is left to fill in.
+pub(super) struct When {
+    pub(super) value: Option<String>,
     pub(super) notes: Vec<String>,
 }
 
@@ -93,11 +139,13 @@ pub(super) struct Repeat {
 
 /// The loops around the launch at `at`: those whose variable it uses
 /// (`used`: the names its arguments and geometry use), or the header of
-/// such a loop inside them does, repeat it. `names` gives the names a C
+/// such a loop inside them does, or the condition of an `if` inside a loop
+/// whose branch holds the launch, repeat it. `names` gives the names a C
 /// text uses (through the variables' initializers). A repeating loop whose
 /// body swaps two of `buffers` (the launch's pointer arguments, each with
 /// the name of the parameter it is passed as) between launches gets a
-/// note on writing the ping-pong as a group.
+/// note on writing the ping-pong as a group; one whose body has a `break`
+/// or `return`, a note on folding it into its `while`.
 pub(super) fn around(
     code: &Code,
     at: usize,
@@ -105,6 +153,14 @@ pub(super) fn around(
     names: impl Fn(&str) -> Vec<String>,
 ) -> Around {
     let mut around = Around::default();
+    let branches = code.branches_around(at);
+    // Which branch of an `if` inside a loop runs can change from turn to
+    // turn: the variables its condition tests repeat the launch.
+    if let Some(outermost) = code.headers_around(at).first() {
+        for (statement, _) in branches.iter().filter(|(s, _)| s.start > outermost.start) {
+            used.extend(names(&statement.condition));
+        }
+    }
     for header in code.headers_around(at).into_iter().rev() {
         match code.read(header, at) {
             Some(one) if used.contains(&one.variable) => {
@@ -133,7 +189,91 @@ pub(super) fn around(
             }
         }
     }
+    let Some(outermost) = around.loops.first().map(|l| l.body.clone()) else {
+        return around;
+    };
+    for (statement, otherwise) in branches {
+        match outermost.contains(&statement.start) {
+            true => around.branches.push(statement.branch(otherwise)),
+            false => around.notes.push(statement.outside(otherwise)),
+        }
+    }
+    for one in &around.loops {
+        if let Some((stops, under)) = code.stop_in(one) {
+            around.notes.push(one.stopped(stops, under));
+        }
+    }
     around
+}
+
+/// The `when` of a step launched in the `branches` (outermost first), over
+/// the `loops`' variables and what `reader` reads.
+pub(super) fn when(branches: &[Branch], reader: &Reader, loops: &[String]) -> When {
+    let mut when = When {
+        value: None,
+        notes: Vec::new(),
+    };
+    let (mut compared, mut from, mut used) = (Vec::new(), Vec::new(), Vec::new());
+    let mut over: Vec<&str> = loops.iter().rev().map(String::as_str).collect();
+    over.push("N");
+    let over = over.join(", ");
+    for branch in branches {
+        let mut seen = Vec::new();
+        let read = comparisons(&branch.condition, loops, reader, &mut seen);
+        let said = match (read, branch.otherwise) {
+            (Some(read), false) => Some(read),
+            (Some(read), true) => match &read[..] {
+                [(left, operator, right)] => {
+                    Some(vec![(left.clone(), negation(operator), right.clone())])
+                }
+                _ => {
+                    when.notes.push(branch.else_of_several(&over));
+                    None
+                }
+            },
+            (None, _) => {
+                when.notes.push(branch.unread(&over));
+                None
+            }
+        };
+        if let Some(said) = said {
+            compared.extend(said.into_iter().map(|(l, op, r)| format!("{l} {op} {r}")));
+            from.push(branch.quoted());
+            for one in seen {
+                if !used.contains(&one) {
+                    used.push(one);
+                }
+            }
+        }
+    }
+    if !compared.is_empty() {
+        let marked = match used.is_empty() {
+            true => "",
+            false => "fill in: ",
+        };
+        when.notes.insert(
+            0,
+            format!(
+                "# {marked}when: from the file's {}{}\n",
+                from.join(" and "),
+                reader.taken(&used)
+            ),
+        );
+        when.value = Some(quoted(&compared.join(" && ")));
+    }
+    when
+}
+
+/// The comparison that holds where `operator`'s does not.
+fn negation(operator: &str) -> &'static str {
+    match operator {
+        "<" => ">=",
+        ">=" => "<",
+        "<=" => ">",
+        ">" => "<=",
+        "==" => "!=",
+        _ => "==",
+    }
 }
 
 /// `loops` (outermost first) as a `repeat`, their C expressions read by
@@ -208,17 +348,32 @@ fn condition(
     reader: &Reader,
     used: &mut Vec<(String, String)>,
 ) -> Option<String> {
-    let compared: Option<Vec<String>> = pieces(unwrapped(text), "&&")
+    let compared = comparisons(text, loops, reader, used)?;
+    let written: Vec<String> = compared
+        .into_iter()
+        .map(|(left, operator, right)| format!("{left} {operator} {right}"))
+        .collect();
+    Some(written.join(" && "))
+}
+
+/// The comparisons of the C condition `text` (joined by `&&`; a bare
+/// value is compared with 0), each side in gpuprof's language.
+fn comparisons(
+    text: &str,
+    loops: &[String],
+    reader: &Reader,
+    used: &mut Vec<(String, String)>,
+) -> Option<Vec<(String, &'static str, String)>> {
+    pieces(unwrapped(text), "&&")
         .iter()
         .map(|part| {
             let part = unwrapped(part);
             let (left, operator, right) = comparison(part).unwrap_or((part, "!=", "0"));
             let left = reader.expr(left, loops, used)?;
             let right = reader.expr(right, loops, used)?;
-            Some(format!("{} {operator} {}", left.shown(), right.shown()))
+            Some((left.shown(), operator, right.shown()))
         })
-        .collect();
-    Some(compared?.join(" && "))
+        .collect()
 }
 
 /// The first comparison of `text` outside brackets: its left side, its
@@ -428,11 +583,83 @@ impl Code {
         let mut code = Code {
             chars: blanked(source),
             headers: Vec::new(),
+            ifs: Vec::new(),
         };
         code.headers = (0..code.chars.len())
             .filter_map(|i| code.header_at(i))
             .collect();
+        code.ifs = (0..code.chars.len())
+            .filter_map(|i| code.if_at(i))
+            .collect();
         code
+    }
+
+    /// The `if` statement whose keyword starts at `i`, if one does.
+    fn if_at(&self, i: usize) -> Option<IfStatement> {
+        self.word_at(i, "if").then_some(())?;
+        let open = self.skip_space(i + 2);
+        (self.chars.get(open) == Some(&'(')).then_some(())?;
+        let close = self.group_end(open);
+        let condition = self.text(open + 1..close.saturating_sub(1));
+        let then_start = self.skip_space(close);
+        let then = then_start..self.statement_end(then_start);
+        let after = self.skip_space(then.end);
+        let otherwise = self.word_at(after, "else").then(|| {
+            let start = self.skip_space(after + 4);
+            start..self.statement_end(start)
+        });
+        Some(IfStatement {
+            written: format!("if ({condition})"),
+            condition,
+            start: i,
+            then,
+            otherwise,
+        })
+    }
+
+    /// The `if` statements with a branch that holds offset `at`, outermost
+    /// first, each with whether it is the `else`.
+    fn branches_around(&self, at: usize) -> Vec<(&IfStatement, bool)> {
+        self.ifs
+            .iter()
+            .filter_map(|statement| match &statement.otherwise {
+                _ if statement.then.contains(&at) => Some((statement, false)),
+                Some(otherwise) if otherwise.contains(&at) => Some((statement, true)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The first `break` of the loop `one` (not of a loop or `switch`
+    /// inside it) or `return` in its body, with the branch of the
+    /// innermost `if` inside the loop that holds it, if any.
+    fn stop_in(&self, one: &Loop) -> Option<(&'static str, Option<Branch>)> {
+        let body = one.body.clone();
+        let inner = |at: usize| {
+            let looped = self
+                .headers
+                .iter()
+                .any(|h| h.start >= body.start && h.body.contains(&at));
+            let switched = body.clone().any(|k| {
+                k < at && self.word_at(k, "switch") && (k..self.statement_end(k)).contains(&at)
+            });
+            looped || switched
+        };
+        let (at, stops) = body.clone().find_map(|k| {
+            if self.word_at(k, "return") {
+                Some((k, "return"))
+            } else if self.word_at(k, "break") && !inner(k) {
+                Some((k, "break;"))
+            } else {
+                None
+            }
+        })?;
+        let under = self
+            .branches_around(at)
+            .into_iter()
+            .rfind(|(statement, _)| body.contains(&statement.start))
+            .map(|(statement, otherwise)| statement.branch(otherwise));
+        Some((stops, under))
     }
 
     /// The loop statements whose body holds offset `at`, outermost first.
@@ -528,6 +755,7 @@ impl Code {
         };
         Some(Loop {
             written: header.written.clone(),
+            body: header.body.clone(),
             from,
             condition: (!condition.is_empty()).then(|| condition.to_string()),
             next: stepped
@@ -552,6 +780,7 @@ impl Code {
             let (changed, next) = stepped(statement.trim_end_matches(';'))?;
             (changed == variable).then(|| Loop {
                 written: header.written.clone(),
+                body: header.body.clone(),
                 from: self.assigned_before(header.start, &variable),
                 condition: Some(condition.to_string()),
                 next,
@@ -815,7 +1044,75 @@ impl Header {
     }
 }
 
+impl IfStatement {
+    /// Its branch (the `else` where `otherwise`).
+    fn branch(&self, otherwise: bool) -> Branch {
+        Branch {
+            written: self.written.clone(),
+            condition: self.condition.clone(),
+            otherwise,
+        }
+    }
+
+    /// The comment on it where its branch holds the repeating loops.
+    fn outside(&self, otherwise: bool) -> String {
+        let (holds, branch) = match otherwise {
+            true => ("does not hold", "in the else of"),
+            false => ("holds", "inside"),
+        };
+        format!(
+            "# the file runs these loops {branch} {}, around them: the sizes should be ones where it {holds}\n",
+            self.written
+        )
+    }
+}
+
+impl Branch {
+    /// `if (c)`, or `the else of if (c)`, quoted.
+    fn quoted(&self) -> String {
+        match self.otherwise {
+            true => format!("else of {}", self.written),
+            false => self.written.clone(),
+        }
+    }
+
+    /// The `# fill in:` line on a condition gpuprof cannot translate;
+    /// `over` names the symbols it may use.
+    fn unread(&self, over: &str) -> String {
+        let wanted = match self.otherwise {
+            true => "where it does not hold",
+            false => "where it holds",
+        };
+        format!(
+            "# fill in: when: the file launches it in the {}, which gpuprof cannot translate; write when = \"CONDITION\" on the step, {wanted}: comparisons over {over} joined by && (no ||, no !)\n",
+            self.quoted()
+        )
+    }
+
+    /// The `# fill in:` line on the `else` of several comparisons, which
+    /// one `when` cannot say.
+    fn else_of_several(&self, over: &str) -> String {
+        format!(
+            "# fill in: when: the file launches it in the {}, where one of its comparisons fails, which one when (comparisons over {over} joined by &&, no ||) cannot say: write this step once per comparison, each with when = that comparison negated and the ones before it as they are\n",
+            self.quoted()
+        )
+    }
+}
+
 impl Loop {
+    /// The `# fill in:` line on it where its body has `stops` (`break;`
+    /// or `return`), `under` the branch of an `if` inside it or not.
+    fn stopped(&self, stops: &str, under: Option<Branch>) -> String {
+        let place = match under {
+            Some(branch) => format!(" in the {}", branch.quoted()),
+            None => String::new(),
+        };
+        format!(
+            "# fill in: loop {}: the file's {} ends early (`{stops}`{place}), and gpuprof's loops have no break: fold it into the loop's while, and the if into each branch's when (where the last turn is the first one where the if holds, the loop goes on while it did not hold at the turn before: tests/gpu/cs-sorting-networks/variants.toml writes cuda-samples' bitonic sort, which breaks after its first stride below SHARED_SIZE_LIMIT, as while = \"stride > 0 && 2 * stride >= SHARED_SIZE_LIMIT\")\n",
+            self.variable, self.written
+        )
+    }
+
     /// Its header in gpuprof's language: its first value over N and the
     /// `outer` loops' variables, its condition and next value over those
     /// of `turn` (its own last), evaluated at the first turn.
@@ -929,7 +1226,12 @@ mod tests {
         // j's first value is i: the outer loop repeats it too.
         assert_eq!(variables, ["i", "j"]);
         assert!(notes.is_empty(), "{notes:?}");
-        let (variables, notes) = loops_of(source, &["n"]);
+        // Whether the if launches it changes with j: the loops repeat it.
+        assert_eq!(loops_of(source, &["n"]).0, ["i", "j"]);
+        let (variables, notes) = loops_of(
+            &source.replace("if (j % 2) launch(j); else other(j);", "launch(j);"),
+            &["n"],
+        );
         assert!(variables.is_empty());
         assert_eq!(
             notes,
@@ -938,6 +1240,51 @@ mod tests {
                 "# the file launches it inside for (int j = i; j < n; j += 2), whose variable neither its arguments nor its geometry use: drafted as one launch\n",
             ]
         );
+    }
+
+    #[test]
+    fn a_break_is_noted_on_the_loop_it_ends_and_an_if_around_the_loops_only_noted() {
+        let source = r#"
+            void f(int n, int mode) {
+                if (mode == 1)
+                for (int k = 2; k <= n; k *= 2) {
+                    for (int t = 0; t < 3; t++) { if (t == k) break; }
+                    switch (k) { case 4: break; default: break; }
+                    if (k > 64) { launch(k); if (k == n) break; }
+                }
+            }
+        "#;
+        let at = source.find("launch(").unwrap();
+        let found = around(
+            &Code::new(source),
+            at,
+            (vec!["k".to_string()], &[]),
+            identifiers,
+        );
+        assert_eq!(found.loops.len(), 1);
+        assert_eq!(
+            found.notes,
+            [
+                "# the file runs these loops inside if (mode == 1), around them: the sizes should be ones where it holds\n",
+                "# fill in: loop k: the file's for (int k = 2; k <= n; k *= 2) ends early (`break;` in the if (k == n)), and gpuprof's loops have no break: fold it into the loop's while, and the if into each branch's when (where the last turn is the first one where the if holds, the loop goes on while it did not hold at the turn before: tests/gpu/cs-sorting-networks/variants.toml writes cuda-samples' bitonic sort, which breaks after its first stride below SHARED_SIZE_LIMIT, as while = \"stride > 0 && 2 * stride >= SHARED_SIZE_LIMIT\")\n",
+            ]
+        );
+        let branches: Vec<(&str, bool)> = found
+            .branches
+            .iter()
+            .map(|b| (b.written.as_str(), b.otherwise))
+            .collect();
+        assert_eq!(branches, [("if (k > 64)", false)]);
+        // Without the last break, the inner loop's and the switch's are
+        // not this loop's.
+        let source = source.replace("if (k == n) break;", "");
+        let found = around(
+            &Code::new(&source),
+            at,
+            (vec!["k".to_string()], &[]),
+            identifiers,
+        );
+        assert_eq!(found.notes.len(), 1, "{:?}", found.notes);
     }
 
     #[test]
