@@ -278,8 +278,13 @@ pub(crate) fn scan(source: &str) -> Kernels {
                         parameters: parameters_at(&tokens, i + 1 + open),
                         body: body_after(&tokens, &chars, skip_group(&tokens, i + 1 + open)),
                     };
+                    // A prototype first (`__global__ void Fan1(float *m, …);`):
+                    // the definition's parameter names are the ones its body
+                    // uses, so it replaces the prototype.
                     match found.kernels.iter_mut().find(|k| k.name == kernel.name) {
-                        Some(declared) if declared.body.is_none() => declared.body = kernel.body,
+                        Some(declared) if declared.body.is_none() && kernel.body.is_some() => {
+                            *declared = kernel
+                        }
                         Some(_) => {}
                         None => found.kernels.push(kernel),
                     }
@@ -1572,6 +1577,22 @@ mod tests {
 
     fn names(kernels: &Kernels) -> Vec<String> {
         kernels.kernels.iter().map(Kernel::shown).collect()
+    }
+
+    #[test]
+    fn a_kernel_declared_before_its_definition_takes_the_definitions_parameters() {
+        let found = scan(
+            "__global__ void fan(float *m, float *a, int size);\n\
+             int main() { fan<<<1, 1>>>(0, 0, 4); }\n\
+             __global__ void fan(float *m_cuda, float *a_cuda, int size) { m_cuda[0] = a_cuda[0]; }\n",
+        );
+        assert_eq!(found.kernels.len(), 1);
+        let fan = &found.kernels[0];
+        assert_eq!(fan.parameters, "float *m_cuda, float *a_cuda, int size");
+        assert_eq!(
+            fan.body.as_deref().map(str::trim),
+            Some("m_cuda[0] = a_cuda[0];")
+        );
     }
 
     #[test]
