@@ -699,15 +699,17 @@ impl<'c> Context<'c> {
         }
     }
 
-    /// The error of a loop that does not end where it is.
+    /// The error of a sequence that goes past the launches or turns one
+    /// run may take, at `step` (at its first loop's `while`, else at the
+    /// step itself, inside the group whose loops repeat it).
     fn endless(&self, step: &StepValues, name: &str, at: &Size, what: &str) -> ConfigError {
         let span = step
             .loops
             .first()
-            .map_or(0..0, |l| l.condition.source.span());
+            .map_or(step.span.clone(), |l| l.condition.source.span());
         self.doc
             .error(span, format!("step {} of variant `{name}` {what} at {}", step.place, at.label))
-            .help("check that each loop's `while` becomes false: `next` must move its variable toward the end (k * 2 up to N, j / 2 down to 1)")
+            .help(format!("if a loop runs away, make its `while` become false: `next` must move its variable toward the end (k * 2 up to N, j / 2 down to 1); if the loops are right, the size is too large to profile launch by launch (a run may make at most {MAX_LAUNCHES} launches per sequence and size, and ncu takes about half a second for each): leave that size out of `sizes`"))
     }
 
     /// One launch at `at` (a size, and the loop variables around it).
@@ -1034,6 +1036,20 @@ mod tests {
             ),
             "{e}"
         );
+        // Past the limit inside a group, the error points at the launch
+        // step the group's loop repeats.
+        let text = looped(
+            "{ repeat = [{ for = \"t\", from = 0, while = \"t < N\", next = \"t + 1\" }], steps = [\n\
+               { entry = \"scale_by<2>\", grid = [1], block = [32], args = [{ name = \"a\" }, { name = \"b\" }, { name = \"n\", scalar = \"i32\", value = 1 }] },\n\
+               { entry = \"scale_by<2>\", grid = [2], block = [32], args = [{ name = \"b\" }, { name = \"a\" }, { name = \"n\", scalar = \"i32\", value = 1 }] },\n\
+             ] },",
+        );
+        let e = crate::config::resolve::tests::fails(
+            &text,
+            "step 1.1 of variant `plain` would launch more than 4096 kernels at N=4096, t=2048",
+            "{ entry = \"scale_by<2>\", grid = [1]",
+        );
+        assert!(help(&e).contains("leave that size out of `sizes`"), "{e}");
         // A loop cannot choose a template instance.
         let e = err(&step(
             "repeat = [{ for = \"k\", from = 1, while = \"k <= 2\", next = \"k + 1\" }], ",
