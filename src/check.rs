@@ -319,15 +319,15 @@ fn sizes_table(plan: &Plan, variant: &Variant) -> String {
                 each(|s| format!("{} B", s.shared_bytes)),
             );
             let kernel = entries.get(steps[0].kernel).map_or("", String::as_str);
-            let scalars = scalars(steps);
+            let passed = arguments(steps, instance);
             let launch = match row.collapsed() {
                 true => format!(
-                    "{} · {} {kernel} {}{scalars}",
+                    "{} · {} {kernel} {}{passed}",
                     size.label,
                     row.numbers(),
                     row.times()
                 ),
-                false => format!("{} · {} {kernel}{scalars}", size.label, row.numbers()),
+                false => format!("{} · {} {kernel}{passed}", size.label, row.numbers()),
             };
             let [buffers, bytes, flops] = match index {
                 0 => totals.clone(),
@@ -339,38 +339,57 @@ fn sizes_table(plan: &Plan, variant: &Variant) -> String {
     format!("{table}\n")
 }
 
-/// The scalars a row's launches pass, ` (size 2048, stride 1024 … 1)`:
-/// each by its name and value, a range where it changes along the row (a
-/// loop variable); nothing for launches that pass none.
-fn scalars(steps: &[Step]) -> String {
+/// The arguments a row's launches pass, ` (in, out+2048, size 2048, stride
+/// 1024 … 1)`: buffers by name (and the element they start from), scalars
+/// by name and value; a range where a value changes along the row (a loop
+/// variable, buffers swapped between launches).
+fn arguments(steps: &[Step], instance: &Instance) -> String {
     let Some(first) = steps.first() else {
         return String::new();
     };
-    let number = |value: f64| match value.fract() == 0.0 && value.abs() < 1e15 {
-        true => format!("{}", value as i64),
-        false => format!("{value}"),
+    let shown = |arg: &StepArg| match arg {
+        StepArg::Buffer { index, offset } => {
+            let name = match instance.args.get(*index) {
+                Some(Arg::Buffer(buffer)) => buffer.name.as_str(),
+                _ => "?",
+            };
+            match offset {
+                0 => name.to_string(),
+                offset => format!("{name}+{offset}"),
+            }
+        }
+        StepArg::Scalar(scalar) => number(scalar),
     };
     let passed: Vec<String> = first
         .args
         .iter()
         .enumerate()
-        .filter_map(|(at, arg)| {
-            let StepArg::Scalar(scalar) = arg else {
-                return None;
-            };
+        .map(|(at, arg)| {
             let values: Vec<String> = steps
                 .iter()
-                .filter_map(|step| match step.args.get(at) {
-                    Some(StepArg::Scalar(s)) => Some(number(s.value)),
-                    _ => None,
-                })
+                .filter_map(|step| step.args.get(at).map(shown))
                 .collect();
-            Some(format!("{} {}", scalar.name, launches::span(&values)))
+            let values = launches::span(&values);
+            match arg {
+                StepArg::Scalar(scalar) => format!("{} {values}", scalar.name),
+                StepArg::Buffer { .. } => values,
+            }
         })
         .collect();
     match passed.is_empty() {
         true => String::new(),
         false => format!(" ({})", passed.join(", ")),
+    }
+}
+
+/// A scalar's value as the launch passes it: a whole number without a
+/// fraction, an f32 to the digits an f32 holds.
+fn number(scalar: &crate::config::plan::Scalar) -> String {
+    let value = scalar.value;
+    match (value.fract() == 0.0 && value.abs() < 1e15, scalar.element) {
+        (true, _) => format!("{}", value as i64),
+        (false, crate::config::plan::ElementType::F32) => format!("{}", value as f32),
+        (false, _) => format!("{value}"),
     }
 }
 
@@ -447,6 +466,20 @@ mod tests {
     }
 
     #[test]
+    fn a_scalar_shows_the_digits_its_type_holds() {
+        use crate::config::plan::{ElementType, Scalar};
+        let scalar = |element, value| Scalar {
+            name: "step".into(),
+            element,
+            value,
+        };
+        let step = 0.0035 / 24000.0;
+        assert_eq!(number(&scalar(ElementType::F32, step)), "0.00000014583334");
+        assert_eq!(number(&scalar(ElementType::F64, step)), format!("{step}"));
+        assert_eq!(number(&scalar(ElementType::I32, 4096.0)), "4096");
+    }
+
+    #[test]
     fn a_long_sequence_shows_a_row_per_run_of_one_kernel_and_a_short_one_a_row_per_launch() {
         // n = N/2, N/4, … 1: 4 halvings at N=16 (6 launches, a row each),
         // 10 at N=1024 (12 launches: the halvings in one row, their grid
@@ -459,19 +492,19 @@ mod tests {
         );
         let table = sizes_table(&plan, &plan.variants[0]);
         insta::assert_snapshot!(table, @r"
-        ┌─────────────────────────────────────┬─────────────────┬───────────────┬────────────────┬─────────────────────────────────────────────────────────┬───────┬───────┐
-        │ size                                ┆ grid            ┆ block         ┆ dynamic shared ┆ buffers                                                 ┆ bytes ┆ flops │
-        ╞═════════════════════════════════════╪═════════════════╪═══════════════╪════════════════╪═════════════════════════════════════════════════════════╪═══════╪═══════╡
-        │ N=16 · 1 copy (n 16)                ┆ 8×1×1           ┆ 2×1×1         ┆ 0 B            ┆ in 16×f32 (64.0 B); out 16×f32 (64.0 B), output         ┆ –     ┆ –     │
-        │ N=16 · 2 halve (n 8)                ┆ 8×1×1           ┆ 4×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
-        │ N=16 · 3 halve (n 4)                ┆ 4×1×1           ┆ 4×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
-        │ N=16 · 4 halve (n 2)                ┆ 2×1×1           ┆ 2×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
-        │ N=16 · 5 halve (n 1)                ┆ 1×1×1           ┆ 1×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
-        │ N=16 · 6 finish                     ┆ 1×1×1           ┆ 1×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
-        │ N=1024 · 1 copy (n 1024)            ┆ 512×1×1         ┆ 2×1×1         ┆ 0 B            ┆ in 1,024×f32 (4.10 kB); out 1,024×f32 (4.10 kB), output ┆ –     ┆ –     │
-        │ N=1024 · 2–11 halve ×10 (n 512 … 1) ┆ 512×1×1 … 1×1×1 ┆ 4×1×1 … 1×1×1 ┆ 0 B            ┆                                                         ┆       ┆       │
-        │ N=1024 · 12 finish                  ┆ 1×1×1           ┆ 1×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
-        └─────────────────────────────────────┴─────────────────┴───────────────┴────────────────┴─────────────────────────────────────────────────────────┴───────┴───────┘
+        ┌──────────────────────────────────────────┬─────────────────┬───────────────┬────────────────┬─────────────────────────────────────────────────────────┬───────┬───────┐
+        │ size                                     ┆ grid            ┆ block         ┆ dynamic shared ┆ buffers                                                 ┆ bytes ┆ flops │
+        ╞══════════════════════════════════════════╪═════════════════╪═══════════════╪════════════════╪═════════════════════════════════════════════════════════╪═══════╪═══════╡
+        │ N=16 · 1 copy (in, out, n 16)            ┆ 8×1×1           ┆ 2×1×1         ┆ 0 B            ┆ in 16×f32 (64.0 B); out 16×f32 (64.0 B), output         ┆ –     ┆ –     │
+        │ N=16 · 2 halve (out, n 8)                ┆ 8×1×1           ┆ 4×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
+        │ N=16 · 3 halve (out, n 4)                ┆ 4×1×1           ┆ 4×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
+        │ N=16 · 4 halve (out, n 2)                ┆ 2×1×1           ┆ 2×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
+        │ N=16 · 5 halve (out, n 1)                ┆ 1×1×1           ┆ 1×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
+        │ N=16 · 6 finish (out)                    ┆ 1×1×1           ┆ 1×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
+        │ N=1024 · 1 copy (in, out, n 1024)        ┆ 512×1×1         ┆ 2×1×1         ┆ 0 B            ┆ in 1,024×f32 (4.10 kB); out 1,024×f32 (4.10 kB), output ┆ –     ┆ –     │
+        │ N=1024 · 2–11 halve ×10 (out, n 512 … 1) ┆ 512×1×1 … 1×1×1 ┆ 4×1×1 … 1×1×1 ┆ 0 B            ┆                                                         ┆       ┆       │
+        │ N=1024 · 12 finish (out)                 ┆ 1×1×1           ┆ 1×1×1         ┆ 0 B            ┆                                                         ┆       ┆       │
+        └──────────────────────────────────────────┴─────────────────┴───────────────┴────────────────┴─────────────────────────────────────────────────────────┴───────┴───────┘
         ");
     }
 }

@@ -1215,7 +1215,7 @@ fn check_compiles_every_kernel_and_prints_the_plan_without_a_gpu() {
     assert!(stdout.starts_with("own-kernels: 9 variants at 1 size (N=1048576), baseline `naive-copy`; compiled for sm_90"), "{stdout}");
     // A sequence shows every launch's geometry and scalars.
     assert!(
-        stdout.contains("│ N=1048576 · 2 reduce6<32, true> (n 64)       ┆ 1×1×1  ┆ 32×1×1  ┆"),
+        stdout.contains("│ N=1048576 · 2 reduce6<32, true> (partial, out, n 64)"),
         "{stdout}"
     );
     for symbol in [
