@@ -128,7 +128,7 @@ fn profiled_launches(plan: &Plan) -> String {
     match total {
         0 => String::new(),
         _ => format!(
-            "\nprofiling: a run profiles {} under ncu{}; each costs ncu its kernel's replay passes and 0.4–0.9 s more (measured on an H200: benchmarks/README.md)\n",
+            "\nprofiling: a run profiles {} under ncu{}; each costs ncu its kernel's replay passes and 0.4–0.9 s more (measured on an H200: benchmarks/README.md), {} in all\n",
             match total {
                 1 => "1 kernel launch".to_string(),
                 _ => format!("{} kernel launches", format::count(total as f64)),
@@ -136,8 +136,27 @@ fn profiled_launches(plan: &Plan) -> String {
             match sequences {
                 true => ", every launch of every sequence among them",
                 false => "",
-            }
+            },
+            ncu_time(total)
         ),
+    }
+}
+
+/// What `launches` cost ncu beyond the kernels' own replays, at the
+/// 0.4–0.9 s a launch measured on the H200: "4–8 s", "28–63 min".
+fn ncu_time(launches: usize) -> String {
+    let (low, high) = (launches as f64 * 0.4, launches as f64 * 0.9);
+    let (low, high, unit) = match high < 120.0 {
+        true => (low.max(1.0).round(), high.max(1.0).round(), "s"),
+        false => (low / 60.0, high / 60.0, "min"),
+    };
+    let shown = |value: f64| match value < 10.0 && unit == "min" {
+        true => format!("{value:.1}"),
+        false => format!("{value:.0}"),
+    };
+    match shown(low) == shown(high) {
+        true => format!("about {} {unit}", shown(low)),
+        false => format!("{}–{} {unit}", shown(low), shown(high)),
     }
 }
 
@@ -460,9 +479,17 @@ mod tests {
         );
         assert_eq!(
             profiled_launches(&plan),
-            "\nprofiling: a run profiles 26 kernel launches under ncu, every launch of every sequence among them; each costs ncu its kernel's replay passes and 0.4–0.9 s more (measured on an H200: benchmarks/README.md)\n",
+            "\nprofiling: a run profiles 26 kernel launches under ncu, every launch of every sequence among them; each costs ncu its kernel's replay passes and 0.4–0.9 s more (measured on an H200: benchmarks/README.md), 10–23 s in all\n",
             "6 + 12 launches of the sequence and 4 of the 6 configurations at each of 2 sizes"
         );
+    }
+
+    #[test]
+    fn ncu_time_is_said_in_seconds_or_minutes() {
+        assert_eq!(ncu_time(1), "about 1 s");
+        assert_eq!(ncu_time(26), "10–23 s");
+        assert_eq!(ncu_time(144), "1.0–2.2 min");
+        assert_eq!(ncu_time(4190), "28–63 min");
     }
 
     #[test]
