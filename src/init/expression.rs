@@ -109,7 +109,11 @@ pub(super) fn translate(
             i += 2;
             continue;
         }
-        if !matches!(c, '+' | '-' | '*' | '/' | '%' | '(' | ')' | ' ') {
+        // A lone `&` masks (`k & 1`); `&&` joins conditions, not values.
+        if c == '&' && chars.get(i + 1) == Some(&'&') {
+            return None;
+        }
+        if !matches!(c, '+' | '-' | '*' | '/' | '%' | '&' | '(' | ')' | ' ') {
             return None;
         }
         out.push(c);
@@ -186,12 +190,30 @@ pub(super) enum Expr {
 }
 
 impl Expr {
-    /// Parses `text` (numbers, names, `+ - * / %`, `<< >>`, parentheses).
+    /// Parses `text` (numbers, names, `+ - * / %`, `<< >>`, a mask of
+    /// low bits `& 1`, parentheses).
     pub(super) fn parse(text: &str) -> Option<Expr> {
         let chars: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
         let mut at = 0;
-        let expr = Expr::shift(&chars, &mut at)?;
+        let expr = Expr::mask(&chars, &mut at)?;
         (at == chars.len()).then_some(expr)
+    }
+
+    /// `a & m`, where `m` is a mask of low bits (2^k - 1), is `a % 2^k`
+    /// (for the non-negative counts a launch computes); any other `&` is
+    /// not read.
+    fn mask(chars: &[char], at: &mut usize) -> Option<Expr> {
+        let mut expr = Expr::shift(chars, at)?;
+        while chars.get(*at) == Some(&'&') {
+            *at += 1;
+            let Expr::Number(mask) = Expr::shift(chars, at)? else {
+                return None;
+            };
+            let modulus = mask + 1.0;
+            (mask >= 1.0 && (modulus as u64).is_power_of_two()).then_some(())?;
+            expr = Expr::Binary('%', Box::new(expr), Box::new(Expr::Number(modulus)));
+        }
+        Some(expr)
     }
 
     /// `a << b` is `a * pow(2, b)`, `a >> b` is `floor(a / pow(2, b))`.
@@ -235,7 +257,7 @@ impl Expr {
             }
             '(' => {
                 *at += 1;
-                let expr = Expr::shift(chars, at)?;
+                let expr = Expr::mask(chars, at)?;
                 (chars.get(*at) == Some(&')')).then(|| *at += 1)?;
                 Some(expr)
             }
@@ -493,6 +515,11 @@ mod tests {
         // Over N alone the division stays exact, as the suite's sizes divide.
         assert_eq!(read("N / 512", &["k"]), "N / 512");
         assert_eq!(read("(N) >> 8", &[]), "floor(N / 256)");
+        // A mask of low bits is a remainder; another mask is not read.
+        assert_eq!(read("(k & 1)", &["k"]), "k % 2");
+        assert_eq!(read("k & 255", &["k"]), "k % 256");
+        assert!(Expr::parse("k & 6").is_none());
+        assert!(Expr::parse("k & j").is_none());
     }
 
     #[test]
