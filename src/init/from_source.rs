@@ -416,7 +416,23 @@ impl<'a> Draft<'a> {
         let around = match launched {
             Launched::Directly(l) | Launched::Through(l, _) => {
                 let buffers = pointer_arguments(l, parameters.as_deref());
-                loops::around(code, l.at, (launch_names(l, scanned), &buffers), |text| {
+                let others: Vec<loops::OtherLaunch> = scanned
+                    .launches
+                    .iter()
+                    .filter(|other| other.at != l.at)
+                    .map(|other| {
+                        (
+                            other.at,
+                            format!("{}<<<{}>>>", other.callee, other.config.join(", ")),
+                        )
+                    })
+                    .collect();
+                let passed = (
+                    launch_names(l, scanned),
+                    buffers.as_slice(),
+                    others.as_slice(),
+                );
+                loops::around(code, l.at, passed, |text| {
                     let mut names = Vec::new();
                     names_through(text, scanned, 0, &mut names);
                     names
@@ -2406,6 +2422,31 @@ sequence = [
         let plan = plan(root.path(), "s");
         assert_eq!(plan.variants[0].instances[0].sequence.len(), 3);
         assert!(plan.variants[1].instances[0].sequence.is_empty());
+    }
+
+    #[test]
+    fn a_loop_whose_turn_launches_two_kernels_says_how_to_group_them() {
+        let source = r#"
+            __global__ void fan1(float *m, const float *a, int size, int t) { m[threadIdx.x] = a[t]; }
+            __global__ void fan2(float *m, float *a, int size, int j1, int t) { a[threadIdx.x] = m[t]; }
+            void forward(float *m, float *a, int size) {
+                for (int t = 0; t < size - 1; t++) {
+                    fan1<<<size / 256, 256>>>(m, a, size, t);
+                    fan2<<<size / 256, 256>>>(m, a, size, size - t, t);
+                }
+            }
+        "#;
+        let (_, text) = draft(&[("g.cu", source)], "g.cu", "s");
+        let text = text.unwrap();
+        assert!(
+            variant_of(&text, "fan1").contains("# fill in: the file's for (int t = 0; t < size - 1; t++) launches fan2<<<size / 256, 256>>> in the same turns: this draft repeats only this launch;"),
+            "{text}"
+        );
+        assert!(
+            variant_of(&text, "fan2")
+                .contains("launches fan1<<<size / 256, 256>>> in the same turns"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -32,6 +32,10 @@ use super::from_source::{is_identifier, quoted};
 /// parameter's name.
 pub(super) type PassedPointer = (String, String);
 
+/// Another launch of the file: its offset, and how it is written
+/// (`Fan2<<<dimGrid, dimBlock>>>`).
+pub(super) type OtherLaunch = (usize, String);
+
 /// What a loop header's piece that cannot be translated is written as.
 const PLACEHOLDER: &str = "\"FILL_IN\"";
 
@@ -149,7 +153,7 @@ pub(super) struct Repeat {
 pub(super) fn around(
     code: &Code,
     at: usize,
-    (mut used, buffers): (Vec<String>, &[PassedPointer]),
+    (mut used, buffers, others): (Vec<String>, &[PassedPointer], &[OtherLaunch]),
     names: impl Fn(&str) -> Vec<String>,
 ) -> Around {
     let mut around = Around::default();
@@ -202,6 +206,16 @@ pub(super) fn around(
         if let Some((stops, under)) = code.stop_in(one) {
             around.notes.push(one.stopped(stops, under));
         }
+    }
+    let beside: Vec<&str> = others
+        .iter()
+        .filter(|(at, _)| outermost.contains(at))
+        .map(|(_, written)| written.as_str())
+        .collect();
+    if let Some(one) = around.loops.first()
+        && !beside.is_empty()
+    {
+        around.notes.push(one.shares_turns(&beside));
     }
     around
 }
@@ -1113,6 +1127,17 @@ impl Loop {
         )
     }
 
+    /// The `# fill in:` line on it where its body launches `beside` too
+    /// (another kernel each turn, or this one again with other
+    /// arguments): the draft repeats one launch of the turn.
+    fn shares_turns(&self, beside: &[&str]) -> String {
+        format!(
+            "# fill in: the file's {} launches {} in the same turns: this draft repeats only this launch; to run a turn as the program does, make one variant whose step groups the turn's launches in order, steps = [{{ entry, grid, block, args }}, {{ ... }}], each with its own when where an if chooses it (see docs/variants-toml.md)\n",
+            self.written,
+            beside.join(" and ")
+        )
+    }
+
     /// Its header in gpuprof's language: its first value over N and the
     /// `outer` loops' variables, its condition and next value over those
     /// of `turn` (its own last), evaluated at the first turn.
@@ -1203,7 +1228,7 @@ mod tests {
     fn loops_of(source: &str, used: &[&str]) -> (Vec<String>, Vec<String>) {
         let at = source.find("launch(").unwrap();
         let used = used.iter().map(|u| u.to_string()).collect();
-        let found = around(&Code::new(source), at, (used, &[]), identifiers);
+        let found = around(&Code::new(source), at, (used, &[], &[]), identifiers);
         let variables = found.loops.iter().map(|l| l.variable.clone()).collect();
         (variables, found.notes)
     }
@@ -1258,7 +1283,7 @@ mod tests {
         let found = around(
             &Code::new(source),
             at,
-            (vec!["k".to_string()], &[]),
+            (vec!["k".to_string()], &[], &[]),
             identifiers,
         );
         assert_eq!(found.loops.len(), 1);
@@ -1281,7 +1306,7 @@ mod tests {
         let found = around(
             &Code::new(&source),
             at,
-            (vec!["k".to_string()], &[]),
+            (vec!["k".to_string()], &[], &[]),
             identifiers,
         );
         assert_eq!(found.notes.len(), 1, "{:?}", found.notes);
