@@ -18,6 +18,7 @@
 //! `#include` and `#define`.
 
 use super::signature::{scalar_aliases, split_top_level};
+use std::ops::Range;
 
 /// The kernels of one source file and what else the scan saw.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -318,7 +319,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
     }
     found.dim3s = dim3_declarations(&tokens);
     found.assignments = function_assignments(&tokens);
-    found.initializers = integer_initializers(&tokens);
+    found.initializers = integer_initializers(&tokens, &device_bodies(&tokens));
     found.allocations = allocations(&tokens);
     found.aliases = scalar_aliases(&alias_declarations(&tokens, &directives));
     found.unguarded_defines = unguarded_defines(source);
@@ -637,10 +638,7 @@ fn launch_at(tokens: &[Located], chars: &[char], at: usize) -> Option<Launch> {
 /// The source text between the braces of a definition whose parameter list
 /// ends before token `after`; `None` for a declaration (a `;` first).
 fn body_after(tokens: &[Located], chars: &[char], after: usize) -> Option<String> {
-    let open = (after..tokens.len())
-        .take_while(|&k| !matches!(tokens[k].0, Token::Punct(';' | '}' | '=' | ',')))
-        .find(|&k| tokens[k].0 == Token::Punct('{'))?;
-    let end = group_end(tokens, open);
+    let Range { start: open, end } = body_tokens(tokens, after)?;
     let to = match end > open + 1 && end <= tokens.len() {
         true => tokens[end - 1].1,
         false => chars.len(),
@@ -650,6 +648,16 @@ fn body_after(tokens: &[Located], chars: &[char], after: usize) -> Option<String
             .iter()
             .collect(),
     )
+}
+
+/// The tokens of the function body that follows token `after` (its
+/// parameter list's end), from its `{` to past its `}`: `None` for a
+/// declaration (a `;` first).
+fn body_tokens(tokens: &[Located], after: usize) -> Option<Range<usize>> {
+    let open = (after..tokens.len())
+        .take_while(|&k| !matches!(tokens[k].0, Token::Punct(';' | '}' | '=' | ',')))
+        .find(|&k| tokens[k].0 == Token::Punct('{'))?;
+    Some(open..group_end(tokens, open))
 }
 
 /// The bracket that closes `open`, and the one that opens `close`.
@@ -1030,13 +1038,19 @@ fn allocations(tokens: &[Located]) -> Vec<String> {
     found
 }
 
-/// `int blocks = (n + 255) / 256;`: integer variables and their initializers.
-fn integer_initializers(tokens: &[Located]) -> Vec<(String, String)> {
+/// `int blocks = (n + 255) / 256;`: integer variables of the host code
+/// and their initializers. Those inside `device` (the token ranges of
+/// device functions' bodies) are the GPU's own (a kernel's `for (int
+/// stride = 1; …)`), never what the host passes.
+fn integer_initializers(tokens: &[Located], device: &[Range<usize>]) -> Vec<(String, String)> {
     let mut found = Vec::new();
     for i in 1..tokens.len() {
         let (Token::Ident(name), Token::Ident(before)) = (&tokens[i].0, &tokens[i - 1].0) else {
             continue;
         };
+        if device.iter().any(|body| body.contains(&i)) {
+            continue;
+        }
         if !INTEGER_WORDS.contains(&before.as_str()) || !plain_assignment(tokens, i + 1) {
             continue;
         }
@@ -1046,6 +1060,25 @@ fn integer_initializers(tokens: &[Located]) -> Vec<(String, String)> {
         }
     }
     found
+}
+
+/// The token ranges of the bodies of the file's `__global__` and
+/// `__device__` functions.
+fn device_bodies(tokens: &[Located]) -> Vec<Range<usize>> {
+    let mut bodies = Vec::new();
+    for (i, (token, _)) in tokens.iter().enumerate() {
+        let Token::Ident(word) = token else {
+            continue;
+        };
+        if word != "__global__" && word != "__device__" {
+            continue;
+        }
+        let Some((_, open)) = function_name(&tokens[i + 1..]) else {
+            continue;
+        };
+        bodies.extend(body_tokens(tokens, skip_group(tokens, i + 1 + open)));
+    }
+    bodies
 }
 
 /// How a kernel's body uses one of its pointer parameters, as far as a
@@ -1577,6 +1610,28 @@ mod tests {
 
     fn names(kernels: &Kernels) -> Vec<String> {
         kernels.kernels.iter().map(Kernel::shown).collect()
+    }
+
+    #[test]
+    fn a_kernels_own_variables_are_not_host_initializers() {
+        let found = scan(
+            "__global__ void merge(float *d, unsigned stride) {\n\
+               for (unsigned int stride = 1; stride < 64; stride <<= 1) { d[stride] = 0; }\n\
+             }\n\
+             __device__ int lane() { int width = 32; return width; }\n\
+             void run(float *d, int n) {\n\
+               unsigned int stride = n / 2;\n\
+               int width = 64;\n\
+               merge<<<1, 1>>>(d, stride);\n\
+             }\n",
+        );
+        assert_eq!(
+            found.initializers,
+            [
+                ("stride".to_string(), "n / 2".to_string()),
+                ("width".to_string(), "64".to_string())
+            ]
+        );
     }
 
     #[test]
