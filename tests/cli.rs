@@ -977,9 +977,14 @@ fn open_hands_the_report_to_the_desktop() {
     std::fs::create_dir(&bin).unwrap();
     let opener = bin.join("xdg-open");
     let marker = out.path().join("opened");
+    // Written aside and moved into place, so that the marker never exists
+    // empty while the test polls for it.
     std::fs::write(
         &opener,
-        format!("#!/bin/sh\necho \"$1\" > {}\n", marker.display()),
+        format!(
+            "#!/bin/sh\necho \"$1\" > {marker}.part && mv {marker}.part {marker}\n",
+            marker = marker.display()
+        ),
     )
     .unwrap();
     std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
