@@ -1579,7 +1579,7 @@ fn tokenize(chars: &[char]) -> (Vec<Located>, Vec<String>) {
 }
 
 /// The index where `end` starts at or after `from` (the length if never).
-fn skip_until(chars: &[char], from: usize, end: &str) -> usize {
+pub(crate) fn skip_until(chars: &[char], from: usize, end: &str) -> usize {
     let end: Vec<char> = end.chars().collect();
     (from..chars.len())
         .find(|&i| chars[i..].starts_with(&end))
@@ -1588,7 +1588,7 @@ fn skip_until(chars: &[char], from: usize, end: &str) -> usize {
 
 /// A string or character literal starting at `start`: its contents and
 /// the index after its closing quote.
-fn literal(chars: &[char], start: usize) -> (String, usize) {
+pub(crate) fn literal(chars: &[char], start: usize) -> (String, usize) {
     let quote = chars[start];
     let mut text = String::new();
     let mut i = start + 1;

@@ -27,6 +27,7 @@ use std::ops::Range;
 
 use super::expression::Reader;
 use super::from_source::{is_identifier, quoted};
+use crate::config::kernels::{literal, skip_until};
 
 /// A host variable a launch passes to a pointer parameter, and that
 /// parameter's name.
@@ -570,17 +571,20 @@ fn blanked(source: &str) -> Vec<char> {
     let mut line_start = true;
     while i < chars.len() {
         let c = chars[i];
+        // The scanner's own reading of comments and literals, so that both
+        // see the same code.
         let end = match (c, chars.get(i + 1)) {
-            ('/', Some('/')) => line_end(&chars, i),
-            ('/', Some('*')) => comment_end(&chars, i + 2),
-            ('"' | '\'', _) => literal_end(&chars, i),
+            ('/', Some('/')) => skip_until(&chars, i, "\n"),
+            ('/', Some('*')) => skip_until(&chars, i + 2, "*/") + 2,
+            ('"' | '\'', _) => literal(&chars, i).1,
             ('#', _) if line_start => directive_end(&chars, i),
             _ => {
                 line_start = c == '\n' || (line_start && c.is_whitespace());
                 i += 1;
                 continue;
             }
-        };
+        }
+        .min(chars.len());
         for blank in &mut chars[i..end] {
             if *blank != '\n' {
                 *blank = ' ';
@@ -975,35 +979,12 @@ impl Code {
     }
 }
 
-/// The offset of the end of the line holding `i`.
-fn line_end(chars: &[char], i: usize) -> usize {
-    (i..chars.len())
-        .find(|&k| chars[k] == '\n')
-        .unwrap_or(chars.len())
-}
-
-/// The offset after the `*/` at or after `from`.
-fn comment_end(chars: &[char], from: usize) -> usize {
-    (from..chars.len())
-        .find(|&k| chars[k] == '*' && chars.get(k + 1) == Some(&'/'))
-        .map_or(chars.len(), |k| k + 2)
-}
-
-/// The offset after the string or character literal starting at `i`.
-fn literal_end(chars: &[char], i: usize) -> usize {
-    let mut k = i + 1;
-    while k < chars.len() && chars[k] != chars[i] && chars[k] != '\n' {
-        k += if chars[k] == '\\' { 2 } else { 1 };
-    }
-    (k + 1).min(chars.len())
-}
-
 /// The offset of the end of the preprocessor line starting at `i`, its
 /// continuations included.
 fn directive_end(chars: &[char], i: usize) -> usize {
     let mut k = i;
     loop {
-        k = line_end(chars, k);
+        k = skip_until(chars, k, "\n");
         if k == 0 || k >= chars.len() || chars[k - 1] != '\\' {
             return k;
         }
