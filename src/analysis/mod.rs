@@ -450,12 +450,7 @@ fn status_of(run: &RunResult) -> Status {
 /// Which launches a run's hot lines come from: a sequence's are its
 /// longest launch's.
 fn lines_of(run: &RunResult) -> lines::LinesOf {
-    let longest = run.profile.as_ref().map(|p| p.ncu_id);
-    match run
-        .steps
-        .iter()
-        .position(|step| Some(step.ncu_id) == longest)
-    {
+    match run.longest_step() {
         Some(at) if run.steps.len() > 1 => lines::LinesOf::Longest {
             launch: at + 1,
             of: run.steps.len(),

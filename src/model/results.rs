@@ -325,6 +325,13 @@ impl Results {
 }
 
 impl RunResult {
+    /// Which of a sequence's `steps` is its longest launch, the one
+    /// `profile` holds and the findings explain (counted from 0).
+    pub fn longest_step(&self) -> Option<usize> {
+        let longest = self.profile.as_ref()?.ncu_id;
+        self.steps.iter().position(|step| step.ncu_id == longest)
+    }
+
     /// The profile that stands for the whole run, for counts compared with
     /// another variant's: its one launch's, or for a sequence its longest
     /// launch's with every count (an ncu `.sum` metric: requests, sectors,

@@ -153,7 +153,7 @@ pub(super) fn run_view(
 /// note that says so.
 fn step_views(recorded: &crate::model::results::RunResult) -> (Vec<StepView>, Option<String>) {
     use crate::model::metrics::{DRAM_THROUGHPUT, DURATION, SM_THROUGHPUT};
-    let longest = recorded.profile.as_ref().map(|p| p.ncu_id);
+    let longest = recorded.longest_step();
     let shown = |value: Option<f64>, show: fn(f64) -> String| value.map_or("–".into(), show);
     let steps = &recorded.steps;
     let rows = launches::rows(steps, |step| step.kernel_name.as_str());
@@ -161,10 +161,9 @@ fn step_views(recorded: &crate::model::results::RunResult) -> (Vec<StepView>, Op
         .iter()
         .map(|row| {
             let launches = &steps[row.range()];
-            let longest_at = launches
-                .iter()
-                .position(|step| Some(step.ncu_id) == longest)
-                .map(|at| row.first + at + 1);
+            let longest_at = longest
+                .filter(|at| row.range().contains(at))
+                .map(|at| at + 1);
             StepView {
                 number: row.numbers(),
                 kernel: launches[0].kernel_name.clone(),
