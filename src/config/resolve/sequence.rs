@@ -468,12 +468,7 @@ impl<'c> Context<'c> {
                 next,
             } = spanned.get_ref();
             let text = variable.get_ref();
-            let identifier = text
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            if !identifier {
+            if !super::suite::is_identifier(text) {
                 return Err(self
                     .doc
                     .error(
