@@ -107,8 +107,9 @@ fn same(a: f64, b: f64) -> bool {
 /// A run's counters and timing, derived afresh from results.json.
 fn derive(results: &Results, variant: &VariantResult, run: &RunResult) -> Derived {
     let median = timing::median_at(results, variant, &run.size);
-    let lines = variant
-        .lines_of(run)
+    let lines_of = variant.lines_of(run);
+    let lines = lines_of
+        .as_ref()
         .map_or(&[][..], |l| l.profile.source_lines.as_slice());
     derived::derive(run.whole_profile().as_deref(), lines, median)
 }
@@ -189,7 +190,9 @@ impl Auditor<'_> {
             let why = limit_fault(&limit.basis, run, (counters, waves), lines_of.is_some());
             self.check(&variant.name, &run.size, "limiter", &limit.bottleneck, why);
         }
-        let lines: &[SourceLine] = lines_of.map_or(&[], |l| l.profile.source_lines.as_slice());
+        let lines: &[SourceLine] = lines_of
+            .as_ref()
+            .map_or(&[], |l| l.profile.source_lines.as_slice());
         for finding in &run.findings {
             let why = finding
                 .lines

@@ -112,33 +112,43 @@ impl<'a> Evidence<'a> {
         results: &'a Results,
         variant: &'a VariantResult,
         run: &'a RunResult,
+        lines_profile: Option<&'a Profile>,
         derived: &'a Derived,
         findings: &'a [Finding],
-        ceilings: &[CeilingShare],
-        bytes_per_second: Option<f64>,
+        ceilings: Vec<Ceiling>,
     ) -> Evidence<'a> {
+        Evidence {
+            derived,
+            findings,
+            lines_profile,
+            profile: run.profile.as_ref(),
+            ceilings,
+            applied: applied(results, variant),
+        }
+    }
+
+    /// The run's shares of its ceilings' speed, each with what the
+    /// ceiling reaches of the device's DRAM peak where it is a bandwidth.
+    pub fn ceilings(
+        results: &Results,
+        shares: &[CeilingShare],
+        bytes_per_second: Option<f64>,
+    ) -> Vec<Ceiling> {
         let peak = results
             .device
             .as_ref()
             .map(|d| d.peak_dram_bytes_per_second);
-        Evidence {
-            derived,
-            findings,
-            lines_profile: variant.lines_of(run).map(|l| l.profile),
-            profile: run.profile.as_ref(),
-            ceilings: ceilings
-                .iter()
-                .map(|share| Ceiling {
-                    of_device_peak: (share.measure == "bandwidth")
-                        .then_some(())
-                        .and(bytes_per_second.zip(peak))
-                        .filter(|_| share.share > 0.0)
-                        .map(|(mine, peak)| mine / share.share / peak),
-                    share: share.clone(),
-                })
-                .collect(),
-            applied: applied(results, variant),
-        }
+        shares
+            .iter()
+            .map(|share| Ceiling {
+                of_device_peak: (share.measure == "bandwidth")
+                    .then_some(())
+                    .and(bytes_per_second.zip(peak))
+                    .filter(|_| share.share > 0.0)
+                    .map(|(mine, peak)| mine / share.share / peak),
+                share: share.clone(),
+            })
+            .collect()
     }
 
     /// The per-line counters (of `lines_profile`; none without it).

@@ -25,19 +25,6 @@ pub enum LineChange {
     Worse,
     /// A problem line that the previous step did not have.
     New,
-    /// The previous step's problem line is not on the lines read of this
-    /// step, which are one launch's of several (a sequence): whether the
-    /// problem is gone is not known.
-    NotCompared,
-}
-
-/// Which launches a run's hot lines come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LinesOf {
-    /// Its only launch.
-    Whole,
-    /// The longest of a sequence's launches: launch `launch` of `of`.
-    Longest { launch: usize, of: usize },
 }
 
 /// One problem line followed from the previous step to this one.
@@ -156,12 +143,7 @@ fn compared(before: f64, after: f64) -> (LineChange, &'static str) {
 
 /// Follows every problem line of `previous` into `current`, then lists the
 /// problem lines `current` has that `previous` did not.
-pub fn diff(
-    previous_name: &str,
-    previous: &[HotLine],
-    current: &[HotLine],
-    lines_of: LinesOf,
-) -> Vec<LineDiff> {
+pub fn diff(previous_name: &str, previous: &[HotLine], current: &[HotLine]) -> Vec<LineDiff> {
     let mut diffs = Vec::new();
     let mut matched = Vec::new();
     for before in previous {
@@ -179,15 +161,8 @@ pub fn diff(
             None => edited(before, &was.access, current, &matched).map(|(l, p)| (l, p, true)),
         };
         let origin = format!("`{previous_name}` line {} (`{}`)", before.line, before.code);
-        let (change, text) = match (after, lines_of) {
-            (None, LinesOf::Longest { launch, of }) if same_code.is_none() => (
-                LineChange::NotCompared,
-                format!(
-                    "{origin}: not on the lines of launch {launch} of {of}, the one gpuprof reads line by line (the longest); the other launches' lines are not compared, so whether its {} is gone is not known.",
-                    was.words
-                ),
-            ),
-            (None, _) => (
+        let (change, text) = match after {
+            None => (
                 LineChange::Gone,
                 match same_code {
                     Some(line) => format!(
@@ -200,7 +175,7 @@ pub fn diff(
                     ),
                 },
             ),
-            (Some((line, now, edited)), _) => {
+            Some((line, now, edited)) => {
                 matched.push(line.line);
                 let (change, verb) = compared(was.factor, now.factor);
                 let place = match edited {
@@ -260,45 +235,10 @@ mod tests {
         }
     }
 
-    /// The diff against a run whose lines are its only launch's.
-    fn whole(previous_name: &str, previous: &[HotLine], current: &[HotLine]) -> Vec<LineDiff> {
-        diff(previous_name, previous, current, LinesOf::Whole)
-    }
-
-    #[test]
-    fn a_problem_line_missing_from_one_launch_of_several_is_not_called_gone() {
-        let read = "out[rank] = x;";
-        let partial = diff(
-            "rank",
-            &[line(20, read, (32.0, 1.0))],
-            &[line(40, "data[i] = b;", (1.0, 1.0))],
-            LinesOf::Longest {
-                launch: 95,
-                of: 121,
-            },
-        );
-        assert_eq!(partial[0].change, LineChange::NotCompared);
-        assert_eq!(
-            partial[0].text,
-            "`rank` line 20 (`out[rank] = x;`): not on the lines of launch 95 of 121, the one gpuprof reads line by line (the longest); the other launches' lines are not compared, so whether its 32-way shared-load conflict is gone is not known."
-        );
-        // The same code on the lines read is compared as in a single launch.
-        let followed = diff(
-            "rank",
-            &[line(20, read, (32.0, 1.0))],
-            &[line(20, read, (1.0, 1.0))],
-            LinesOf::Longest {
-                launch: 95,
-                of: 121,
-            },
-        );
-        assert_eq!(followed[0].change, LineChange::Gone);
-    }
-
     #[test]
     fn a_fixed_conflict_is_gone_and_a_kept_one_remains() {
         let read = "out[i] = tile[threadIdx.x][j];";
-        let fixed = whole(
+        let fixed = diff(
             "tiled",
             &[line(22, read, (32.0, 1.0))],
             &[line(21, read, (1.0, 1.0))],
@@ -308,13 +248,13 @@ mod tests {
             fixed[0].text,
             "`tiled` line 22 (`out[i] = tile[threadIdx.x][j];`): its 32-way shared-load conflict is gone (now line 21)."
         );
-        let kept = whole(
+        let kept = diff(
             "tiled",
             &[line(22, read, (32.0, 1.0))],
             &[line(30, read, (31.0, 1.0))],
         );
         assert_eq!(kept[0].change, LineChange::Remains);
-        let halved = whole(
+        let halved = diff(
             "tiled",
             &[line(22, read, (32.0, 1.0))],
             &[line(30, read, (8.0, 1.0))],
@@ -327,7 +267,7 @@ mod tests {
 
     #[test]
     fn new_problem_lines_are_listed() {
-        let found = whole(
+        let found = diff(
             "a",
             &[],
             &[
@@ -345,7 +285,7 @@ mod tests {
 
     #[test]
     fn an_edited_statement_is_followed_and_a_worse_conflict_said_so() {
-        let found = whole(
+        let found = diff(
             "strided",
             &[line(
                 57,
@@ -368,7 +308,7 @@ mod tests {
             "`strided` line 57 (`sdata[2 * s * tid] += sdata[2 * s * tid + s];`): its shared-load conflict (on average 2.00× the ideal wavefronts) got worse: shared-load conflict (on average 4.00× the ideal wavefronts) on line 58, its edited form (`sdata[4 * s * tid] += sdata[4 * s * tid + s];`)."
         );
         // Another array, or code too different, is not the same statement.
-        let unrelated = whole(
+        let unrelated = diff(
             "a",
             &[line(57, "sdata[2 * s * tid] += 1;", (2.0, 1.0))],
             &[line(58, "tile[ty][tx] = in[i];", (4.0, 1.0))],

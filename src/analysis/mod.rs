@@ -361,10 +361,7 @@ fn follow_previous(
             let before = previous.and_then(|p| p.runs.iter().find(|r| r.size == run.size));
             let line_diffs = match (before, &analysis.previous) {
                 (Some(before), Some(name)) if run.derived.get(Key::KernelDuration).is_some() => {
-                    let lines_of = variant
-                        .run(&run.size)
-                        .map_or(lines::LinesOf::Whole, lines_of);
-                    lines::diff(name, &before.hot_lines, &run.hot_lines, lines_of)
+                    lines::diff(name, &before.hot_lines, &run.hot_lines)
                 }
                 _ => Vec::new(),
             };
@@ -447,18 +444,6 @@ fn status_of(run: &RunResult) -> Status {
     }
 }
 
-/// Which launches a run's hot lines come from: a sequence's are its
-/// longest launch's.
-fn lines_of(run: &RunResult) -> lines::LinesOf {
-    match run.longest_step() {
-        Some(at) if run.steps.len() > 1 => lines::LinesOf::Longest {
-            launch: at + 1,
-            of: run.steps.len(),
-        },
-        _ => lines::LinesOf::Whole,
-    }
-}
-
 fn analyze_run(
     results: &Results,
     variant: &VariantResult,
@@ -498,7 +483,7 @@ fn analyze_run(
         flops_per_second,
     );
     let lines_of = variant.lines_of(run);
-    let lines_profile = lines_of.map(|l| l.profile);
+    let lines_profile = lines_of.as_ref().map(|l| &*l.profile);
     let whole = run.whole_profile();
     let derived = derived::derive(
         whole.as_deref(),
@@ -521,10 +506,10 @@ fn analyze_run(
         results,
         variant,
         run,
+        lines_profile,
         &derived,
         &findings,
-        &ceiling_shares,
-        bytes_per_second,
+        evidence::Evidence::ceilings(results, &ceiling_shares, bytes_per_second),
     ));
     RunAnalysis {
         size: run.size.clone(),
@@ -688,13 +673,13 @@ fn judge_changes(
                 after.as_ref(),
                 previous.map(|p| p.name.as_str()),
             );
-            let source_lines = |name: &str| {
+            let lines_of = |name: &str| {
                 let variant = results.variant(name)?;
-                let run = variant.run(focus_size?)?;
-                Some(variant.lines_of(run)?.profile.source_lines.as_slice())
+                variant.lines_of(variant.run(focus_size?)?)
             };
             let carried = previous.and_then(|p| {
-                let (before, after) = (source_lines(&p.name)?, source_lines(&variant.name)?);
+                let (before, after) = (lines_of(&p.name)?, lines_of(&variant.name)?);
+                let (before, after) = (&before.profile.source_lines, &after.profile.source_lines);
                 expectations
                     .iter()
                     .filter(|e| e.verdict.moved())

@@ -128,7 +128,7 @@ pub fn breakdown_part_label(metric: &str) -> String {
         "gpu" => "memory system",
         other => other,
     };
-    let words: Vec<String> = activity
+    let mut words: Vec<String> = activity
         .split('_')
         .map(|word| match word {
             "xbar2lts" => "crossbar-to-L2".into(),
@@ -144,12 +144,34 @@ pub fn breakdown_part_label(metric: &str) -> String {
             other => other.to_string(),
         })
         .collect();
+    // `lts__t_tag_requests`: the tag stage's tag requests, said once.
+    words.dedup();
     format!("{unit}: {}", words.join(" "))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_breakdown_part_reads_as_a_unit_and_its_activity_in_words() {
+        for (metric, label) in [
+            (
+                "lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed",
+                "L2: tag requests",
+            ),
+            (
+                "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+                "L2: tag sectors",
+            ),
+            (
+                "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
+                "L1/shared: data pipe LSU wavefronts",
+            ),
+        ] {
+            assert_eq!(breakdown_part_label(metric), label);
+        }
+    }
 
     #[test]
     fn table_matches_the_list_the_probe_fixtures_were_captured_with() {

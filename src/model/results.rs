@@ -166,7 +166,8 @@ pub struct RunResult {
     /// Why this run is incomplete (compile error, fault, timeout…).
     pub failure: Option<Failure>,
     /// What ncu measured; for a variant that launches a sequence of
-    /// kernels, the profile of its longest launch.
+    /// kernels, the profile of the launch the findings explain
+    /// (`explained_launch`).
     pub profile: Option<Profile>,
     /// For a sequence, every launch's profile in order (empty otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -277,11 +278,12 @@ impl Results {
     }
 }
 
-/// A run's per-line counters: the profile they are in, and the size they
+/// A run's per-line counters: the profile they are in (for a sequence the
+/// whole run's, its lines summed over its launches), and the size they
 /// were taken at when it is not the run's own.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct LinesOf<'a> {
-    pub profile: &'a Profile,
+    pub profile: std::borrow::Cow<'a, Profile>,
     pub taken_at: Option<&'a str>,
 }
 
@@ -291,20 +293,22 @@ impl VariantResult {
     }
 
     /// The profile whose per-line counters stand for `run`'s lines: its
-    /// own, or, when they were taken at one size only (the profile's
-    /// `lines_at`), the same variant's profile at that size, with that
-    /// size. Shares of the lines are of that profile's own
-    /// totals, so a size's kernel totals never mix with another's lines.
+    /// own (`RunResult::whole_profile`), or, when they were taken at one
+    /// size only (the profile's `lines_at`), the same variant's profile at
+    /// that size, with that size. Shares of the lines are of that
+    /// profile's own totals, so a size's kernel totals never mix with
+    /// another's lines.
     pub fn lines_of<'a>(&'a self, run: &'a RunResult) -> Option<LinesOf<'a>> {
-        let own = run.profile.as_ref()?;
+        let own = run.whole_profile()?;
         if !own.source_lines.is_empty() {
             return Some(LinesOf {
                 profile: own,
                 taken_at: None,
             });
         }
-        let size = own.lines_at.as_deref()?;
-        let profile = self.run(size)?.profile.as_ref()?;
+        let size = run.profile.as_ref()?.lines_at.as_deref()?;
+        let other = self.run(size)?;
+        let profile = other.whole_profile()?;
         (size != run.size && !profile.source_lines.is_empty()).then_some(LinesOf {
             profile,
             taken_at: Some(size),
@@ -325,26 +329,38 @@ impl Results {
 }
 
 impl RunResult {
-    /// Which of a sequence's `steps` is its longest launch, the one
-    /// `profile` holds and the findings explain (counted from 0).
-    pub fn longest_step(&self) -> Option<usize> {
-        let longest = self.profile.as_ref()?.ncu_id;
-        self.steps.iter().position(|step| step.ncu_id == longest)
+    /// Which of a sequence's `steps` the findings explain, the one
+    /// `profile` holds (counted from 0).
+    pub fn explained_step(&self) -> Option<usize> {
+        let explained = self.profile.as_ref()?.ncu_id;
+        self.steps.iter().position(|step| step.ncu_id == explained)
     }
 
-    /// The profile that stands for the whole run, for counts compared with
-    /// another variant's: its one launch's, or for a sequence its longest
-    /// launch's with every count (an ncu `.sum` metric: requests, sectors,
-    /// wavefronts, instructions, DRAM bytes, the duration) summed over its
-    /// launches, so that a seven-launch scan is not compared by one launch
-    /// of seven. Rates, percentages and the launch configuration stay the
-    /// longest launch's, which the findings explain.
-    pub fn whole_profile(&self) -> Option<std::borrow::Cow<'_, Profile>> {
-        let longest = self.profile.as_ref()?;
-        if self.steps.len() < 2 {
-            return Some(std::borrow::Cow::Borrowed(longest));
+    /// Makes `profile` the launch of `steps` the findings explain
+    /// (`explained_launch`); a run of one launch keeps its own.
+    pub fn explain_dominant_launch(&mut self) {
+        if let Some(explained) = explained_launch(&self.steps)
+            && self.explained_step() != Some(explained.index)
+        {
+            self.profile = Some(self.steps[explained.index].clone());
         }
-        let mut whole = longest.clone();
+    }
+
+    /// The profile that stands for the whole run: its one launch's, or for
+    /// a sequence its explained launch's with every count (an ncu `.sum`
+    /// metric: requests, sectors, wavefronts, instructions, DRAM bytes,
+    /// the duration) and every line's counters summed over its launches,
+    /// so that a seven-launch scan is neither compared with another
+    /// variant nor read line by line by one launch of seven. Rates,
+    /// percentages and the launch configuration stay the explained
+    /// launch's, which the findings explain. When some launches lack their
+    /// per-line counters, the whole has none, and says why.
+    pub fn whole_profile(&self) -> Option<std::borrow::Cow<'_, Profile>> {
+        let explained = self.profile.as_ref()?;
+        if self.steps.len() < 2 {
+            return Some(std::borrow::Cow::Borrowed(explained));
+        }
+        let mut whole = explained.clone();
         for (name, value) in whole.metrics.iter_mut() {
             if !name.ends_with(".sum") {
                 continue;
@@ -354,8 +370,86 @@ impl RunResult {
                 *value = each.iter().sum();
             }
         }
+        let missing: Vec<usize> = (0..self.steps.len())
+            .filter(|&at| self.steps[at].source_note.is_some())
+            .collect();
+        if missing.is_empty() {
+            whole.source_lines = super::source::summed_lines(
+                self.steps.iter().map(|step| step.source_lines.as_slice()),
+            );
+            whole.other_files = super::source::summed_other_files(
+                self.steps.iter().map(|step| step.other_files.as_slice()),
+            );
+        } else if missing.len() < self.steps.len() {
+            let first = &self.steps[missing[0]];
+            whole.source_lines.clear();
+            whole.other_files.clear();
+            whole.source_note = Some(format!(
+                "ncu gave no per-line counters for {} of the sequence's {} launches (launch {}: {}), so its lines, which would be a part of the whole, are not shown",
+                missing.len(),
+                self.steps.len(),
+                missing[0] + 1,
+                first.source_note.as_deref().unwrap_or_default()
+            ));
+        }
         Some(std::borrow::Cow::Owned(whole))
     }
+}
+
+/// The launch of a sequence whose profile stands for it in the findings:
+/// the longest launch of the kernel whose launches take the most of ncu's
+/// time in all, so that a sequence of one short sort and 81 merges is
+/// explained by a merge, not by the sort that happens to be the longest
+/// single launch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExplainedLaunch {
+    /// Its place in the sequence, counted from 0.
+    pub index: usize,
+    /// How many of the sequence's launches are of its kernel.
+    pub kernel_launches: usize,
+    /// The share of the sequence's ncu time its kernel's launches take.
+    pub kernel_share: f64,
+}
+
+/// The launch of `steps` the findings explain (`ExplainedLaunch`); none
+/// for fewer than two launches. Ties go to the kernel launched first and
+/// to its earliest launch.
+pub fn explained_launch(steps: &[Profile]) -> Option<ExplainedLaunch> {
+    if steps.len() < 2 {
+        return None;
+    }
+    let duration = |step: &Profile| step.metric(super::metrics::DURATION).unwrap_or(0.0);
+    let mut kernels: Vec<(&str, f64, usize)> = Vec::new();
+    for step in steps {
+        match kernels.iter_mut().find(|k| k.0 == step.kernel_name) {
+            Some(kernel) => {
+                kernel.1 += duration(step);
+                kernel.2 += 1;
+            }
+            None => kernels.push((&step.kernel_name, duration(step), 1)),
+        }
+    }
+    let dominant = kernels
+        .iter()
+        .reduce(|best, k| if k.1 > best.1 { k } else { best })?;
+    let index = steps
+        .iter()
+        .enumerate()
+        .filter(|(_, step)| step.kernel_name == dominant.0)
+        .reduce(|best, s| {
+            if duration(s.1) > duration(best.1) {
+                s
+            } else {
+                best
+            }
+        })?
+        .0;
+    let total: f64 = kernels.iter().map(|k| k.1).sum();
+    Some(ExplainedLaunch {
+        index,
+        kernel_launches: dominant.2,
+        kernel_share: if total > 0.0 { dominant.1 / total } else { 0.0 },
+    })
 }
 
 impl Profile {
@@ -452,7 +546,7 @@ pub fn read_results(text: &str) -> Result<Results, ReadError> {
         .get("schema_version")
         .and_then(serde_json::Value::as_u64)
         .ok_or(ReadError::NotResults)?;
-    match version {
+    let mut results: Results = match version {
         1 => {
             let mut value = value;
             super::migrate::from_1_to_2(&mut value);
@@ -465,7 +559,13 @@ pub fn read_results(text: &str) -> Result<Results, ReadError> {
         other => Err(ReadError::Version {
             found: u32::try_from(other).unwrap_or(u32::MAX),
         }),
+    }?;
+    // Runs recorded when gpuprof explained a sequence's longest launch
+    // read as a run recorded now would.
+    for run in results.variants.iter_mut().flat_map(|v| v.runs.iter_mut()) {
+        run.explain_dominant_launch();
     }
+    Ok(results)
 }
 
 /// Serializes results for results.json (pretty, stable key order).
@@ -473,4 +573,69 @@ pub fn write_results(results: &Results) -> String {
     let mut text = serde_json::to_string_pretty(results).expect("results serialize");
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn launch(kernel: &str, nanoseconds: f64) -> Profile {
+        Profile {
+            ncu_id: 0,
+            kernel_name: kernel.into(),
+            metrics: BTreeMap::from([(super::super::metrics::DURATION.to_string(), nanoseconds)]),
+            source_lines: Vec::new(),
+            source_note: None,
+            other_files: Vec::new(),
+            lines_at: None,
+            breakdown: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn a_sequence_is_explained_by_the_longest_launch_of_the_kernel_that_takes_the_most_time() {
+        // sort 10 µs once; merge 4 × 3 µs = 12 µs, its third launch 3.5 µs.
+        let steps = [
+            launch("sort", 10_000.0),
+            launch("merge", 3_000.0),
+            launch("merge", 2_500.0),
+            launch("merge", 3_500.0),
+            launch("merge", 3_000.0),
+        ];
+        let explained = explained_launch(&steps).unwrap();
+        assert_eq!((explained.index, explained.kernel_launches), (3, 4));
+        assert!((explained.kernel_share - 12.0 / 22.0).abs() < 1e-12);
+        // Ties go to the kernel launched first, and to its first launch.
+        let even = [launch("a", 1.0), launch("b", 1.0), launch("a", 0.0)];
+        assert_eq!(explained_launch(&even).unwrap().index, 0);
+        assert_eq!(explained_launch(&steps[..1]), None);
+    }
+
+    /// The recorded bitonic sort's 22-launch shared-memory variant.
+    fn bitonic_shared() -> RunResult {
+        let text = include_str!("../../tests/fixtures/h200-bitonic-sort/results.json");
+        let results = read_results(text).unwrap();
+        results.variant("bitonic-shared").unwrap().runs[0].clone()
+    }
+
+    #[test]
+    fn a_sequences_whole_profile_has_every_launchs_lines_or_none_and_says_why() {
+        let run = bitonic_shared();
+        let whole = run.whole_profile().unwrap();
+        let samples: f64 = run.steps.iter().map(Profile::stall_samples).sum();
+        assert!((whole.stall_samples() - samples).abs() < 1e-6 * samples);
+        assert!(whole.source_lines.len() > run.profile.as_ref().unwrap().source_lines.len());
+
+        let mut partial = run.clone();
+        partial.steps[2].source_lines.clear();
+        partial.steps[2].source_note = Some("ncu's source page of this launch is missing".into());
+        let whole = partial.whole_profile().unwrap();
+        assert!(whole.source_lines.is_empty() && whole.other_files.is_empty());
+        assert_eq!(
+            whole.source_note.as_deref(),
+            Some(
+                "ncu gave no per-line counters for 1 of the sequence's 22 launches (launch 3: ncu's source page of this launch is missing), so its lines, which would be a part of the whole, are not shown"
+            )
+        );
+    }
 }

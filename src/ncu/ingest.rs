@@ -126,6 +126,25 @@ fn with_counters(lines: &[SourceLine]) -> Vec<SourceLine> {
         .collect()
 }
 
+/// A kernel's name as ncu demangles it, less its return type and its
+/// parameter list: ncu's `void reduce<(int)256, true>(const float *, int)`
+/// is `reduce<(int)256, true>`; the parameters start at the first `(`
+/// outside the template's angle brackets.
+pub fn kernel_without_parameters(name: &str) -> &str {
+    let name = name.trim();
+    let name = name.strip_prefix("void ").unwrap_or(name);
+    let mut depth = 0usize;
+    for (at, c) in name.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            '(' if depth == 0 => return name[..at].trim_end(),
+            _ => {}
+        }
+    }
+    name
+}
+
 /// A kernel's bare name, however it is written: ncu's `void
 /// ns::reduce<256u, true>(const float *, float *, int)` and an entry
 /// `ns::reduce<256, true>` are both `reduce`.
@@ -160,6 +179,24 @@ pub fn check_order(launches: &[RawLaunch], expected: &[String]) -> Result<(), St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kernels_name_loses_its_return_type_and_parameters_but_keeps_its_template_arguments() {
+        for (ncu, shown) in [
+            (
+                "bitonicMergeGlobal(unsigned int *, unsigned int)",
+                "bitonicMergeGlobal",
+            ),
+            (
+                "void reduce<(int)256, true>(const float *, int)",
+                "reduce<(int)256, true>",
+            ),
+            ("void ns::scan<float, 128>(float *)", "ns::scan<float, 128>"),
+            ("copy", "copy"),
+        ] {
+            assert_eq!(kernel_without_parameters(ncu), shown);
+        }
+    }
     use crate::ncu::raw::parse_raw_page;
     use crate::ncu::source::parse_source_page;
 

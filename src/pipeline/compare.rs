@@ -82,13 +82,7 @@ pub fn compare(request: &CompareRequest) -> Result<Outcome, Error> {
                 .unwrap_or_else(|| shown.clone())
         });
         let kernel_of = |launch: &RawLaunch| {
-            launch
-                .kernel_name
-                .split('(')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_string()
+            crate::ncu::ingest::kernel_without_parameters(&launch.kernel_name).to_string()
         };
         let several_kernels = selected
             .iter()

@@ -332,22 +332,19 @@ enum Lines<'a> {
 }
 
 /// Records one profiled launch: a single launch is the run's profile; a
-/// sequence keeps every step's in order, and its longest as the profile the
-/// report explains.
+/// sequence keeps every step's in order, and as the profile the report
+/// explains the longest launch of the kernel that takes the most time so
+/// far (`results::explained_launch`).
 fn record_launch(run: &mut RunResult, profile: Profile, sequence: bool) {
     if !sequence {
         run.profile = Some(profile);
         return;
     }
-    let duration = |p: &Profile| p.metric(crate::model::metrics::DURATION).unwrap_or(0.0);
-    if run
-        .profile
-        .as_ref()
-        .is_none_or(|longest| duration(&profile) > duration(longest))
-    {
+    if run.profile.is_none() {
         run.profile = Some(profile.clone());
     }
     run.steps.push(profile);
+    run.explain_dominant_launch();
 }
 
 /// Items to profile: those of the timing job that ran cleanly and were not

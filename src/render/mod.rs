@@ -293,13 +293,9 @@ mod tests {
     }
 
     /// `results` with the first variant's run made a sequence of
-    /// `launches` (kernel, duration in ns, DRAM %, SM %), whose launch
-    /// `longest` (from 0) is the profiled one the findings explain.
-    fn with_sequence(
-        mut results: Results,
-        launches: &[(&str, f64, f64, f64)],
-        longest: usize,
-    ) -> Results {
+    /// `launches` (kernel, duration in ns, DRAM %, SM %), its profile the
+    /// launch gpuprof explains.
+    fn with_sequence(mut results: Results, launches: &[(&str, f64, f64, f64)]) -> Results {
         use crate::model::metrics::{DRAM_THROUGHPUT, DURATION, SM_THROUGHPUT};
         let run = &mut results.variants[0].runs[0];
         let profiled = run.profile.clone().unwrap();
@@ -316,7 +312,7 @@ mod tests {
                 step
             })
             .collect();
-        run.profile = Some(run.steps[longest].clone());
+        run.explain_dominant_launch();
         results
     }
 
@@ -328,7 +324,7 @@ mod tests {
             56 => ("bitonic_step<float>", 4000.0, 90.0, 30.0),
             _ => ("bitonic_step<float>", 1000.0, 60.0, 20.0),
         }));
-        with_sequence(probe_results(), &launches, 57)
+        with_sequence(probe_results(), &launches)
     }
 
     #[test]
@@ -347,8 +343,8 @@ mod tests {
                     s.duration.as_str(),
                     s.dram.as_str(),
                     s.sm.as_str(),
-                    s.longest,
-                    s.longest_launch,
+                    s.explained,
+                    s.explained_launch,
                 )
             })
             .collect();
@@ -384,7 +380,7 @@ mod tests {
         );
         assert!(page.contains("<th>time (ncu), total</th><th>DRAM throughput, weighted mean</th><th>SM throughput, weighted mean</th>"));
         assert!(
-            page.contains("<tr><td class=\"num\">2–121</td><td><code>bitonic_step&lt;float&gt;</code> ×120 (longest: launch 58, explained below)</td><td class=\"num\">123 µs</td><td class=\"num\">61.0%</td><td class=\"num\">20.3%</td></tr>"),
+            page.contains("<tr><td class=\"num\">2–121</td><td><code>bitonic_step&lt;float&gt;</code> ×120 (launch 58 explained below)</td><td class=\"num\">123 µs</td><td class=\"num\">61.0%</td><td class=\"num\">20.3%</td></tr>"),
             "{page}"
         );
         assert!(
@@ -394,7 +390,7 @@ mod tests {
 
         let md = markdown(&report);
         assert!(
-            md.contains("121 launches in 2 rows: consecutive launches of one kernel share a row, whose time is their total and whose throughputs are their means weighted by each launch's time.\n\n- 1 · copy: 2.00 µs, DRAM 50.0%, SM 10.0%\n\n- 2–121 · bitonic\\_step\\<float\\> ×120: 123 µs, DRAM 61.0%, SM 20.3% (the longest, launch 58: explained below)\n"),
+            md.contains("121 launches in 2 rows: consecutive launches of one kernel share a row, whose time is their total and whose throughputs are their means weighted by each launch's time.\n\n- 1 · copy: 2.00 µs, DRAM 50.0%, SM 10.0%\n\n- 2–121 · bitonic\\_step\\<float\\> ×120: 123 µs, DRAM 61.0%, SM 20.3% (launch 58 explained below)\n\nThe findings below explain launch 58 of 121: the longest launch of bitonic\\_step\\<float\\>, whose 120 launches take 98.4% of the sequence's time under ncu.\n"),
             "{md}"
         );
     }
@@ -406,7 +402,7 @@ mod tests {
             ("reduce", 1000.0, 20.0, 10.0),
             ("<finish>", 500.0, 5.0, 5.0),
         ];
-        let results = with_sequence(probe_results(), &launches, 0);
+        let results = with_sequence(probe_results(), &launches);
         let report = view(&results, &analyze(&results));
         let run = &report.variants[0].runs[0];
         assert_eq!(run.steps_note, None);
@@ -414,16 +410,42 @@ mod tests {
         assert!(
             run.steps
                 .iter()
-                .all(|s| s.times.is_empty() && s.longest_launch.is_none())
+                .all(|s| s.times.is_empty() && s.explained_launch.is_none())
         );
         let page = html(&report).unwrap();
         assert!(page.contains("<th>launch</th><th>kernel</th><th>time (ncu)</th><th>DRAM throughput</th><th>SM throughput</th>"));
-        assert!(page.contains("<tr><td class=\"num\">1</td><td><code>reduce</code> (longest: explained below)</td><td class=\"num\">3.00 µs</td>"), "{page}");
+        assert!(page.contains("<tr><td class=\"num\">1</td><td><code>reduce</code> (explained below)</td><td class=\"num\">3.00 µs</td>"), "{page}");
         assert!(page.contains("<code>&lt;finish&gt;</code>"));
         let md = markdown(&report);
         assert!(
-            md.contains("\n1. reduce: 3.00 µs, DRAM 80.0%, SM 40.0% (the longest: explained below)\n\n2. reduce: 1.00 µs, DRAM 20.0%, SM 10.0%\n\n3. \\<finish\\>: 500 ns, DRAM 5.00%, SM 5.00%\n"),
+            md.contains("\n1. reduce: 3.00 µs, DRAM 80.0%, SM 40.0% (explained below)\n\n2. reduce: 1.00 µs, DRAM 20.0%, SM 10.0%\n\n3. \\<finish\\>: 500 ns, DRAM 5.00%, SM 5.00%\n\nThe findings below explain launch 1 of 3: the longest launch of reduce, whose 2 launches take 88.9% of the sequence's time under ncu.\n"),
             "{md}"
+        );
+    }
+
+    #[test]
+    fn a_sequence_is_explained_by_the_kernel_that_takes_the_most_time_not_its_longest_launch() {
+        // One 11.6 µs sort, then 81 merges of 3 µs: the merges take 95% of
+        // the time, so a merge is explained, though the sort is longer.
+        let mut launches = vec![("sortShared", 11_600.0, 1.4, 14.1)];
+        launches.extend((0..81).map(|stride| match stride {
+            40 => ("mergeGlobal", 3_300.0, 5.0, 2.3),
+            _ => ("mergeGlobal", 3_000.0, 4.8, 2.2),
+        }));
+        let results = with_sequence(probe_results(), &launches);
+        let run = &results.variants[0].runs[0];
+        assert_eq!(run.explained_step(), Some(41));
+        let report = view(&results, &analyze(&results));
+        assert_eq!(
+            report.variants[0].runs[0].steps_explained.as_deref(),
+            Some(
+                "The findings below explain launch 42 of 82: the longest launch of mergeGlobal, whose 81 launches take 95.4% of the sequence's time under ncu."
+            )
+        );
+        let page = html(&report).unwrap();
+        assert!(
+            page.contains("<code>mergeGlobal</code> ×81 (launch 42 explained below)</td>"),
+            "{page}"
         );
     }
 

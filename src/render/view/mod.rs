@@ -240,7 +240,7 @@ pub struct RunView {
     /// What the kernel printed while it was measured.
     pub output: Option<String>,
     /// For a variant that launches a sequence: each launch, in order, with
-    /// what ncu measured of it; the findings above are the longest's. A
+    /// what ncu measured of it; the findings are the explained launch's. A
     /// long sequence has a row per run of consecutive launches of one
     /// kernel (`render::launches`).
     pub steps: Vec<StepView>,
@@ -250,6 +250,10 @@ pub struct RunView {
     /// it `is defined`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steps_note: Option<String>,
+    /// For a sequence, which launch the findings explain and why that one
+    /// (`results::explained_launch`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps_explained: Option<String>,
 }
 
 /// One row of a sequence's launches: one launch, or in a long sequence
@@ -269,12 +273,12 @@ pub struct StepView {
     /// by each launch's duration.
     pub dram: String,
     pub sm: String,
-    /// Whether the row holds the longest launch, the one whose profile
-    /// the findings explain.
-    pub longest: bool,
-    /// The longest launch's number, when the row holding it stands for
+    /// Whether the row holds the launch whose profile the findings
+    /// explain.
+    pub explained: bool,
+    /// The explained launch's number, when the row holding it stands for
     /// several launches.
-    pub longest_launch: Option<usize>,
+    pub explained_launch: Option<usize>,
 }
 
 #[derive(Debug, Clone, Serialize)]

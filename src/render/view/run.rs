@@ -107,6 +107,7 @@ pub(super) fn run_view(
     source_text: &str,
 ) -> RunView {
     let (steps, steps_note) = step_views(recorded);
+    let steps_explained = explained_note(recorded);
     RunView {
         size: run.size.clone(),
         state: state(&run.status),
@@ -127,10 +128,7 @@ pub(super) fn run_view(
             Some(size) => Some(format!(
                 "The source lines are from the per-line counters taken at {size}: they cost an instrumented run of the kernel, and access patterns do not depend on the size, so gpuprof takes them at one size."
             )),
-            None => recorded
-                .profile
-                .as_ref()
-                .and_then(|p| p.source_note.clone()),
+            None => recorded.whole_profile().and_then(|p| p.source_note.clone()),
         },
         profiled: recorded.profile.is_some(),
         limit: run.limit.as_ref().map(|l| LimitView {
@@ -142,18 +140,19 @@ pub(super) fn run_view(
         counters: counters(recorded.profile.as_ref()),
         steps,
         steps_note,
+        steps_explained,
         output: recorded.output.clone(),
     }
 }
 
-/// A sequence's launches as ncu measured them, marking the longest (whose
-/// profile the findings explain): a row per launch, or in a long sequence
+/// A sequence's launches as ncu measured them, marking the one whose
+/// profile the findings explain: a row per launch, or in a long sequence
 /// a row per run of consecutive launches of one kernel, with their total
 /// duration and their throughputs' means weighted by duration, and then a
 /// note that says so.
 fn step_views(recorded: &crate::model::results::RunResult) -> (Vec<StepView>, Option<String>) {
     use crate::model::metrics::{DRAM_THROUGHPUT, DURATION, SM_THROUGHPUT};
-    let longest = recorded.longest_step();
+    let explained = recorded.explained_step();
     let shown = |value: Option<f64>, show: fn(f64) -> String| value.map_or("–".into(), show);
     let steps = &recorded.steps;
     let rows = launches::rows(steps, |step| step.kernel_name.as_str());
@@ -161,7 +160,7 @@ fn step_views(recorded: &crate::model::results::RunResult) -> (Vec<StepView>, Op
         .iter()
         .map(|row| {
             let launches = &steps[row.range()];
-            let longest_at = longest
+            let explained_at = explained
                 .filter(|at| row.range().contains(at))
                 .map(|at| at + 1);
             StepView {
@@ -171,8 +170,8 @@ fn step_views(recorded: &crate::model::results::RunResult) -> (Vec<StepView>, Op
                 duration: shown(total(launches, DURATION), format::nanoseconds),
                 dram: shown(weighted_mean(launches, DRAM_THROUGHPUT), format::percent),
                 sm: shown(weighted_mean(launches, SM_THROUGHPUT), format::percent),
-                longest: longest_at.is_some(),
-                longest_launch: longest_at.filter(|_| row.collapsed()),
+                explained: explained_at.is_some(),
+                explained_launch: explained_at.filter(|_| row.collapsed()),
             }
         })
         .collect();
@@ -184,6 +183,25 @@ fn step_views(recorded: &crate::model::results::RunResult) -> (Vec<StepView>, Op
         )
     });
     (views, note)
+}
+
+/// Which launch of a sequence the findings explain and why that one: the
+/// longest launch of the kernel whose launches take the most of ncu's
+/// time, with that share.
+fn explained_note(recorded: &crate::model::results::RunResult) -> Option<String> {
+    let explained = crate::model::results::explained_launch(&recorded.steps)?;
+    let kernel =
+        crate::ncu::ingest::kernel_without_parameters(&recorded.steps[explained.index].kernel_name);
+    let share = format::share(explained.kernel_share);
+    let which = match explained.kernel_launches {
+        1 => format!("the only launch of {kernel}, which takes {share}"),
+        n => format!("the longest launch of {kernel}, whose {n} launches take {share}"),
+    };
+    Some(format!(
+        "The findings below explain launch {} of {}: {which} of the sequence's time under ncu.",
+        explained.index + 1,
+        recorded.steps.len()
+    ))
 }
 
 /// `metric` summed over `launches`; unknown when a launch lacks it.
