@@ -518,6 +518,24 @@ fn ingest_report(
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_sequence_keeps_every_launch_and_explains_the_kernel_that_takes_its_time() {
+        let recorded = include_str!("../../tests/fixtures/h200-bitonic-sort/results.json");
+        let results = crate::model::read_results(recorded).unwrap();
+        let mut run = results.variant("bitonic-shared").unwrap().runs[0].clone();
+        let launches = std::mem::take(&mut run.steps);
+        run.profile = None;
+        for launch in launches.iter().cloned() {
+            record_launch(&mut run, launch, true);
+        }
+        assert_eq!(run.steps, launches);
+        // The chunk sort (launch 2, 9.18 µs) is the longest launch; the
+        // global stage's 15 launches take more time in all, and its
+        // longest is launch 19.
+        assert_eq!(run.explained_step(), Some(18));
+        assert_eq!(run.profile.as_ref(), Some(&launches[18]));
+    }
+
     /// The plan, recorded results and every timed item of a bundled example.
     fn example(name: &str) -> (Plan, Results, Vec<Item>) {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
