@@ -294,3 +294,74 @@ fn a_second_compile_comes_from_the_cache() {
     let other = compile(&good, entry, Compiler::Nvrtc, &defined, &cache).unwrap();
     assert!(!other.from_cache, "other macros are another binary");
 }
+
+/// Writes `files` into a new folder and drafts a suite from `source` with
+/// `gpuprof init --from`; the drafted variants.toml.
+fn drafted(files: &[(&str, &str)], source: &str) -> String {
+    let folder = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(folder.path().join(name), text).unwrap();
+    }
+    let written = gpuprof::init::write_from(&folder.path().join("s"), &folder.path().join(source))
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::read_to_string(written).unwrap()
+}
+
+/// llm.c's way of naming its element type: an alias defined one way per
+/// macro, in a header the kernel's file includes after choosing.
+const PRECISION_HEADER: &str = r#"
+#include <cuda_fp16.h>
+#if defined(ENABLE_FP16)
+typedef __half floatX;
+#else
+typedef float floatX;
+#endif
+"#;
+
+const SCALE: &str = r#"
+#define ENABLE_FP16
+#include "precision.h"
+
+__global__ void scale(floatX *out, const floatX *in, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i] * (floatX)2.0f;
+}
+"#;
+
+#[test]
+fn init_reads_the_element_types_the_text_hides_from_the_compiled_kernel() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    let text = drafted(
+        &[("precision.h", PRECISION_HEADER), ("scale.cu", SCALE)],
+        "scale.cu",
+    );
+    for line in [
+        "# types read from the compiled kernel, as the file does not say them: `floatX *` is `__half*`, `const floatX *` is `__half const*`\n",
+        "{ name = \"out\", buffer = \"f16\", count = \"N\", output = true },",
+        "{ name = \"in\", buffer = \"f16\", count = \"N\", fill = \"random\" },",
+    ] {
+        assert!(text.contains(line), "{line}\n{text}");
+    }
+    assert!(!text.contains("cannot make"), "{text}");
+}
+
+#[test]
+fn init_says_why_the_types_it_could_not_read_are_left_to_fill_in() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    // The header that says what floatX is, is not there.
+    let text = drafted(&[("scale.cu", SCALE)], "scale.cu");
+    assert!(
+        text.contains("# The file does not say what floatX *, const floatX * are; compiling it to read them failed\n# (NVRTC failed: "),
+        "{text}"
+    );
+    assert!(text.contains("precision.h"), "{text}");
+    assert!(
+        text.contains("# fill in: `floatX *out` is a pointer to a type gpuprof cannot make"),
+        "{text}"
+    );
+}

@@ -41,6 +41,7 @@ use crate::config::kernels::{self, Kernel, Kernels, Launch, PointerUse};
 use crate::config::plan::ElementType;
 use crate::config::signature::{self, Parameter, Takes};
 
+use super::compiled;
 use super::expression::{Expr, Reader, translate};
 use super::loops::{self, Around, Code, Turn};
 
@@ -72,17 +73,19 @@ pub fn suite_for(source: &str, origin: &Origin, suite_name: &str) -> Result<Stri
         return Err(no_kernels(source, origin));
     }
     let code = Code::new(source);
-    let drafts: Vec<Draft> = scanned
+    let mut drafts: Vec<Draft> = scanned
         .kernels
         .iter()
         .map(|kernel| Draft::new(kernel, &scanned, &code))
         .collect();
+    let types_note = read_types_from_compiler(&mut drafts, origin, scanned.host_code.is_some());
     let dimensions = drafts.iter().map(|d| d.dimensions).max().unwrap_or(1);
     let problem = Problem::of(&drafts, &scanned, dimensions);
     let naive = drafts
         .iter()
         .position(|d| d.name.to_lowercase().contains("naive"));
     let mut text = header(origin.relative, suite_name, scanned.host_code.as_deref());
+    text.insert_str(text.find("version = 1").unwrap_or(0), &types_note);
     let _ = writeln!(
         text,
         "sizes = [{}]                # fill in: the problem sizes, each binds N{}{}",
@@ -115,6 +118,45 @@ pub fn suite_for(source: &str, origin: &Origin, suite_name: &str) -> Result<Stri
         text.push_str(&draft.variant(origin.relative, &includes, &scanned, &problem, baseline));
     }
     Ok(text)
+}
+
+/// Gives the drafts of kernels whose parameter types the text does not
+/// say (an alias the scan cannot follow) the types of their compiled
+/// symbols (`compiled`); returns a comment for the header when the file
+/// could not be compiled, naming the types left to fill in.
+fn read_types_from_compiler(drafts: &mut [Draft], origin: &Origin, needs_nvcc: bool) -> String {
+    let unread: Vec<String> = drafts
+        .iter()
+        .filter(|d| !d.unread_types().is_empty())
+        .map(|d| d.kernel.name.clone())
+        .collect();
+    if unread.is_empty() {
+        return String::new();
+    }
+    match compiled::parameters_of(origin.typed, needs_nvcc, &unread) {
+        Ok(found) => {
+            for (kernel, parameters) in found {
+                if let Some(draft) = drafts.iter_mut().find(|d| d.kernel.name == kernel) {
+                    draft.take_compiled_types(parameters);
+                }
+            }
+            String::new()
+        }
+        Err(why) => {
+            let mut types: Vec<String> = Vec::new();
+            for written in drafts.iter().flat_map(Draft::unread_types) {
+                if !types.contains(&written) {
+                    types.push(written);
+                }
+            }
+            format!(
+                "# The file does not say what {} are; compiling it to read them failed\n\
+                 # ({}), so their buffers are left to fill in.\n",
+                types.join(", "),
+                why.replace('\n', " ")
+            )
+        }
+    }
 }
 
 fn header(relative: &Path, suite_name: &str, host: Option<&str>) -> String {
@@ -396,6 +438,9 @@ struct Draft<'a> {
     /// The loops around its launch: those that repeat it (the variant is
     /// then a sequence of one repeated step), and notes on the others.
     around: Around,
+    /// Its parameters whose types were read from the compiled kernel, as
+    /// the file writes them and as the compiler saw them.
+    compiled_types: Vec<(String, String)>,
 }
 
 impl<'a> Draft<'a> {
@@ -460,7 +505,50 @@ impl<'a> Draft<'a> {
             indexed,
             dimensions: configured.max(indexed.0).max(indexed.1).clamp(1, 3),
             around,
+            compiled_types: Vec::new(),
         }
+    }
+
+    /// The types of its parameters that its text does not say (`floatX*`
+    /// of an alias defined in a header under `#if`), as written; none for
+    /// a template, whose instance may have no symbol to read them from.
+    fn unread_types(&self) -> Vec<String> {
+        if self.kernel.template.is_some() {
+            return Vec::new();
+        }
+        let mut types: Vec<String> = self
+            .parameters
+            .iter()
+            .flatten()
+            .filter(|p| matches!(p.takes, Takes::Unknown | Takes::Pointer(None)))
+            .map(|p| written_type(p).to_string())
+            .collect();
+        types.dedup();
+        types
+    }
+
+    /// Takes the types of `compiled` (its symbol's parameters) for the
+    /// parameters whose types its text does not say, keeping their names.
+    fn take_compiled_types(&mut self, compiled: Vec<Parameter>) {
+        let Some(parameters) = &mut self.parameters else {
+            return;
+        };
+        if parameters.len() != compiled.len() {
+            return;
+        }
+        for (parameter, compiled) in parameters.iter_mut().zip(compiled) {
+            if matches!(parameter.takes, Takes::Unknown | Takes::Pointer(None))
+                && compiled.element().is_some()
+            {
+                self.compiled_types.push((
+                    written_type(parameter).to_string(),
+                    compiled.written.clone(),
+                ));
+                parameter.resolved = compiled.resolved;
+                parameter.takes = compiled.takes;
+            }
+        }
+        self.compiled_types.dedup();
     }
 
     /// Its `[[variant]]` table in a suite of `problem`'s size.
@@ -485,6 +573,18 @@ impl<'a> Draft<'a> {
             text.push_str(&self.verify(baseline));
         }
         text.push_str(includes);
+        if !self.compiled_types.is_empty() {
+            let types: Vec<String> = self
+                .compiled_types
+                .iter()
+                .map(|(written, compiled)| format!("`{written}` is `{compiled}`"))
+                .collect();
+            let _ = writeln!(
+                text,
+                "# types read from the compiled kernel, as the file does not say them: {}",
+                types.join(", ")
+            );
+        }
         text.push_str(&match looped {
             true => self.sequence(scanned, problem),
             false => self.one_launch(scanned, problem),
@@ -1461,6 +1561,18 @@ fn launched_instance(callee: &str, integers: &[(String, i64)]) -> (String, Vec<S
         .collect();
     let base = callee.split('<').next().unwrap_or(callee).trim();
     (format!("{base}<{}>", filled.join(", ")), unread)
+}
+
+/// A parameter's type as written, without its name (`const floatX*` of
+/// `const floatX* inp`).
+fn written_type(parameter: &Parameter) -> &str {
+    let written = parameter.written.trim();
+    match parameter.name() {
+        Some(name) if written.ends_with(name.as_str()) => {
+            written[..written.len() - name.len()].trim_end()
+        }
+        _ => written,
+    }
 }
 
 /// `text` as a TOML string, escaped.

@@ -2,9 +2,11 @@
 //! bundled naive and padded transposes) to start a suite from, or, with
 //! `--from FILE.cu`, a variants.toml for the user's own file
 //! (`from_source`, which reads the file's C expressions through
-//! `expression` and the loops around its launches through `loops`); it
-//! never overwrites anything.
+//! `expression`, the loops around its launches through `loops`, and the
+//! parameter types its text hides from the compiled kernel through
+//! `compiled`); it never overwrites anything.
 
+mod compiled;
 mod expression;
 mod from_source;
 mod loops;
