@@ -380,7 +380,7 @@ mod tests {
         );
         assert!(page.contains("<th>time (ncu), total</th><th>DRAM throughput, weighted mean</th><th>SM throughput, weighted mean</th>"));
         assert!(
-            page.contains("<tr><td class=\"num\">2–121</td><td><code>bitonic_step&lt;float&gt;</code> ×120 (launch 58 explained below)</td><td class=\"num\">123 µs</td><td class=\"num\">61.0%</td><td class=\"num\">20.3%</td></tr>"),
+            page.contains("<tr><td class=\"num\">2–121</td><td><code>bitonic_step&lt;float&gt;</code> ×120 (launch 58: see below)</td><td class=\"num\">123 µs</td><td class=\"num\">61.0%</td><td class=\"num\">20.3%</td></tr>"),
             "{page}"
         );
         assert!(
@@ -390,7 +390,7 @@ mod tests {
 
         let md = markdown(&report);
         assert!(
-            md.contains("121 launches in 2 rows: consecutive launches of one kernel share a row, whose time is their total and whose throughputs are their means weighted by each launch's time.\n\n- 1 · copy: 2.00 µs, DRAM 50.0%, SM 10.0%\n\n- 2–121 · bitonic\\_step\\<float\\> ×120: 123 µs, DRAM 61.0%, SM 20.3% (launch 58 explained below)\n\nThe findings below explain launch 58 of 121: the longest launch of bitonic\\_step\\<float\\>, whose 120 launches take 98.4% of the sequence's time under ncu.\n"),
+            md.contains("121 launches in 2 rows: consecutive launches of one kernel share a row, whose time is their total and whose throughputs are their means weighted by each launch's time.\n\n- 1 · copy: 2.00 µs, DRAM 50.0%, SM 10.0%\n\n- 2–121 · bitonic\\_step\\<float\\> ×120: 123 µs, DRAM 61.0%, SM 20.3% (launch 58: see below)\n\nBelow, occupancy and the throughputs are those of launch 58 of 121, the longest launch of bitonic\\_step\\<float\\>, whose 120 launches take 98.4% of the sequence's time under ncu; counts, DRAM traffic, stall samples and source lines are totals over all 121 launches.\n"),
             "{md}"
         );
     }
@@ -414,11 +414,11 @@ mod tests {
         );
         let page = html(&report).unwrap();
         assert!(page.contains("<th>launch</th><th>kernel</th><th>time (ncu)</th><th>DRAM throughput</th><th>SM throughput</th>"));
-        assert!(page.contains("<tr><td class=\"num\">1</td><td><code>reduce</code> (explained below)</td><td class=\"num\">3.00 µs</td>"), "{page}");
+        assert!(page.contains("<tr><td class=\"num\">1</td><td><code>reduce</code> (see below)</td><td class=\"num\">3.00 µs</td>"), "{page}");
         assert!(page.contains("<code>&lt;finish&gt;</code>"));
         let md = markdown(&report);
         assert!(
-            md.contains("\n1. reduce: 3.00 µs, DRAM 80.0%, SM 40.0% (explained below)\n\n2. reduce: 1.00 µs, DRAM 20.0%, SM 10.0%\n\n3. \\<finish\\>: 500 ns, DRAM 5.00%, SM 5.00%\n\nThe findings below explain launch 1 of 3: the longest launch of reduce, whose 2 launches take 88.9% of the sequence's time under ncu.\n"),
+            md.contains("\n1. reduce: 3.00 µs, DRAM 80.0%, SM 40.0% (see below)\n\n2. reduce: 1.00 µs, DRAM 20.0%, SM 10.0%\n\n3. \\<finish\\>: 500 ns, DRAM 5.00%, SM 5.00%\n\nBelow, occupancy and the throughputs are those of launch 1 of 3, the longest launch of reduce, whose 2 launches take 88.9% of the sequence's time under ncu; counts, DRAM traffic, stall samples and source lines are totals over all 3 launches.\n"),
             "{md}"
         );
     }
@@ -439,12 +439,12 @@ mod tests {
         assert_eq!(
             report.variants[0].runs[0].steps_explained.as_deref(),
             Some(
-                "The findings below explain launch 42 of 82: the longest launch of mergeGlobal, whose 81 launches take 95.4% of the sequence's time under ncu."
+                "Below, occupancy and the throughputs are those of launch 42 of 82, the longest launch of mergeGlobal, whose 81 launches take 95.4% of the sequence's time under ncu; counts, DRAM traffic, stall samples and source lines are totals over all 82 launches."
             )
         );
         let page = html(&report).unwrap();
         assert!(
-            page.contains("<code>mergeGlobal</code> ×81 (launch 42 explained below)</td>"),
+            page.contains("<code>mergeGlobal</code> ×81 (launch 42: see below)</td>"),
             "{page}"
         );
     }

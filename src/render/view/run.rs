@@ -185,9 +185,10 @@ fn step_views(recorded: &crate::model::results::RunResult) -> (Vec<StepView>, Op
     (views, note)
 }
 
-/// Which launch of a sequence the findings explain and why that one: the
-/// longest launch of the kernel whose launches take the most of ncu's
-/// time, with that share.
+/// Which launch of a sequence the occupancy and throughputs are
+/// of, and why that one (the longest launch of the kernel whose launches
+/// take the most of ncu's time, with that share), and that the counts and
+/// lines are the whole sequence's.
 fn explained_note(recorded: &crate::model::results::RunResult) -> Option<String> {
     let explained = crate::model::results::explained_launch(&recorded.steps)?;
     let kernel =
@@ -198,8 +199,9 @@ fn explained_note(recorded: &crate::model::results::RunResult) -> Option<String>
         n => format!("the longest launch of {kernel}, whose {n} launches take {share}"),
     };
     Some(format!(
-        "The findings below explain launch {} of {}: {which} of the sequence's time under ncu.",
+        "Below, occupancy and the throughputs are those of launch {} of {}, {which} of the sequence's time under ncu; counts, DRAM traffic, stall samples and source lines are totals over all {} launches.",
         explained.index + 1,
+        recorded.steps.len(),
         recorded.steps.len()
     ))
 }
