@@ -489,13 +489,16 @@ impl<'a> Draft<'a> {
             .body
             .as_deref()
             .map_or((1, 1), kernels::index_dimensions);
-        let configured = launch.map_or(1, |l| {
-            (0..2)
-                .filter_map(|k| shape(l, k, scanned))
-                .map(|s| trimmed(&s.values).len())
-                .max()
-                .unwrap_or(1)
-        });
+        // Launched, the problem has the grid's dimensions: a 2-D block over
+        // a 1-D grid (llm.c's LayerNorm, a warp per row in threadIdx.y)
+        // still covers the rows of a 1-D problem. Not launched, the
+        // dimensions the body indexes, threadIdx's too.
+        let dimensions = match launch {
+            Some(l) => shape(l, 0, scanned)
+                .map_or(1, |s| trimmed(&s.values).len())
+                .max(indexed.1),
+            None => indexed.0.max(indexed.1),
+        };
         Draft {
             name: variant_name(&kernel.name),
             kernel,
@@ -503,7 +506,7 @@ impl<'a> Draft<'a> {
             parameters,
             launched,
             indexed,
-            dimensions: configured.max(indexed.0).max(indexed.1).clamp(1, 3),
+            dimensions: dimensions.clamp(1, 3),
             around,
             compiled_types: Vec::new(),
         }
@@ -1904,6 +1907,30 @@ mod tests {
         ] {
             assert!(text.contains(line), "{line}\n{text}");
         }
+    }
+
+    #[test]
+    fn a_two_dimensional_block_over_a_one_dimensional_grid_is_a_one_dimensional_problem() {
+        // A warp per row, the rows of a block in threadIdx.y (llm.c's
+        // LayerNorm kernel 6): the grid covers rows, one dimension.
+        let source = r#"
+            __global__ void rows(float *out, const float *in, int n, int c) {
+                int row = blockIdx.x * blockDim.y + threadIdx.y;
+                if (row < n) out[row * c + threadIdx.x] = in[row * c + threadIdx.x];
+            }
+            int main() {
+                int n = 4096;
+                float *out, *in;
+                cudaMalloc(&out, n * 32 * sizeof(float));
+                cudaMalloc(&in, n * 32 * sizeof(float));
+                rows<<<(n + 7) / 8, dim3(32, 8)>>>(out, in, n, 32);
+            }
+        "#;
+        let (_root, text) = draft(&[("r.cu", source)], "r.cu", "s");
+        let text = text.unwrap();
+        assert!(!text.contains("N×N"), "{text}");
+        assert!(text.contains("count = \"N\""), "{text}");
+        assert!(text.contains("block = [32, 8]"), "{text}");
     }
 
     #[test]
