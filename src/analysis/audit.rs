@@ -108,10 +108,11 @@ fn same(a: f64, b: f64) -> bool {
 fn derive(results: &Results, variant: &VariantResult, run: &RunResult) -> Derived {
     let median = timing::median_at(results, variant, &run.size);
     let lines_of = variant.lines_of(run);
-    let lines = lines_of
-        .as_ref()
-        .map_or(&[][..], |l| l.profile.source_lines.as_slice());
-    derived::derive(run.whole_profile().as_deref(), lines, median)
+    derived::derive(
+        run.whole_profile().as_deref(),
+        lines_of.as_ref().map(|l| &*l.profile),
+        median,
+    )
 }
 
 /// The step's time against the previous step's, from the raw samples.

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::metrics as m;
 use crate::model::results::Profile;
-use crate::model::source::{Count, SourceLine, Split};
+use crate::model::source::{Count, OtherFile, SourceLine, Split};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -253,10 +253,14 @@ fn sum(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     }
 }
 
-/// Derives everything a profile allows, with the excess over ideal of
-/// `lines` (the run's per-line counters, or those taken at another size);
-/// `median_ms` is the event timing.
-pub fn derive(profile: Option<&Profile>, lines: &[SourceLine], median_ms: Option<f64>) -> Derived {
+/// Derives everything a profile allows, with the excess over ideal of the
+/// per-line counters of `lines` (the run's own profile, or the one taken
+/// at another size); `median_ms` is the event timing.
+pub fn derive(
+    profile: Option<&Profile>,
+    lines: Option<&Profile>,
+    median_ms: Option<f64>,
+) -> Derived {
     let mut values = Values::default();
     values.put(Key::Time, median_ms);
     let Some(profile) = profile else {
@@ -270,7 +274,9 @@ pub fn derive(profile: Option<&Profile>, lines: &[SourceLine], median_ms: Option
     values.put_memory_accesses(profile);
     values.put_occupancy(profile);
     values.put_throughput_and_work(profile);
-    values.put_source_excess(lines);
+    if let Some(lines) = lines {
+        values.put_source_excess(&lines.source_lines, &lines.other_files);
+    }
     let (limiters, blocks_per_sm) = block_limit(profile);
     Derived {
         values: values.0,
@@ -388,11 +394,21 @@ impl Values {
     /// Global sectors and shared wavefronts over their ideal, summed over
     /// the source lines, in all and by direction (from the split by SASS
     /// instruction).
-    fn put_source_excess(&mut self, lines: &[SourceLine]) {
+    /// Actual over ideal sectors and wavefronts by direction, over the
+    /// kernel's lines and the lines of other files it ran (a helper in an
+    /// included header that makes the stores, as llm.c's `store128cs`
+    /// does), so that a kernel whose accesses live in a header is not
+    /// judged by the raw counts per request, whose ideal depends on the
+    /// access width; the line totals, over its own lines.
+    fn put_source_excess(&mut self, lines: &[SourceLine], other_files: &[OtherFile]) {
         let by_direction = |pick: fn(&Split) -> Count| {
             let mut total = Count::default();
-            for line in lines {
-                let count = pick(&line.by_instruction);
+            let splits = lines
+                .iter()
+                .map(|l| &l.by_instruction)
+                .chain(other_files.iter().map(|f| &f.by_instruction));
+            for split in splits {
+                let count = pick(split);
                 total.add(Some(count.actual), Some(count.ideal));
             }
             total.factor()
@@ -458,11 +474,7 @@ mod tests {
 
     /// Derived from `profile` with its own lines.
     fn own(profile: Option<&Profile>, median_ms: Option<f64>) -> Derived {
-        derive(
-            profile,
-            profile.map_or(&[], |p| p.source_lines.as_slice()),
-            median_ms,
-        )
+        derive(profile, profile, median_ms)
     }
     use crate::ncu::ingest::profile_from_launch;
     use crate::ncu::raw::parse_raw_page;
@@ -513,6 +525,37 @@ mod tests {
         assert_eq!(tiled.get(Key::SharedLoadExcessWavefronts), Some(32.0));
         assert_eq!(tiled.get(Key::SharedStoreExcessWavefronts), Some(1.0));
         assert_eq!(tiled.get(Key::GlobalLoadExcessSectors), Some(1.0));
+    }
+
+    #[test]
+    fn accesses_made_in_another_file_are_judged_against_their_ideal_too() {
+        // The tiled transpose's stores moved into a header's helper (as
+        // llm.c's store128cs makes a kernel's 16-byte stores): its own
+        // lines then hold no store, and without the header's counts the
+        // stores would have no ideal to be judged against.
+        let mut moved = probe(2);
+        let mut header = Split::default();
+        for line in &mut moved.source_lines {
+            header.global_store_sectors.add(
+                Some(line.by_instruction.global_store_sectors.actual),
+                Some(line.by_instruction.global_store_sectors.ideal),
+            );
+            line.by_instruction.global_store_sectors = Count::default();
+        }
+        let own_lines_only = own(Some(&moved), None);
+        assert_eq!(own_lines_only.get(Key::GlobalStoreExcessSectors), None);
+        moved.other_files = vec![OtherFile {
+            path: "helpers.cuh".into(),
+            lines: 1,
+            by_instruction: header,
+            ..OtherFile::default()
+        }];
+        let with_header = own(Some(&moved), None);
+        assert_eq!(with_header.get(Key::GlobalStoreExcessSectors), Some(1.0));
+        assert_eq!(
+            Key::GlobalStoreSectorsPerRequest.comparable(&with_header, &own(Some(&probe(2)), None)),
+            Key::GlobalStoreExcessSectors
+        );
     }
 
     #[test]

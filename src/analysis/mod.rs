@@ -485,11 +485,7 @@ fn analyze_run(
     let lines_of = variant.lines_of(run);
     let lines_profile = lines_of.as_ref().map(|l| &*l.profile);
     let whole = run.whole_profile();
-    let derived = derived::derive(
-        whole.as_deref(),
-        lines_profile.map_or(&[], |p| p.source_lines.as_slice()),
-        timing.map(|t| t.median_ms),
-    );
+    let derived = derived::derive(whole.as_deref(), lines_profile, timing.map(|t| t.median_ms));
     let hot_lines = lines_profile
         .map(|p| findings::hot_lines(p, &variant.source_text))
         .unwrap_or_default();

@@ -109,6 +109,7 @@ pub fn summed_other_files<'a>(
                 sum.instructions_executed += file.instructions_executed;
                 sum.shared_wavefronts_excessive += file.shared_wavefronts_excessive;
                 sum.global_sectors_excessive += file.global_sectors_excessive;
+                sum.by_instruction.absorb(&file.by_instruction);
             }
             None => files.push(file.clone()),
         }
@@ -129,6 +130,10 @@ pub struct OtherFile {
     pub instructions_executed: f64,
     pub shared_wavefronts_excessive: f64,
     pub global_sectors_excessive: f64,
+    /// Its lines' counters by direction and against their ideals, summed
+    /// (zero in runs recorded before gpuprof kept them).
+    #[serde(default)]
+    pub by_instruction: Split,
 }
 
 impl OtherFile {
@@ -142,6 +147,10 @@ impl OtherFile {
             instructions_executed: sum(|l| l.instructions_executed),
             shared_wavefronts_excessive: sum(|l| l.shared_wavefronts_excessive),
             global_sectors_excessive: sum(|l| l.global_sectors_excessive),
+            by_instruction: lines.iter().fold(Split::default(), |mut total, line| {
+                total.absorb(&line.by_instruction);
+                total
+            }),
         }
     }
 }
