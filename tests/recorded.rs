@@ -659,3 +659,41 @@ fn a_sequence_is_explained_by_the_kernel_that_takes_its_time_and_read_over_all_i
     let report: serde_json::Value = serde_json::from_slice(&audit.stdout).unwrap();
     assert!(audit.status.success(), "{:#}", report["unsupported"]);
 }
+
+/// llm.c's LayerNorm recorded on an H100 (tests/fixtures/h100-llmc-layernorm):
+/// kernel 6 stores through common.h's 16-byte store128cs, so its own file
+/// holds none of its stores.
+#[test]
+fn stores_made_in_a_header_are_judged_against_the_ideal_for_their_width() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/h100-llmc-layernorm/results.json");
+    let results = read_results(&std::fs::read_to_string(&fixture).unwrap()).unwrap();
+    let analysis = analyze(&results);
+    let tiled = analysis
+        .variants
+        .iter()
+        .find(|v| v.name == "kernel6")
+        .unwrap();
+    let tiling = &tiled.changes[0];
+    // Raw sectors per request rose from kernel 5's 4-byte stores (3.77) to
+    // 16-byte ones (12.3); against their ideals both are at 1.
+    assert!(
+        tiling.measured.starts_with(
+            "Global store sectors over ideal (source) was already at its ideal before this step: 1.00 → 1.00"
+        ),
+        "{}",
+        tiling.measured
+    );
+    assert!(
+        !tiling.measured.contains("wrong way"),
+        "{}",
+        tiling.measured
+    );
+    assert_eq!(tiling.verdict, Verdict::Confirmed);
+    let audit = std::process::Command::new(env!("CARGO_BIN_EXE_gpuprof"))
+        .args(["audit", "--json", fixture.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&audit.stdout).unwrap();
+    assert!(audit.status.success(), "{:#}", report["unsupported"]);
+}
