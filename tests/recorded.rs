@@ -690,6 +690,13 @@ fn stores_made_in_a_header_are_judged_against_the_ideal_for_their_width() {
         tiling.measured
     );
     assert_eq!(tiling.verdict, Verdict::Confirmed);
+    // Kernel 2's three launches take about a third of its time each: its
+    // limiter says which one it was chosen on, and that kernel's share.
+    let sequence = run(&analysis, "kernel2", "N=8192");
+    assert_eq!(
+        sequence.limit.as_ref().and_then(|l| l.scope.as_deref()),
+        Some("normalization_kernel, 33.9% of the sequence's time")
+    );
     let audit = std::process::Command::new(env!("CARGO_BIN_EXE_gpuprof"))
         .args(["audit", "--json", fixture.to_str().unwrap()])
         .output()

@@ -298,6 +298,10 @@ pub struct CitedCounter {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Limiter {
     pub bottleneck: String,
+    /// For a sequence of several kernels, the kernel the bottleneck was
+    /// chosen on and its share of the sequence's time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
     pub evidence: String,
     pub advice: String,
     /// The change the advice proposes, if it names one.
@@ -710,6 +714,7 @@ fn explanation(explanation: &explain::Explanation) -> ExplanationConclusion {
 fn limiter(limit: &limits::Limit) -> Limiter {
     Limiter {
         bottleneck: limit.bottleneck.clone(),
+        scope: limit.scope.clone(),
         evidence: limit.evidence.clone(),
         advice: limit.advice.clone(),
         next_change: limit.next,

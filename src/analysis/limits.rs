@@ -35,6 +35,21 @@ pub struct Limit {
     pub facts: advice::Facts,
     /// The numbers the bottleneck was chosen on, for the claims audit.
     pub basis: Basis,
+    /// For a sequence of several kernels, the kernel whose launch the
+    /// bottleneck was chosen on and its share of the sequence's time
+    /// (`oddEvenMergeGlobal, 95.5% of the sequence's time`): the weight
+    /// the limiter carries. None for one launch or one kernel.
+    pub scope: Option<String>,
+}
+
+impl Limit {
+    /// The bottleneck as the report names it, with its scope.
+    pub fn shown(&self) -> String {
+        match &self.scope {
+            Some(scope) => format!("{} (in {scope})", self.bottleneck),
+            None => self.bottleneck.clone(),
+        }
+    }
 }
 
 /// Why a bottleneck was named, with the numbers its rule weighed.
@@ -120,6 +135,7 @@ pub fn limit(e: &Evidence) -> Option<Limit> {
         advice: advice.text,
         facts: advice::Facts::of(e),
         basis,
+        scope: None,
     })
 }
 

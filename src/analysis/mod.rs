@@ -444,6 +444,20 @@ fn status_of(run: &RunResult) -> Status {
     }
 }
 
+/// For a sequence of several kernels, the kernel whose launch the
+/// limiter reads and the share of the sequence's ncu time its launches
+/// take (`results::explained_launch`).
+fn sequence_scope(run: &RunResult) -> Option<String> {
+    let explained = crate::model::results::explained_launch(&run.steps)?;
+    (explained.kernel_share < 1.0).then(|| {
+        format!(
+            "{}, {} of the sequence's time",
+            crate::ncu::ingest::kernel_without_parameters(&run.steps[explained.index].kernel_name),
+            format::share(explained.kernel_share)
+        )
+    })
+}
+
 fn analyze_run(
     results: &Results,
     variant: &VariantResult,
@@ -498,6 +512,7 @@ fn analyze_run(
         run.bytes,
         temperature,
     );
+    let scope = sequence_scope(run);
     let limit = limits::limit(&evidence::Evidence::gather(
         results,
         variant,
@@ -506,7 +521,8 @@ fn analyze_run(
         &derived,
         &findings,
         evidence::Evidence::ceilings(results, &ceiling_shares, bytes_per_second),
-    ));
+    ))
+    .map(|limit| limits::Limit { scope, ..limit });
     RunAnalysis {
         size: run.size.clone(),
         status,

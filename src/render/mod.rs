@@ -447,6 +447,16 @@ mod tests {
             page.contains("<code>mergeGlobal</code> ×81 (launch 42: see below)</td>"),
             "{page}"
         );
+        // The limiter carries its weight: the kernel it was chosen on and
+        // that kernel's share of the time.
+        let limit = report.variants[0].runs[0].limit.as_ref().unwrap();
+        assert!(
+            limit
+                .bottleneck
+                .ends_with(" (in mergeGlobal, 95.4% of the sequence's time)"),
+            "{}",
+            limit.bottleneck
+        );
     }
 
     #[test]

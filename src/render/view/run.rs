@@ -132,7 +132,7 @@ pub(super) fn run_view(
         },
         profiled: recorded.profile.is_some(),
         limit: run.limit.as_ref().map(|l| LimitView {
-            bottleneck: l.bottleneck.clone(),
+            bottleneck: l.shown(),
             evidence: l.evidence.clone(),
             advice: l.advice.clone(),
         }),

@@ -206,7 +206,7 @@ pub(super) fn chain(
                 limit: run
                     .limit
                     .as_ref()
-                    .map(|l| l.bottleneck.clone())
+                    .map(crate::analysis::limits::Limit::shown)
                     .unwrap_or_else(|| "–".into()),
             })
         })
