@@ -365,3 +365,55 @@ fn init_says_why_the_types_it_could_not_read_are_left_to_fill_in() {
         "{text}"
     );
 }
+
+/// A template instance the file launches and a kernel an `#ifdef` leaves
+/// out, beside the hidden alias.
+const SCALE_MORE: &str = r#"
+#define ENABLE_FP16
+#include "precision.h"
+
+template <bool twice>
+__global__ void scale_by(floatX *out, const floatX *in, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = twice ? in[i] + in[i] : in[i];
+}
+
+#ifdef WITH_EXTRA
+__global__ void extra(floatX *out, int n) { out[0] = (floatX)n; }
+#endif
+
+void run(floatX *out, const floatX *in, int n)
+{
+    scale_by<true><<<(n + 255) / 256, 256>>>(out, in, n);
+}
+"#;
+
+#[test]
+fn init_reads_a_launched_instances_types_and_marks_a_kernel_an_ifdef_leaves_out() {
+    if !nvcc_or_skip() {
+        return;
+    }
+    let text = drafted(
+        &[("precision.h", PRECISION_HEADER), ("more.cu", SCALE_MORE)],
+        "more.cu",
+    );
+    let variant = |name: &str| {
+        text.split("\n[[variant]]\n")
+            .find(|v| v.starts_with(&format!("name = \"{name}\"\n")))
+            .unwrap_or_else(|| panic!("no variant {name}\n{text}"))
+            .to_string()
+    };
+    let instance = variant("scale_by");
+    assert!(
+        instance.contains("{ name = \"out\", buffer = \"f16\""),
+        "{instance}"
+    );
+    let extra = variant("extra");
+    assert!(
+        extra.contains(
+            "# fill in: the compiled file holds no such kernel: an #if or #ifdef around it is off"
+        ),
+        "{extra}"
+    );
+}

@@ -17,15 +17,25 @@ use crate::model::variant::Compiler;
 /// The compute capability init compiles for: the types do not depend on it.
 const ARCHITECTURE: (u32, u32) = (9, 0);
 
-/// Each of `kernels` (plain names of `source`, which the file at `path`
-/// holds) with the parameters of its compiled symbol, in order; a kernel
-/// whose symbol carries no parameter types is left out. `Err` says why the
-/// file could not be compiled, in one line.
+/// What compiling the file said of the kernels asked about.
+pub(super) struct Read {
+    /// Each kernel found, with the parameters of its compiled symbol.
+    pub(super) parameters: Vec<(String, Vec<Parameter>)>,
+    /// The kernels the compiled file does not hold: the scan saw them, but
+    /// an `#if` or `#ifdef` leaves them out as the file is compiled.
+    pub(super) left_out: Vec<String>,
+}
+
+/// Each of `kernels` (names or launched instances of kernels the file at
+/// `path` holds) with the parameters of its compiled symbol, in order; a kernel
+/// whose symbol carries no parameter types, or that the compiled file
+/// does not hold (a kernel inside an `#ifdef` left off), is left out.
+/// `Err` says why the file could not be compiled, in one line.
 pub(super) fn parameters_of(
     path: &Path,
     needs_nvcc: bool,
     kernels: &[String],
-) -> Result<Vec<(String, Vec<Parameter>)>, String> {
+) -> Result<Read, String> {
     let compiler = match needs_nvcc {
         true => Compiler::Nvcc,
         false => Compiler::Nvrtc,
@@ -42,21 +52,47 @@ pub(super) fn parameters_of(
             ..Settings::default()
         },
     );
-    let request = Request {
-        source: path,
-        entries: kernels,
-        compiler,
-        options: &options,
+    let compile = |entries: &[String]| {
+        let request = Request {
+            source: path,
+            entries,
+            compiler,
+            options: &options,
+        };
+        build::compile(request, &Cache::default_location())
     };
-    let compiled = build::compile(request, &Cache::default_location()).map_err(|e| one_line(&e))?;
-    Ok(kernels
+    // A kernel the scan saw under an #ifdef the file leaves off is not in
+    // the binary: the others are read without it.
+    let asked = kernels;
+    let (kernels, compiled) = match compile(kernels) {
+        Err(BuildError::NoSuchKernel { found, .. }) => {
+            let present: Vec<String> = kernels
+                .iter()
+                .filter(|k| found.contains(k))
+                .cloned()
+                .collect();
+            let compiled = compile(&present).map_err(|e| one_line(&e))?;
+            (present, compiled)
+        }
+        other => (kernels.to_vec(), other.map_err(|e| one_line(&e))?),
+    };
+    let parameters = kernels
         .iter()
         .zip(&compiled.functions)
         .filter_map(|(kernel, symbol)| {
             let demangled = symbols::demangled_with_parameters(symbol)?;
             Some((kernel.clone(), signature::compiled_parameters(&demangled)?))
         })
-        .collect())
+        .collect();
+    let left_out = asked
+        .iter()
+        .filter(|k| !kernels.contains(k))
+        .cloned()
+        .collect();
+    Ok(Read {
+        parameters,
+        left_out,
+    })
 }
 
 /// A build error as one line: a compiler's first error line, or the

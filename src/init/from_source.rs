@@ -128,15 +128,26 @@ fn read_types_from_compiler(drafts: &mut [Draft], origin: &Origin, needs_nvcc: b
     let unread: Vec<String> = drafts
         .iter()
         .filter(|d| !d.unread_types().is_empty())
-        .map(|d| d.kernel.name.clone())
+        .filter_map(|d| d.compiled_entry.clone())
         .collect();
     if unread.is_empty() {
         return String::new();
     }
     match compiled::parameters_of(origin.typed, needs_nvcc, &unread) {
-        Ok(found) => {
-            for (kernel, parameters) in found {
-                if let Some(draft) = drafts.iter_mut().find(|d| d.kernel.name == kernel) {
+        Ok(read) => {
+            for entry in &read.left_out {
+                if let Some(draft) = drafts
+                    .iter_mut()
+                    .find(|d| d.compiled_entry.as_ref() == Some(entry))
+                {
+                    draft.compiled_out = true;
+                }
+            }
+            for (entry, parameters) in read.parameters {
+                if let Some(draft) = drafts
+                    .iter_mut()
+                    .find(|d| d.compiled_entry.as_ref() == Some(&entry))
+                {
                     draft.take_compiled_types(parameters);
                 }
             }
@@ -441,6 +452,12 @@ struct Draft<'a> {
     /// Its parameters whose types were read from the compiled kernel, as
     /// the file writes them and as the compiler saw them.
     compiled_types: Vec<(String, String)>,
+    /// Whether the compiled file lacks it (an `#ifdef` around it is off).
+    compiled_out: bool,
+    /// The entry its types can be read from once compiled: its name, or
+    /// for a template the instance the file launches (none when the
+    /// instance is left to fill in).
+    compiled_entry: Option<String>,
 }
 
 impl<'a> Draft<'a> {
@@ -502,21 +519,32 @@ impl<'a> Draft<'a> {
         Draft {
             name: variant_name(&kernel.name),
             kernel,
-            entry,
             parameters,
             launched,
             indexed,
             dimensions: dimensions.clamp(1, 3),
             around,
             compiled_types: Vec::new(),
+            compiled_out: false,
+            compiled_entry: match &kernel.template {
+                None => Some(kernel.name.clone()),
+                Some(_) if !entry.comment.contains("fill in") => {
+                    toml::from_str::<toml::Table>(&format!("entry = {}", entry.value))
+                        .ok()
+                        .and_then(|t| t.get("entry")?.as_str().map(str::to_string))
+                }
+                Some(_) => None,
+            },
+            entry,
         }
     }
 
     /// The types of its parameters that its text does not say (`floatX*`
     /// of an alias defined in a header under `#if`), as written; none for
-    /// a template, whose instance may have no symbol to read them from.
+    /// a template whose instance is left to fill in (no symbol to read
+    /// them from).
     fn unread_types(&self) -> Vec<String> {
-        if self.kernel.template.is_some() {
+        if self.compiled_entry.is_none() {
             return Vec::new();
         }
         let mut types: Vec<String> = self
@@ -576,6 +604,9 @@ impl<'a> Draft<'a> {
             text.push_str(&self.verify(baseline));
         }
         text.push_str(includes);
+        if self.compiled_out {
+            text.push_str("# fill in: the compiled file holds no such kernel: an #if or #ifdef around it is off as the file is compiled; delete this variant, or define what it needs (`defines`, `compile_options`)\n");
+        }
         if !self.compiled_types.is_empty() {
             let types: Vec<String> = self
                 .compiled_types
