@@ -136,18 +136,12 @@ fn read_types_from_compiler(drafts: &mut [Draft], origin: &Origin, needs_nvcc: b
     match compiled::parameters_of(origin.typed, needs_nvcc, &unread) {
         Ok(read) => {
             for entry in &read.left_out {
-                if let Some(draft) = drafts
-                    .iter_mut()
-                    .find(|d| d.compiled_entry.as_ref() == Some(entry))
-                {
+                if let Some(draft) = draft_for(drafts, entry) {
                     draft.compiled_out = true;
                 }
             }
             for (entry, parameters) in read.parameters {
-                if let Some(draft) = drafts
-                    .iter_mut()
-                    .find(|d| d.compiled_entry.as_ref() == Some(&entry))
-                {
+                if let Some(draft) = draft_for(drafts, &entry) {
                     draft.take_compiled_types(parameters);
                 }
             }
@@ -168,6 +162,13 @@ fn read_types_from_compiler(drafts: &mut [Draft], origin: &Origin, needs_nvcc: b
             )
         }
     }
+}
+
+/// The draft whose compiled entry is `entry`.
+fn draft_for<'d, 'a>(drafts: &'d mut [Draft<'a>], entry: &str) -> Option<&'d mut Draft<'a>> {
+    drafts
+        .iter_mut()
+        .find(|d| d.compiled_entry.as_deref() == Some(entry))
 }
 
 fn header(relative: &Path, suite_name: &str, host: Option<&str>) -> String {
