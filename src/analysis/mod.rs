@@ -452,7 +452,7 @@ fn sequence_scope(run: &RunResult) -> Option<String> {
     (explained.kernel_share < 1.0).then(|| {
         format!(
             "{}, {} of the sequence's time",
-            crate::ncu::ingest::kernel_without_parameters(&run.steps[explained.index].kernel_name),
+            explained.kernel,
             format::share(explained.kernel_share)
         )
     })

@@ -405,6 +405,8 @@ impl RunResult {
 pub struct ExplainedLaunch {
     /// Its place in the sequence, counted from 0.
     pub index: usize,
+    /// Its kernel's name without the parameter list, as the report names it.
+    pub kernel: String,
     /// How many of the sequence's launches are of its kernel.
     pub kernel_launches: usize,
     /// The share of the sequence's ncu time its kernel's launches take.
@@ -447,6 +449,7 @@ pub fn explained_launch(steps: &[Profile]) -> Option<ExplainedLaunch> {
     let total: f64 = kernels.iter().map(|k| k.1).sum();
     Some(ExplainedLaunch {
         index,
+        kernel: crate::ncu::ingest::kernel_without_parameters(&steps[index].kernel_name).to_owned(),
         kernel_launches: dominant.2,
         kernel_share: if total > 0.0 { dominant.1 / total } else { 0.0 },
     })
@@ -604,6 +607,7 @@ mod tests {
         ];
         let explained = explained_launch(&steps).unwrap();
         assert_eq!((explained.index, explained.kernel_launches), (3, 4));
+        assert_eq!(explained.kernel, "merge");
         assert!((explained.kernel_share - 12.0 / 22.0).abs() < 1e-12);
         // Ties go to the kernel launched first, and to its first launch.
         let even = [launch("a", 1.0), launch("b", 1.0), launch("a", 0.0)];

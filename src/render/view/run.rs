@@ -191,8 +191,7 @@ fn step_views(recorded: &crate::model::results::RunResult) -> (Vec<StepView>, Op
 /// lines are the whole sequence's.
 fn explained_note(recorded: &crate::model::results::RunResult) -> Option<String> {
     let explained = crate::model::results::explained_launch(&recorded.steps)?;
-    let kernel =
-        crate::ncu::ingest::kernel_without_parameters(&recorded.steps[explained.index].kernel_name);
+    let kernel = &explained.kernel;
     let share = format::share(explained.kernel_share);
     let which = match explained.kernel_launches {
         1 => format!("the only launch of {kernel}, which takes {share}"),
