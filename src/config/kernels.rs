@@ -319,7 +319,11 @@ pub(crate) fn scan(source: &str) -> Kernels {
     }
     found.dim3s = dim3_declarations(&tokens);
     found.assignments = function_assignments(&tokens);
-    found.initializers = integer_initializers(&tokens, &device_bodies(&tokens));
+    let device = device_bodies(&tokens);
+    found.initializers = integer_initializers(&tokens, &device);
+    found
+        .initializers
+        .extend(passed_to_host_parameters(&tokens, &device));
     found.allocations = allocations(&tokens);
     found.aliases = scalar_aliases(&alias_declarations(&tokens, &directives));
     found.unguarded_defines = unguarded_defines(source);
@@ -1060,6 +1064,119 @@ fn integer_initializers(tokens: &[Located], device: &[Range<usize>]) -> Vec<(Str
         }
     }
     found
+}
+
+/// Words that open a statement with a parenthesized head and a body
+/// (`if (n > 0) {`), never a function's definition or call.
+const CONTROL_WORDS: [&str; 6] = ["if", "while", "for", "switch", "catch", "return"];
+
+/// `void run(float *d, int n) { … }` called as `run(d_a, size);`: each
+/// integer parameter of a host function, with what the calls outside
+/// device code pass it when they all pass the same (`("n", "size")`),
+/// read as if the function began `int n = size;`, so that a launch inside
+/// a wrapper is followed to the values its caller gives. A parameter its
+/// calls pass under its own name (`run(d, n)` for `int n`) adds nothing:
+/// the caller's variable is already the name's.
+fn passed_to_host_parameters(tokens: &[Located], device: &[Range<usize>]) -> Vec<(String, String)> {
+    let in_device = |k: usize| device.iter().any(|body| body.contains(&k));
+    let mut found = Vec::new();
+    for i in 1..tokens.len() {
+        let Token::Ident(function) = &tokens[i].0 else {
+            continue;
+        };
+        let close = group_end(tokens, i + 1);
+        let defines = is(tokens, i + 1, '(')
+            && is(tokens, close, '{')
+            && !in_device(i)
+            && match &tokens[i - 1].0 {
+                Token::Ident(word) => !CONTROL_WORDS.contains(&word.as_str()),
+                Token::Punct(c) => matches!(c, '*' | '&'),
+                Token::Str(_) => false,
+            };
+        if !defines {
+            continue;
+        }
+        let parameters = top_level_parts(tokens, i + 1);
+        let calls: Vec<Vec<String>> = (0..tokens.len())
+            .filter(|&k| {
+                k != i
+                    && k > 0
+                    && matches!(&tokens[k].0, Token::Ident(word) if word == function)
+                    && is(tokens, k + 1, '(')
+                    && !in_device(k)
+                    && match &tokens[k - 1].0 {
+                        Token::Ident(word) => word == "return",
+                        Token::Punct(c) => !matches!(c, '.' | '>' | ':' | '*' | '&'),
+                        Token::Str(_) => false,
+                    }
+            })
+            .map(|k| {
+                top_level_parts(tokens, k + 1)
+                    .into_iter()
+                    .map(|part| text_of(part))
+                    .collect()
+            })
+            .collect();
+        if calls.is_empty() || calls.iter().any(|call| call.len() != parameters.len()) {
+            continue;
+        }
+        for (at, parameter) in parameters.iter().enumerate() {
+            let Some(name) = integer_parameter(parameter) else {
+                continue;
+            };
+            let passed = &calls[0][at];
+            if passed != name && calls.iter().all(|call| &call[at] == passed) {
+                found.push((name.to_string(), passed.clone()));
+            }
+        }
+    }
+    found
+}
+
+/// The tokens of each top-level comma-separated part inside the group
+/// that the bracket at `open` opens (none for an empty group).
+fn top_level_parts(tokens: &[Located], open: usize) -> Vec<&[Located]> {
+    let end = group_end(tokens, open);
+    let mut parts = Vec::new();
+    let mut start = open + 1;
+    let mut k = start;
+    while k + 1 < end {
+        match tokens[k].0 {
+            Token::Punct('(' | '[' | '{') => {
+                k = group_end(tokens, k);
+                continue;
+            }
+            Token::Punct(',') => {
+                parts.push(&tokens[start..k]);
+                start = k + 1;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    if end > open + 1 && start < end - 1 {
+        parts.push(&tokens[start..end - 1]);
+    }
+    parts
+}
+
+/// The name of a parameter declared as a plain integer (`int n`, `const
+/// size_t count`), not a pointer, reference or array.
+fn integer_parameter(parameter: &[Located]) -> Option<&str> {
+    let declared = parameter
+        .iter()
+        .position(|(token, _)| matches!(token, Token::Punct('=')))
+        .map_or(parameter, |default| &parameter[..default]);
+    let integer = declared
+        .iter()
+        .any(|(token, _)| matches!(token, Token::Ident(w) if INTEGER_WORDS.contains(&w.as_str())));
+    let plain = declared
+        .iter()
+        .all(|(token, _)| matches!(token, Token::Ident(_)));
+    match declared.last() {
+        Some((Token::Ident(name), _)) if integer && plain && declared.len() > 1 => Some(name),
+        _ => None,
+    }
 }
 
 /// The token ranges of the bodies of the file's `__global__` and
@@ -2053,6 +2170,42 @@ mod tests {
         assert_eq!(
             pairs(&scanned.initializers),
             [("blocks".to_string(), "(n + 255) / 256".to_string())]
+        );
+    }
+
+    #[test]
+    fn a_host_functions_integer_parameters_take_what_its_calls_pass() {
+        let source = r#"
+            __global__ void k(float *p, int n) { if (n) p[0] = 1; }
+            void launch_k(float *p, int n, const size_t rows, int *flags, int same, int differs) {
+                k<<<n / 256, 256>>>(p, n);
+            }
+            int helper(int count);
+            int main() {
+                int size = 1 << 20;
+                launch_k(d, size, 2 * size, f, same, 1);
+                if (size > 0) { launch_k(d, size, 2 * size, f, same, 2); }
+                obj.launch_k(x, 7, 7, f, 7, 7);
+                return helper(size);
+            }
+            int helper(int count) { return count; }
+        "#;
+        let scanned = scan(source);
+        let pairs: Vec<(&str, &str)> = scanned
+            .initializers
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_str()))
+            .collect();
+        // A pointer, a parameter passed its own name and one passed two
+        // different values add nothing; a method of the same name is no call.
+        assert_eq!(
+            pairs,
+            [
+                ("size", "1 << 20"),
+                ("n", "size"),
+                ("rows", "2 * size"),
+                ("count", "size"),
+            ]
         );
     }
 

@@ -1215,16 +1215,28 @@ impl<'a> Draft<'a> {
 }
 
 /// Whether the host variable `name` holds a size the suite sets to N: it
-/// has no initializer (a function's parameter), the file allocates with
-/// it, or its initializer is such a variable. A variable the file
-/// computes (`max_elems_per_block = 2 * block_sz`) does not.
+/// has no initializer (a function's parameter no call passes one value),
+/// the file allocates with it, or its initializer is such a variable or a
+/// product of them (`N = B * T * C`, passed to a wrapper's `int N`). A
+/// variable the file computes otherwise (`max_elems_per_block = 2 *
+/// block_sz`) does not.
 fn holds_a_size(name: &str, scanned: &Kernels) -> bool {
+    holds_a_size_within(name, scanned, 4)
+}
+
+/// `holds_a_size`, following initializers at most `depth` deep.
+fn holds_a_size_within(name: &str, scanned: &Kernels, depth: usize) -> bool {
     match initializer(name, scanned) {
         None => true,
         Some(initial) => {
             allocates(name, scanned)
-                || (is_identifier(initial)
-                    && (initializer(initial, scanned).is_none() || allocates(initial, scanned)))
+                || (depth > 0
+                    && initial.split('*').all(|factor| {
+                        let factor = factor.trim();
+                        is_identifier(factor)
+                            && factor != name
+                            && holds_a_size_within(factor, scanned, depth - 1)
+                    }))
         }
     }
 }
@@ -2158,6 +2170,39 @@ mod tests {
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
+    }
+
+    #[test]
+    fn a_launch_inside_a_host_wrapper_is_followed_to_the_values_its_caller_passes() {
+        let source = r#"
+            #define TILE 32
+            __global__ void transpose_naive(float *out, const float *in, int width, int height) {
+                int x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;
+                if (x < width && y < height) out[x * height + y] = in[y * width + x];
+            }
+            void run_transpose(float *d_out, const float *d_in, int w, int h) {
+                dim3 block(TILE, TILE);
+                dim3 grid((w + TILE - 1) / TILE, (h + TILE - 1) / TILE);
+                transpose_naive<<<grid, block>>>(d_out, d_in, w, h);
+            }
+            int main() {
+                const int n = 4096;
+                float *a, *b;
+                cudaMalloc(&a, n * n * sizeof(float));
+                cudaMalloc(&b, n * n * sizeof(float));
+                run_transpose(b, a, n, n);
+            }
+        "#;
+        let (root, text) = draft(&[("w.cu", source)], "w.cu", "w");
+        let text = text.unwrap();
+        assert!(
+            text.contains("sizes = [4096]                # fill in: the problem sizes, each binds N; 4096 is the file's n, w, h (N×N elements: a kernel indexes in 2-D)\n"),
+            "{text}"
+        );
+        assert_eq!(
+            plan(root.path(), "w").variants[0].instances[0].grid,
+            [128, 128, 1]
+        );
     }
 
     #[test]
