@@ -1113,7 +1113,7 @@ fn passed_to_host_parameters(tokens: &[Located], device: &[Range<usize>]) -> Vec
             .map(|k| {
                 top_level_parts(tokens, k + 1)
                     .into_iter()
-                    .map(|part| text_of(part))
+                    .map(text_of)
                     .collect()
             })
             .collect();
