@@ -933,20 +933,30 @@ impl<'a> Draft<'a> {
             .map(|(parameter, argument)| {
                 let integer =
                     matches!(parameter.takes, Takes::Value(c) if !c.float && c.bytes >= 4);
-                let initial = initializer(argument, scanned)?;
+                // A variable with an initializer, or an expression written
+                // in the launch itself (`1024`, `1024 * sizeof(float)`).
+                let (initial, written) = match initializer(argument, scanned) {
+                    Some(initial) => (initial, format!("{argument} = {initial}")),
+                    None if !is_identifier(argument) => (argument.as_str(), argument.clone()),
+                    None => return None,
+                };
                 if !integer || mapped.iter().any(|(v, ..)| v == argument) {
                     return None;
                 }
+                // A constant may be 0 (an offset, a padding); one that
+                // grows with N must be a count at the drafted size.
+                let whole = |v: f64, least: f64| v >= least && v.fract() == 0.0 && v < 1e12;
                 let drafted = translate(initial, &mapped, &[], scanned, &mut Vec::new(), 1)
                     .and_then(|t| Expr::parse(&t))
                     .map(Expr::simplified)
-                    .filter(|e| {
-                        e.value(problem.n as f64)
-                            .is_some_and(|v| v >= 1.0 && v.fract() == 0.0 && v < 1e12)
+                    .filter(|e| match (e.value(problem.n as f64), e.value(1.0)) {
+                        (Some(at_n), Some(at_1)) if at_n == at_1 => whole(at_n, 0.0),
+                        (Some(at_n), _) => whole(at_n, 1.0),
+                        _ => false,
                     });
                 Some(Passed {
                     value: drafted.map(|e| e.toml()),
-                    written: format!("{argument} = {initial}"),
+                    written,
                 })
             })
             .collect()
@@ -1332,11 +1342,12 @@ fn initializer<'s>(name: &str, scanned: &'s Kernels) -> Option<&'s str> {
         .map(|(_, initial)| initial.as_str())
 }
 
-/// Whether the file's allocations use `name` (`cudaMalloc(&d, n * sizeof(float))`).
+/// Whether the file's allocations use `name` (`cudaMalloc(&d, n * sizeof(float))`),
+/// directly or through the variables they use (`mem_size = sizeof(float) * n`).
 fn allocates(name: &str, scanned: &Kernels) -> bool {
     scanned.allocations.iter().any(|a| {
         let mut names = Vec::new();
-        names_through(a, scanned, 4, &mut names);
+        names_through(a, scanned, 0, &mut names);
         names.iter().any(|n| n == name)
     })
 }
@@ -2203,6 +2214,34 @@ mod tests {
             plan(root.path(), "w").variants[0].instances[0].grid,
             [128, 128, 1]
         );
+    }
+
+    #[test]
+    fn values_written_in_the_launch_and_sizes_allocated_through_a_bytes_variable_are_read() {
+        let source = r#"
+            __global__ void shift(const float *in, float *out, int n, int offset, int stride_bytes) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i + offset < n) out[i] = in[i + offset] + stride_bytes;
+            }
+            int main() {
+                int count = 10000000;
+                size_t mem_size = sizeof(float) * count;
+                float *in, *out;
+                cudaMalloc((void **)&in, mem_size);
+                cudaMalloc((void **)&out, mem_size);
+                shift<<<(count + 255) / 256, 256>>>(in, out, count, 0, 1024 * sizeof(float));
+            }
+        "#;
+        let (_root, text) = draft(&[("s.cu", source)], "s.cu", "s");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [10000000]                # fill in: the problem sizes, each binds N; 10000000 is the file's count\n",
+            "  { name = \"n\", scalar = \"i32\", value = \"N\" },  # fill in: its value\n",
+            "  { name = \"offset\", scalar = \"i32\", value = 0 },  # fill in: its value (the file passes 0)\n",
+            "  { name = \"stride_bytes\", scalar = \"i32\", value = 4096 },  # fill in: its value (the file passes 1024 * sizeof(float))\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
     }
 
     #[test]
