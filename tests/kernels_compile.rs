@@ -229,6 +229,25 @@ fn nvcc_compiles_a_file_with_host_code_and_finds_an_instance_main_never_launches
 }
 
 #[test]
+fn a_source_with_a_comment_in_gbk_compiles_by_both_compilers() {
+    if !nvrtc_or_skip() || !nvcc_or_skip() {
+        return;
+    }
+    // "// 核函数" (kernel function) in GBK, then a plain kernel: the bytes
+    // are not UTF-8, and both compilers take them as they are.
+    let folder = tempfile::tempdir().unwrap();
+    let source = folder.path().join("gbk.cu");
+    let mut bytes = b"// \xba\xcb\xba\xaf\xca\xfd\n".to_vec();
+    bytes.extend_from_slice(b"__global__ void scale(float *x, int n) { int i = threadIdx.x; if (i < n) x[i] *= 2.0f; }\n");
+    std::fs::write(&source, &bytes).unwrap();
+    for compiler in [Compiler::Nvrtc, Compiler::Nvcc] {
+        let compiled = compile(&source, "scale", compiler, &[], &cache())
+            .unwrap_or_else(|e| panic!("{compiler:?}: {e}"));
+        assert_eq!(symbols_of(&compiled), ["_Z5scalePfi"], "{compiler:?}");
+    }
+}
+
+#[test]
 fn a_compile_error_carries_the_compilers_log() {
     if !nvrtc_or_skip() {
         return;

@@ -477,10 +477,11 @@ pub fn options_for(
 /// Compiles `request` through `cache`.
 pub fn compile(request: Request, cache: &Cache) -> Result<Compiled, BuildError> {
     let source = request.source;
-    let text = std::fs::read_to_string(source).map_err(|e| BuildError::Unreadable {
+    let bytes = std::fs::read(source).map_err(|e| BuildError::Unreadable {
         path: source.to_path_buf(),
         reason: e.to_string(),
     })?;
+    let text = crate::config::source_text(&bytes);
     let (version, nvcc) = match request.compiler {
         Compiler::Nvrtc if !nvrtc_available() => return Err(BuildError::NvrtcMissing),
         Compiler::Nvrtc => (
@@ -532,7 +533,7 @@ pub fn compile(request: Request, cache: &Cache) -> Result<Compiled, BuildError> 
     }
     let (binary, functions, command, log) = match &nvcc {
         None => {
-            let out = nvrtc::compile(source, &text, request.entries, request.options).map_err(
+            let out = nvrtc::compile(source, &bytes, request.entries, request.options).map_err(
                 |error| match error {
                     BuildError::Compile {
                         path,

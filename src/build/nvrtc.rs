@@ -19,16 +19,17 @@ pub(super) struct Output {
     pub(super) log: String,
 }
 
-/// Compiles `text` (the contents of `source`) with `options`, looking up
-/// each of `entries` (a kernel's name, qualified name or template instance).
+/// Compiles `bytes` (the contents of `source`, in whatever encoding) with
+/// `options`, looking up each of `entries` (a kernel's name, qualified
+/// name or template instance).
 pub(super) fn compile(
     source: &Path,
-    text: &str,
+    bytes: &[u8],
     entries: &[String],
     options: &[String],
 ) -> Result<Output, BuildError> {
     let nul = |what: String| BuildError::Nul { what };
-    let source_c = CString::new(text).map_err(|_| nul(source.display().to_string()))?;
+    let source_c = CString::new(bytes).map_err(|_| nul(source.display().to_string()))?;
     let name_c = CString::new(source.to_string_lossy().as_bytes())
         .map_err(|_| nul("the source path".into()))?;
     let entries_c: Vec<CString> = entries

@@ -65,6 +65,14 @@ pub(crate) fn read_regular_file(path: &Path) -> std::io::Result<Vec<u8>> {
     fs::read(path)
 }
 
+/// The text of a kernel source's `bytes`. nvcc and NVRTC compile a file in
+/// any 8-bit encoding (a comment in GBK or Latin-1 changes no kernel), so
+/// bytes that are not UTF-8 are shown as U+FFFD rather than refused; the
+/// compilers get the bytes as they are.
+pub(crate) fn source_text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
 /// Resolves `text`, the contents of the variants.toml at `path`. `path` is
 /// shown as given in error messages, and relative paths in the file
 /// (`source`) are resolved against its folder.

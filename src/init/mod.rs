@@ -52,9 +52,7 @@ pub fn write_from(folder: &Path, source: &Path) -> Result<PathBuf, String> {
     refuse_existing(std::slice::from_ref(&target), Some(source))?;
     let bytes =
         std::fs::read(source).map_err(|e| format!("cannot read {}: {e}", source.display()))?;
-    // nvcc compiles a file in any 8-bit encoding; a comment in Latin-1
-    // changes no kernel.
-    let text = String::from_utf8_lossy(&bytes);
+    let text = crate::config::source_text(&bytes);
     let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     let relative = pathdiff::diff_paths(absolute(source), absolute(folder))
         .unwrap_or_else(|| absolute(source));

@@ -48,7 +48,8 @@ pub(super) fn new_results(plan: &Plan, request: &ReportRequest) -> Results {
             },
             source_text: variant
                 .kernel()
-                .and_then(|kernel| std::fs::read_to_string(&kernel.path).ok())
+                .and_then(|kernel| std::fs::read(&kernel.path).ok())
+                .map(|bytes| crate::config::source_text(&bytes))
                 .unwrap_or_default(),
             build: BuildRecord::default(),
             runs: variant
@@ -129,7 +130,9 @@ fn cache_key(
     let describe = |v: &Variant| {
         let (source, entry, options, library) = match &v.kind {
             PlannedKind::Kernel(kernel) => (
-                std::fs::read_to_string(&kernel.path).unwrap_or_default(),
+                std::fs::read(&kernel.path)
+                    .map(|bytes| crate::config::source_text(&bytes))
+                    .unwrap_or_default(),
                 kernel.entry.as_str(),
                 kernel.compile_options.as_slice(),
                 None,

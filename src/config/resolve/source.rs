@@ -289,8 +289,8 @@ impl Context<'_> {
         Ok(filled)
     }
 
-    /// The text of a kernel source read as `bytes`: refused when it holds a
-    /// NUL byte or is not UTF-8.
+    /// The text of a kernel source read as `bytes` (`config::source_text`):
+    /// refused when it holds a NUL byte.
     fn source_text(
         &self,
         source: &Spanned<String>,
@@ -312,18 +312,7 @@ impl Context<'_> {
                      is this a text file?",
                 ));
         }
-        String::from_utf8(bytes).map_err(|e| {
-            self.doc
-                .error(
-                    source.span(),
-                    format!(
-                        "kernel source {} is not UTF-8 (at byte {})",
-                        shown.display(),
-                        e.utf8_error().valid_up_to()
-                    ),
-                )
-                .help("save the source as UTF-8")
-        })
+        Ok(crate::config::source_text(&bytes))
     }
 
     /// Why `entry` is not a kernel the source `shown` defines, with the
@@ -350,7 +339,9 @@ impl Context<'_> {
             .note(found_note);
         // A kernel of a header the file includes (a runner file that
         // includes the kernels it launches) is compiled from that header.
-        let text = fs::read_to_string(shown).unwrap_or_default();
+        let text = fs::read(shown)
+            .map(|bytes| crate::config::source_text(&bytes))
+            .unwrap_or_default();
         let defined_in = crate::build::headers::local_headers(shown, &text)
             .into_iter()
             .find(|(_, header)| kernels::scan(header).find(name).is_some());
