@@ -58,9 +58,113 @@ pub(crate) struct Kernels {
     /// name with the line (from 1) of the first: a `-D` of that name is
     /// replaced by the file's own value.
     pub(crate) unguarded_defines: Vec<(String, usize)>,
+    /// Function-like macros and functions whose body is one `return` of
+    /// an expression (`#define CEIL_DIV(M, N) (((M) + (N)-1) / (N))`,
+    /// `int div_up(int a, int b) { return (a + b - 1) / b; }`), which a
+    /// launch's geometry may call.
+    pub(crate) expression_functions: Vec<ExpressionFunction>,
     /// The module variables it declares (`__constant__ float c_Kernel[17];`,
     /// `__device__ int counter;`), which a buffer with `symbol` fills.
     pub(crate) variables: Vec<ModuleVariable>,
+}
+
+/// A function-like macro, or a function that returns one expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ExpressionFunction {
+    pub(crate) name: String,
+    pub(crate) parameters: Vec<String>,
+    /// What it stands for, as written.
+    pub(crate) body: String,
+}
+
+impl ExpressionFunction {
+    /// Its body with each parameter replaced by `(argument)`; `None` when
+    /// the argument count differs.
+    pub(crate) fn applied(&self, arguments: &[String]) -> Option<String> {
+        (arguments.len() == self.parameters.len()).then_some(())?;
+        let chars: Vec<char> = self.body.chars().collect();
+        let mut out = String::new();
+        let mut i = 0;
+        while i < chars.len() {
+            if chars[i].is_ascii_alphabetic() || chars[i] == '_' {
+                let start = i;
+                while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+                let word: String = chars[start..i].iter().collect();
+                match self.parameters.iter().position(|p| *p == word) {
+                    Some(at) => out.push_str(&format!("({})", arguments[at])),
+                    None => out.push_str(&word),
+                }
+                continue;
+            }
+            out.push(chars[i]);
+            i += 1;
+        }
+        Some(out)
+    }
+}
+
+/// `#define NAME(a, b) BODY` lines of `directives` and functions whose
+/// body is `{ return EXPRESSION; }`, in order.
+fn expression_functions(directives: &[String], tokens: &[Located]) -> Vec<ExpressionFunction> {
+    let macros = directives.iter().filter_map(|directive| {
+        let rest = directive.strip_prefix("define")?.trim_start();
+        let open = rest.find('(')?;
+        let name = &rest[..open];
+        let close = open + rest[open..].find(')')?;
+        let is_name = |text: &str| {
+            text.chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
+                && text.chars().all(|c| c.is_alphanumeric() || c == '_')
+        };
+        let parameters: Vec<String> = rest[open + 1..close]
+            .split(',')
+            .map(|p| p.trim().to_string())
+            .collect();
+        let body = rest[close + 1..]
+            .split("//")
+            .next()?
+            .split("/*")
+            .next()?
+            .trim();
+        (is_name(name) && parameters.iter().all(|p| is_name(p)) && !body.is_empty()).then(|| {
+            ExpressionFunction {
+                name: name.to_string(),
+                parameters,
+                body: body.to_string(),
+            }
+        })
+    });
+    let functions = (1..tokens.len()).filter_map(|i| {
+        let Token::Ident(name) = &tokens[i].0 else {
+            return None;
+        };
+        let close = group_end(tokens, i + 1);
+        let returns = is(tokens, i + 1, '(')
+            && is(tokens, close, '{')
+            && matches!(&tokens.get(close + 1)?.0, Token::Ident(w) if w == "return")
+            && matches!(&tokens[i - 1].0, Token::Ident(w) if !CONTROL_WORDS.contains(&w.as_str()));
+        if !returns {
+            return None;
+        }
+        let (body, end) = expression_at(tokens, close + 2);
+        (is(tokens, end, ';') && is(tokens, end + 1, '}')).then_some(())?;
+        let parameters = top_level_parts(tokens, i + 1)
+            .into_iter()
+            .map(|part| match part.last() {
+                Some((Token::Ident(name), _)) => Some(name.clone()),
+                _ => None,
+            })
+            .collect::<Option<Vec<String>>>()?;
+        Some(ExpressionFunction {
+            name: name.clone(),
+            parameters,
+            body,
+        })
+    });
+    macros.chain(functions).collect()
 }
 
 /// One `__constant__` or `__device__` variable of a source.
@@ -328,6 +432,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
     found.aliases = scalar_aliases(&alias_declarations(&tokens, &directives));
     found.unguarded_defines = unguarded_defines(source);
     found.variables = module_variables(&tokens);
+    found.expression_functions = expression_functions(&directives, &tokens);
     // `main` or a launch is the plainer reason; a header whose name
     // NVRTC does not provide may be the user's own.
     found.host_code = found.host_code.or_else(|| host_header(&directives));

@@ -49,19 +49,41 @@ pub(super) fn translate(
                 // `sizeof(uint32_t)`, `sizeof(real)`: the type's size.
                 let open = i + chars[i..].iter().take_while(|c| c.is_whitespace()).count();
                 (chars.get(open) == Some(&'(')).then_some(())?;
-                let mut depth = 0usize;
-                let close = (open..chars.len()).find(|&k| {
-                    match chars[k] {
-                        '(' => depth += 1,
-                        ')' => depth -= 1,
-                        _ => {}
-                    }
-                    depth == 0
-                })?;
+                let close = closing(&chars, open)?;
                 let inner: String = chars[open + 1..close].iter().collect();
                 let bytes = signature::size_of(&inner, &scanned.aliases)?;
                 let _ = write!(out, "{bytes}");
                 i = close + 1;
+                continue;
+            }
+            let next = i + chars[i..].iter().take_while(|c| c.is_whitespace()).count();
+            if chars.get(next) == Some(&'(')
+                && let Some(function) = scanned
+                    .expression_functions
+                    .iter()
+                    .find(|f| f.name == word)
+                    .filter(|_| depth < 4)
+            {
+                // `CEIL_DIV(n, 32)`, `div_up(n, 32)`: its body, over the
+                // arguments.
+                let close = closing(&chars, next)?;
+                let inside: String = chars[next + 1..close].iter().collect();
+                let arguments = signature::split_top_level(&inside, false);
+                let body = function.applied(&arguments)?;
+                let inner = translate(&body, mapped, loops, scanned, used, depth + 1)?;
+                let _ = write!(out, "({inner})");
+                i = close + 1;
+                continue;
+            }
+            if let Some(axis) = member_axis(&chars, i)
+                && let Some(dim3) = scanned.dim3s.iter().rev().find(|d| d.name == word)
+                && depth < 4
+            {
+                // `grid.x / 2`: the dim3's dimension, 1 where it has none.
+                let value = dim3.values.get(axis).map_or("1", String::as_str);
+                let inner = translate(value, mapped, loops, scanned, used, depth + 1)?;
+                let _ = write!(out, "({inner})");
+                i += 2;
                 continue;
             }
             if loops.contains(&word) {
@@ -120,6 +142,31 @@ pub(super) fn translate(
         i += 1;
     }
     Some(out.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// The index of the `)` that closes the `(` at `open`.
+fn closing(chars: &[char], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    (open..chars.len()).find(|&k| {
+        match chars[k] {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        depth == 0
+    })
+}
+
+/// The axis (0 to 2) of a `.x`, `.y` or `.z` member written at `at`.
+fn member_axis(chars: &[char], at: usize) -> Option<usize> {
+    (chars.get(at) == Some(&'.')).then_some(())?;
+    let axis = ['x', 'y', 'z']
+        .iter()
+        .position(|a| chars.get(at + 1) == Some(a))?;
+    let more = chars
+        .get(at + 2)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_');
+    (!more).then_some(axis)
 }
 
 /// How the C expressions of a launch are read: the host variables taken
@@ -360,15 +407,28 @@ impl Expr {
         {
             return Expr::Number(value);
         }
+        // A quotient that is a part of another expression is C's integer
+        // division, so it is floored: `((n - 1) / 1024 + 1) / 2` is
+        // `cdiv(floor((N - 1) / 1024), 2)`. Only the outermost keeps the
+        // suite's exact division, which the check refuses when not whole.
+        let part = |e: Expr| Box::new(e.simplified().floored_if_divided());
         match self {
-            Expr::Binary(op, a, b) => Expr::quotient(op, a.simplified(), b.simplified()),
-            Expr::Negate(operand) => Expr::Negate(Box::new(operand.simplified())),
+            Expr::Binary(op, a, b) => Expr::quotient(op, *part(*a), *part(*b)),
+            Expr::Negate(operand) => Expr::Negate(part(*operand)),
             Expr::Floor(operand) => match operand.simplified() {
                 whole if whole.whole() => whole,
                 operand => Expr::Floor(Box::new(operand)),
             },
-            Expr::Cdiv(a, b) => Expr::Cdiv(Box::new(a.simplified()), Box::new(b.simplified())),
-            Expr::Pow(a, b) => Expr::Pow(Box::new(a.simplified()), Box::new(b.simplified())),
+            Expr::Cdiv(a, b) => Expr::Cdiv(part(*a), part(*b)),
+            Expr::Pow(a, b) => Expr::Pow(part(*a), part(*b)),
+            other => other,
+        }
+    }
+
+    /// `floor(self)` when it is a quotient that may not be whole.
+    fn floored_if_divided(self) -> Expr {
+        match self {
+            Expr::Binary('/', ..) if !self.whole() => Expr::Floor(Box::new(self)),
             other => other,
         }
     }

@@ -2245,6 +2245,47 @@ mod tests {
     }
 
     #[test]
+    fn a_grid_written_with_a_ceil_div_macro_a_function_or_a_dim3_member_is_read() {
+        let kernel = "__global__ void k(const float *in, float *out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = in[i]; }";
+        let main = |launch: &str| {
+            format!(
+                "{kernel}\n#define CEIL_DIV(M, N) (((M) + (N)-1) / (N))\ninline int div_up(int a, int b) {{ return (a + b - 1) / b; }}\nint main() {{\n    int size = 1 << 24;\n    float *in, *out;\n    cudaMalloc(&in, size * sizeof(float));\n    cudaMalloc(&out, size * sizeof(float));\n    dim3 block(256);\n    dim3 grid((size - 1) / block.x + 1);\n    {launch}\n}}\n"
+            )
+        };
+        for (launch, grid) in [
+            (
+                "k<<<CEIL_DIV(size, 256), block>>>(in, out, size);",
+                "cdiv(N, 256)",
+            ),
+            (
+                "k<<<div_up(size, 256), 256>>>(in, out, size);",
+                "cdiv(N, 256)",
+            ),
+            // C's division inside another is floored.
+            (
+                "k<<<grid.x / 2, block>>>(in, out, size);",
+                "cdiv(floor((N - 1) / 256), 2)",
+            ),
+        ] {
+            let (root, text) = draft(&[("k.cu", &main(launch))], "k.cu", "k");
+            let text = text.unwrap();
+            assert!(
+                text.contains(&format!("grid = [\"{grid}\"]  # fill in: from the file's")),
+                "{launch}\n{text}"
+            );
+            let expected = match grid.starts_with("cdiv(N") {
+                true => 65536,
+                false => 32768,
+            };
+            assert_eq!(
+                plan(root.path(), "k").variants[0].instances[0].grid,
+                [expected, 1, 1],
+                "{launch}"
+            );
+        }
+    }
+
+    #[test]
     fn a_problem_size_the_file_defines_becomes_the_sizes_and_n() {
         let source = r#"
             #define SIZE 16384
