@@ -248,6 +248,36 @@ fn a_source_with_a_comment_in_gbk_compiles_by_both_compilers() {
 }
 
 #[test]
+fn an_instance_that_does_not_compile_is_named_by_its_entry_not_a_temporary_file() {
+    if !nvcc_or_skip() {
+        return;
+    }
+    let folder = tempfile::tempdir().unwrap();
+    let source = folder.path().join("red.cu");
+    std::fs::write(
+        &source,
+        "template <int BS, int PER> __global__ void red(float *x) { x[threadIdx.x] *= BS * PER; }\nint main() { return 0; }\n",
+    )
+    .unwrap();
+    match compile(
+        &source,
+        "red<256, PER_THREAD>",
+        Compiler::Nvcc,
+        &[],
+        &cache(),
+    ) {
+        Err(BuildError::Compile { log, .. }) => {
+            assert!(
+                log.contains("the instance gpuprof compiles for `entry = \"red<256, PER_THREAD>\"`: error: identifier \"PER_THREAD\" is undefined"),
+                "{log}"
+            );
+            assert!(!log.contains("instance.cu"), "{log}");
+        }
+        other => panic!("expected a compile error, got {other:?}"),
+    }
+}
+
+#[test]
 fn a_compile_error_carries_the_compilers_log() {
     if !nvrtc_or_skip() {
         return;

@@ -56,9 +56,11 @@ pub(super) fn compile(
     let output = process::run(&invocation).map_err(|error| BuildError::Compile {
         path: source.to_path_buf(),
         compiler: "nvcc",
-        log: format!("{}\n{}", error.stderr.trim(), error.stdout.trim())
-            .trim()
-            .to_string(),
+        log: instances_named(
+            format!("{}\n{}", error.stderr.trim(), error.stdout.trim()).trim(),
+            &input,
+            &instances,
+        ),
         command: command.clone(),
     })?;
     let cubin = std::fs::read(&cubin_path).map_err(|e| BuildError::Unreadable {
@@ -89,8 +91,26 @@ pub(super) fn compile(
     })
 }
 
+/// The compiler's `log` with each place in the wrapper file `input` (a
+/// temporary file gone once the build ends) named as the entry it
+/// instantiates: `instance.cu(2): error: identifier "PER_THREAD" is
+/// undefined` says which `entry` of variants.toml holds the name.
+fn instances_named(log: &str, input: &Path, instances: &[&String]) -> String {
+    let mut log = log.to_string();
+    for (index, entry) in instances.iter().enumerate() {
+        log = log.replace(
+            &format!("{}({})", input.display(), index + 2),
+            &format!("the instance gpuprof compiles for `entry = \"{entry}\"`"),
+        );
+    }
+    log.replace(
+        &input.display().to_string(),
+        "the instances gpuprof compiles for the variants' entries",
+    )
+}
+
 /// A file in `folder` that includes `source` and instantiates each of
-/// `instances`.
+/// `instances`, the one at `index` on line `index + 2`.
 fn wrapper(folder: &Path, source: &Path, instances: &[&String]) -> Result<PathBuf, BuildError> {
     let path = folder.join("instance.cu");
     let mut text = format!("#include \"{}\"\n", source.display());

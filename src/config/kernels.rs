@@ -459,9 +459,9 @@ fn integer_literal(text: &str) -> Option<i64> {
 
 /// `#define NAME <integer>` lines (a comment after the value left out),
 /// and `#define NAME <expression>` over integers and names defined before
-/// it (`(4 * SHARED_MEMORY_BANKS)`) where the expression's value is a
-/// whole number; one that C's integer division would truncate, or that
-/// uses an operator gpuprof's expressions lack (`<<`), is left out.
+/// it (`(4 * SHARED_MEMORY_BANKS)`, `(1 << 20)`) where the expression's
+/// value is a whole number; one that C's integer division would truncate,
+/// or that uses an operator gpuprof's expressions lack (`&`), is left out.
 fn defined_integers(directives: &[String]) -> Vec<(String, i64)> {
     let mut known: std::collections::BTreeMap<String, i64> = std::collections::BTreeMap::new();
     let mut found = Vec::new();
@@ -474,6 +474,52 @@ fn defined_integers(directives: &[String]) -> Vec<(String, i64)> {
         found.push((name.to_string(), value));
     }
     found
+}
+
+/// `text` (one pair of parentheses around it dropped) split at its last
+/// `<<` or `>>` outside parentheses, C's shifts being looser than `+`
+/// and `*` and left-associative: the left side, `<` or `>`, the right.
+fn last_top_level_shift(text: &str) -> Option<(&str, char, &str)> {
+    let mut text = text.trim();
+    while text.starts_with('(')
+        && text.ends_with(')')
+        && group_closes_at_end(&text[1..text.len() - 1])
+    {
+        text = text[1..text.len() - 1].trim();
+    }
+    let bytes = text.as_bytes();
+    let mut depth = 0i32;
+    let mut found = None;
+    let mut k = 0;
+    while k < bytes.len() {
+        match bytes[k] {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            c @ (b'<' | b'>') if depth == 0 && bytes.get(k + 1) == Some(&c) => {
+                found = Some((k, c as char));
+                k += 2;
+                continue;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    let (at, shift) = found?;
+    Some((&text[..at], shift, &text[at + 2..]))
+}
+
+/// Whether `inner` never closes a parenthesis it did not open (so `(a) +
+/// (b)` is not taken for one parenthesized group).
+fn group_closes_at_end(inner: &str) -> bool {
+    let mut depth = 0i32;
+    inner.chars().all(|c| {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        depth >= 0
+    })
 }
 
 /// The object-like `#define NAME BODY` lines of `directives`, in order, as
@@ -492,6 +538,17 @@ fn object_like_defines(directives: &[String]) -> impl Iterator<Item = (&str, &st
 /// The whole-number value of a C integer expression over `known` names,
 /// its literals' `U`/`L` suffixes dropped.
 fn integer_expression(text: &str, known: &std::collections::BTreeMap<String, i64>) -> Option<i64> {
+    if let Some((left, shift, right)) = last_top_level_shift(text) {
+        let (left, right) = (
+            integer_literal(left).or_else(|| integer_expression(left, known))?,
+            integer_literal(right).or_else(|| integer_expression(right, known))?,
+        );
+        let right = u32::try_from(right).ok().filter(|r| *r < 63)?;
+        return match shift {
+            '<' => left.checked_mul(1i64 << right),
+            _ => Some(left >> right),
+        };
+    }
     let mut plain = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     let mut in_word = false;
@@ -1958,6 +2015,7 @@ mod tests {
                 ("MASK".to_string(), 255),
                 ("BANKS".to_string(), 16),
                 ("THREADBLOCK".to_string(), 64),
+                ("WARP".to_string(), 32),
                 ("THREADS".to_string(), 128),
                 ("PER_THREAD".to_string(), 4)
             ]

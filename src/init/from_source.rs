@@ -1402,11 +1402,15 @@ fn entry_of(kernel: &Kernel, launch: Option<&Launch>, scanned: &Kernels) -> (Set
     let spaced = |comment: String| format!("                # {comment}");
     match (&kernel.template, launch) {
         (Some(parameters), Some(launch)) if launch.callee.contains('<') => {
-            let (entry, unread) = launched_instance(&launch.callee, &scanned.integers);
+            let (entry, unread, computed) = launched_instance(&launch.callee, scanned);
             let instance = signature::instance_arguments(&entry).unwrap_or_default();
-            let comment = match unread.is_empty() {
-                true => "the instance the file launches".to_string(),
-                false => format!(
+            let comment = match (unread.is_empty(), computed.is_empty()) {
+                (true, true) => "the instance the file launches".to_string(),
+                (true, false) => format!(
+                    "fill in: the instance the file launches, {}, computed from the file's own values: check it at your sizes",
+                    computed.join(", ")
+                ),
+                (false, _) => format!(
                     "fill in: a value for {} (the file launches {}; template <{parameters}>)",
                     unread.join(", "),
                     launch.callee
@@ -1595,30 +1599,44 @@ fn numbers(values: &[u32]) -> String {
 /// The instance a launch names (`reduce<BLOCK, 2>`) with the names the
 /// file gives an integer replaced by it (`reduce<256, 2>`), and the
 /// arguments left that are neither numbers nor types.
-fn launched_instance(callee: &str, integers: &[(String, i64)]) -> (String, Vec<String>) {
+fn launched_instance(callee: &str, scanned: &Kernels) -> (String, Vec<String>, Vec<String>) {
     let Ok(arguments) = signature::instance_arguments(callee) else {
-        return (callee.to_string(), vec![callee.to_string()]);
+        return (callee.to_string(), vec![callee.to_string()], Vec::new());
     };
-    let mut unread = Vec::new();
+    let (mut unread, mut computed) = (Vec::new(), Vec::new());
     let filled: Vec<String> = arguments
         .into_iter()
-        .map(
-            |argument| match integers.iter().rev().find(|(name, _)| *name == argument) {
-                Some((_, value)) => value.to_string(),
+        .map(|argument| {
+            if let Some((_, value)) = scanned.integers.iter().rev().find(|(n, _)| *n == argument) {
+                return value.to_string();
+            }
+            let plain = argument.parse::<i64>().is_ok()
+                || matches!(argument.as_str(), "true" | "false")
+                || signature::is_scalar_type(&argument);
+            if plain {
+                return argument;
+            }
+            // `PER_THREAD` of `const int PER_THREAD = N / blocks / BLOCK;`:
+            // its value at the file's own numbers.
+            let value = translate(&argument, &[], &[], scanned, &mut Vec::new(), 0)
+                .and_then(|t| Expr::parse(&t))
+                .and_then(|e| e.value(0.0))
+                .filter(|v| v.fract() == 0.0 && v.abs() < 1e15);
+            match value {
+                Some(value) => {
+                    let value = (value as i64).to_string();
+                    computed.push(format!("`{argument}` is {value}"));
+                    value
+                }
                 None => {
-                    let plain = argument.parse::<i64>().is_ok()
-                        || matches!(argument.as_str(), "true" | "false")
-                        || signature::is_scalar_type(&argument);
-                    if !plain {
-                        unread.push(format!("`{argument}`"));
-                    }
+                    unread.push(format!("`{argument}`"));
                     argument
                 }
-            },
-        )
+            }
+        })
         .collect();
     let base = callee.split('<').next().unwrap_or(callee).trim();
-    (format!("{base}<{}>", filled.join(", ")), unread)
+    (format!("{base}<{}>", filled.join(", ")), unread, computed)
 }
 
 /// A parameter's type as written, without its name (`const floatX*` of
@@ -2283,6 +2301,31 @@ mod tests {
                 "{launch}"
             );
         }
+    }
+
+    #[test]
+    fn a_template_argument_the_host_computes_is_its_value_at_the_files_numbers() {
+        let source = r#"
+            #define N (1 << 20)
+            #define BLOCK 256
+            template <int BS, int PER_THREAD>
+            __global__ void red(const float *in, float *out) {
+                float s = 0;
+                for (int k = 0; k < PER_THREAD; ++k) s += in[(blockIdx.x * PER_THREAD + k) * BS + threadIdx.x];
+                out[blockIdx.x * BS + threadIdx.x] = s;
+            }
+            int main() {
+                const int blocks = 64;
+                const int PER_THREAD = N / blocks / BLOCK;
+                red<BLOCK, PER_THREAD><<<blocks, BLOCK>>>(in, out);
+            }
+        "#;
+        let (_root, text) = draft(&[("r.cu", source)], "r.cu", "r");
+        let text = text.unwrap();
+        assert!(
+            text.contains("entry = \"red<256, 64>\"                # fill in: the instance the file launches, `PER_THREAD` is 64, computed from the file's own values: check it at your sizes\n"),
+            "{text}"
+        );
     }
 
     #[test]
