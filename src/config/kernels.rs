@@ -424,6 +424,16 @@ pub(crate) fn scan(source: &str) -> Kernels {
     found.dim3s = dim3_declarations(&tokens);
     found.assignments = function_assignments(&tokens);
     let device = device_bodies(&tokens);
+    // A launch inside a kernel (dynamic parallelism) is the GPU's own, not
+    // the host's.
+    let device_text: Vec<Range<usize>> = device
+        .iter()
+        .filter(|body| !body.is_empty())
+        .map(|body| tokens[body.start].1..tokens[body.end - 1].1 + 1)
+        .collect();
+    found
+        .launches
+        .retain(|launch| !device_text.iter().any(|body| body.contains(&launch.at)));
     found.initializers = integer_initializers(&tokens, &device);
     found
         .initializers
@@ -2334,6 +2344,19 @@ mod tests {
             pairs(&scanned.initializers),
             [("blocks".to_string(), "(n + 255) / 256".to_string())]
         );
+    }
+
+    #[test]
+    fn a_launch_inside_a_kernel_is_not_the_hosts() {
+        let source = r#"
+            __global__ void nest(int size) {
+                if (threadIdx.x == 0 && size > 1) nest<<<1, size / 2>>>(size / 2);
+            }
+            int main() { nest<<<grid, block>>>(64); }
+        "#;
+        let launches = scan(source).launches;
+        assert_eq!(launches.len(), 1, "{launches:?}");
+        assert_eq!(launches[0].config, ["grid", "block"]);
     }
 
     #[test]
