@@ -58,6 +58,11 @@ pub(crate) struct Kernels {
     /// name with the line (from 1) of the first: a `-D` of that name is
     /// replaced by the file's own value.
     pub(crate) unguarded_defines: Vec<(String, usize)>,
+    /// The host code's pointer variables and parameters with the type they
+    /// point to, as written (`float *in, *out;` gives `in` and `out`
+    /// `float`), so that a template kernel launched without its arguments
+    /// (`scale<<<g, b>>>(in, out, n)`) has them deduced.
+    pub(crate) host_pointers: Vec<(String, String)>,
     /// Function-like macros and functions whose body is one `return` of
     /// an expression (`#define CEIL_DIV(M, N) (((M) + (N)-1) / (N))`,
     /// `int div_up(int a, int b) { return (a + b - 1) / b; }`), which a
@@ -435,6 +440,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
         .launches
         .retain(|launch| !device_text.iter().any(|body| body.contains(&launch.at)));
     found.initializers = integer_initializers(&tokens, &device);
+    found.host_pointers = host_pointers(&tokens, &device);
     found
         .initializers
         .extend(passed_to_host_parameters(&tokens, &device));
@@ -1233,6 +1239,61 @@ fn integer_initializers(tokens: &[Located], device: &[Range<usize>]) -> Vec<(Str
         let (text, end) = expression_at(tokens, i + 2);
         if is(tokens, end, ';') && !text.is_empty() {
             found.push((name.clone(), text));
+        }
+    }
+    found
+}
+
+/// `float *in, *out;`, `const half* x = …`, `void run(double *d)`: each
+/// pointer declared outside device code, with the type it points to (its
+/// words before the first `*`, `const` left out).
+fn host_pointers(tokens: &[Located], device: &[Range<usize>]) -> Vec<(String, String)> {
+    let type_before = |end: usize| -> Option<String> {
+        let mut start = end;
+        while start > 0 && matches!(tokens[start - 1].0, Token::Ident(_)) {
+            start -= 1;
+        }
+        let words: Vec<&str> = tokens[start..end]
+            .iter()
+            .filter_map(|(token, _)| match token {
+                Token::Ident(w) if !matches!(w.as_str(), "const" | "static" | "volatile") => {
+                    Some(w.as_str())
+                }
+                _ => None,
+            })
+            .collect();
+        (!words.is_empty()).then(|| words.join(" "))
+    };
+    let mut found = Vec::new();
+    for i in 1..tokens.len() {
+        let Token::Ident(name) = &tokens[i].0 else {
+            continue;
+        };
+        let declares = matches!(
+            tokens.get(i + 1),
+            Some((Token::Punct('=' | ',' | ';' | ')' | '['), _))
+        );
+        if !declares || !is(tokens, i - 1, '*') || device.iter().any(|b| b.contains(&i)) {
+            continue;
+        }
+        let mut star = i - 1;
+        while star > 0 && is(tokens, star - 1, '*') {
+            star -= 1;
+        }
+        let pointee = match star.checked_sub(1).map(|k| &tokens[k].0) {
+            Some(Token::Ident(_)) => type_before(star),
+            // `float *in, *out`: the type that starts the declaration.
+            Some(Token::Punct(',')) => {
+                let start = statement_start(tokens, star);
+                (start..star)
+                    .find(|&k| is(tokens, k, '*'))
+                    .filter(|&first_star| first_star > start)
+                    .and_then(type_before)
+            }
+            _ => None,
+        };
+        if let Some(pointee) = pointee {
+            found.push((name.clone(), pointee));
         }
     }
     found

@@ -1421,6 +1421,21 @@ fn entry_of(kernel: &Kernel, launch: Option<&Launch>, scanned: &Kernels) -> (Set
                 instance,
             )
         }
+        (Some(_), Some(launch)) if deduced_instance(kernel, launch, scanned).is_some() => {
+            let entry = deduced_instance(kernel, launch, scanned).unwrap_or_default();
+            let instance = signature::instance_arguments(&entry).unwrap_or_default();
+            (
+                Setting::new(
+                    "entry",
+                    quoted(&entry),
+                    spaced(
+                        "the instance the file launches, its types deduced from the pointers it passes"
+                            .to_string(),
+                    ),
+                ),
+                instance,
+            )
+        }
         (Some(parameters), _) => (
             Setting::new(
                 "entry",
@@ -1434,6 +1449,60 @@ fn entry_of(kernel: &Kernel, launch: Option<&Launch>, scanned: &Kernels) -> (Set
             Vec::new(),
         ),
     }
+}
+
+/// The instance of the template `kernel` that `launch` (written without
+/// template arguments: `scale<<<g, b>>>(in, out, n)`) makes C++ deduce:
+/// each type parameter `T` from a pointer parameter `T *` or `const T *`
+/// and the scalar type the host declares the pointer it passes with
+/// (`float *in`). `None` when a type parameter is not deduced so, or a non-type
+/// parameter has no default.
+fn deduced_instance(kernel: &Kernel, launch: &Launch, scanned: &Kernels) -> Option<String> {
+    let template = kernel.template.as_deref()?;
+    let parameters = signature::split_top_level(&kernel.parameters, true);
+    let mut types = Vec::new();
+    for declared in signature::split_top_level(template, true) {
+        let declared = declared.trim();
+        let words: Vec<&str> = declared
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        match words.first() {
+            Some(&("typename" | "class")) if !declared.contains('=') => {
+                let name = *words.last()?;
+                let deduced = parameters.iter().zip(&launch.arguments).find_map(
+                    |(parameter, argument)| {
+                        let pointee = parameter.split('*').next()?;
+                        let points_to_it = parameter.contains('*')
+                            && pointee
+                                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                                .any(|w| w == name);
+                        let argument = argument.trim();
+                        points_to_it
+                            .then(|| {
+                                scanned
+                                    .host_pointers
+                                    .iter()
+                                    .rev()
+                                    .find(|(variable, _)| variable == argument)
+                            })
+                            .flatten()
+                            .map(|(_, pointee)| pointee.clone())
+                            // A concrete type: not the enclosing host
+                            // template's own `T *d_a`.
+                            .filter(|pointee| {
+                                signature::size_of(pointee, &scanned.aliases).is_some()
+                            })
+                    },
+                )?;
+                types.push(deduced);
+            }
+            // A defaulted parameter, and every one after it, keeps its default.
+            _ if declared.contains('=') => break,
+            _ => return None,
+        }
+    }
+    (!types.is_empty()).then(|| format!("{}<{}>", kernel.name, types.join(", ")))
 }
 
 /// The names `launch` uses in its arguments and configuration (through
@@ -2324,6 +2393,54 @@ mod tests {
         let text = text.unwrap();
         assert!(
             text.contains("entry = \"red<256, 64>\"                # fill in: the instance the file launches, `PER_THREAD` is 64, computed from the file's own values: check it at your sizes\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_template_launched_without_arguments_has_its_types_deduced_from_the_pointers_passed() {
+        let source = r#"
+            template <typename T, int BLOCK = 256>
+            __global__ void scale(const T *in, T *out, int n) {
+                int i = blockIdx.x * BLOCK + threadIdx.x;
+                if (i < n) out[i] = in[i] * T(2);
+            }
+            template <typename T>
+            __global__ void fill(T *out, T value, int n) { if (threadIdx.x < n) out[threadIdx.x] = value; }
+            int main() {
+                const int n = 1 << 20;
+                double *in, *out;
+                cudaMalloc(&in, n * sizeof(double));
+                cudaMalloc(&out, n * sizeof(double));
+                scale<<<n / 256, 256>>>(in, out, n);
+                fill<<<n / 256, 256>>>(out, 2.0, n);
+            }
+        "#;
+        let (root, text) = draft(&[("t.cu", source)], "t.cu", "t");
+        let text = text.unwrap();
+        for expected in [
+            "entry = \"scale<double>\"                # the instance the file launches, its types deduced from the pointers it passes\n",
+            "  { name = \"in\", buffer = \"f64\", count = \"N\", fill = \"random\" },",
+            // `T value` by value is not deduced from a pointer: T comes from `out`.
+            "entry = \"fill<double>\"",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        let plan = plan(root.path(), "t");
+        assert_eq!(plan.variants.len(), 2);
+
+        // A pointer of the host template's own `T` deduces nothing.
+        let source = r#"
+            template <typename T> __global__ void offset(T *a, int s) { a[threadIdx.x + s] += 1; }
+            template <typename T> void run(int n) { T *d_a; cudaMalloc(&d_a, n * sizeof(T)); offset<<<n / 256, 256>>>(d_a, 0); }
+            int main() { run<float>(1 << 20); }
+        "#;
+        let (_root, text) = draft(&[("h.cu", source)], "h.cu", "h");
+        let text = text.unwrap();
+        assert!(
+            text.contains(
+                "entry = \"offset<…>\"                # fill in: a value for each of <typename T>\n"
+            ),
             "{text}"
         );
     }
