@@ -1275,6 +1275,11 @@ impl Problem {
             for value in shape(launch, 1, scanned).map_or_else(Vec::new, |s| s.values) {
                 names_through(&value, scanned, 0, &mut block_like);
             }
+            // What a grid divides by is a tile's size, not the problem's:
+            // `ROWS_PER_BLOCK` in `(N + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK`.
+            for value in shape(launch, 0, scanned).map_or_else(Vec::new, |s| s.values) {
+                block_like.extend(divisors(&value));
+            }
         }
         let mut found: Vec<(String, i64)> = Vec::new();
         for draft in drafts.iter().filter(|d| d.dimensions == dimensions) {
@@ -1379,6 +1384,23 @@ fn names_through(text: &str, scanned: &Kernels, depth: usize, into: &mut Vec<Str
         }
         into.push(word);
     }
+}
+
+/// The names `text` divides by: each identifier written right after a
+/// `/` (`TILE` of `(n + TILE - 1) / TILE`; one inside a parenthesized
+/// divisor, `n / (2 * TILE)`, is not read).
+fn divisors(text: &str) -> Vec<String> {
+    text.split('/')
+        .skip(1)
+        .filter_map(|after| {
+            let name: String = after
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            is_identifier(&name).then_some(name)
+        })
+        .collect()
 }
 
 /// The value of the file's integer constant `name` when it is the file's
@@ -2443,6 +2465,28 @@ mod tests {
             ),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_constant_the_grid_divides_by_is_a_tile_not_the_problem_size() {
+        let source = r#"
+            #define ROWS_PER_BLOCK 4
+            __global__ void rows(const float *A, float *C, int N) {
+                int r = blockIdx.x * ROWS_PER_BLOCK + threadIdx.x / 32;
+                if (r < N) C[r] = A[r];
+            }
+            void run(const float *A, float *C, int N) {
+                rows<<<(N + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK, 128>>>(A, C, N);
+            }
+        "#;
+        let (_root, text) = draft(&[("r.cu", source)], "r.cu", "r");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [1048576]                # fill in: the problem sizes, each binds N\n",
+            "grid = [\"cdiv(N, 4)\"]",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
     }
 
     #[test]
