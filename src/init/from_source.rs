@@ -70,7 +70,7 @@ const COUNTS: [&str; 3] = ["N", "N*N", "N*N*N"];
 pub fn suite_for(source: &str, origin: &Origin, suite_name: &str) -> Result<String, String> {
     let scanned = kernels::scan_file(origin.typed, source);
     if scanned.kernels.is_empty() {
-        return Err(no_kernels(source, origin));
+        return Err(no_kernels(source, origin, scanned.declared_by_macro));
     }
     let code = Code::new(source);
     let mut drafts: Vec<Draft> = scanned
@@ -194,8 +194,14 @@ fn header(relative: &Path, suite_name: &str, host: Option<&str>) -> String {
 
 /// Why a file without kernels is refused: the headers it includes that
 /// hold kernels, when there are any.
-fn no_kernels(source: &str, origin: &Origin) -> String {
+fn no_kernels(source: &str, origin: &Origin, declared_by_macro: bool) -> String {
     let headers = headers_with_kernels(origin.typed, source);
+    if declared_by_macro && headers.is_empty() {
+        return format!(
+            "{} declares its kernels through a macro (a `#define` that holds `__global__`), which init does not expand: write each variant by hand, `entry` the kernel's name as the macro makes it; `gpuprof report variants.toml --check` then compiles it and says whether each entry is there",
+            origin.typed.display()
+        );
+    }
     let Some(first) = headers.first() else {
         return format!(
             "{} defines no __global__ function: give the .cu or .cuh file that holds your kernels",
@@ -2487,6 +2493,17 @@ mod tests {
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
+    }
+
+    #[test]
+    fn a_file_whose_kernels_a_macro_declares_is_refused_with_what_to_do() {
+        let source = "#define KERNEL(name) __global__ void name(float *a) { a[threadIdx.x] = 1; }\nKERNEL(k1)\nKERNEL(k2)\n";
+        let (_root, text) = draft(&[("m.cu", source)], "m.cu", "m");
+        let error = text.unwrap_err();
+        assert!(
+            error.contains("declares its kernels through a macro (a `#define` that holds `__global__`), which init does not expand: write each variant by hand"),
+            "{error}"
+        );
     }
 
     #[test]
