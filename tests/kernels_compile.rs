@@ -278,6 +278,28 @@ fn an_instance_that_does_not_compile_is_named_by_its_entry_not_a_temporary_file(
 }
 
 #[test]
+fn an_entry_nvrtc_cannot_find_says_so_before_its_name_map_errors() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    let folder = tempfile::tempdir().unwrap();
+    let source = folder.path().join("m.cu");
+    std::fs::write(
+        &source,
+        "#define KERNEL(name) __global__ void name(float *a) { a[threadIdx.x] = 1; }\nKERNEL(k1)\n",
+    )
+    .unwrap();
+    match compile(&source, "kk", Compiler::Nvrtc, &[], &cache()) {
+        Err(BuildError::Compile { log, .. }) => assert!(
+            log.starts_with("NVRTC could not find every entry (kk) among the kernels of"),
+            "{log}"
+        ),
+        other => panic!("expected a compile error, got {other:?}"),
+    }
+    assert!(compile(&source, "k1", Compiler::Nvrtc, &[], &cache()).is_ok());
+}
+
+#[test]
 fn a_compile_error_carries_the_compilers_log() {
     if !nvrtc_or_skip() {
         return;

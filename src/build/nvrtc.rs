@@ -64,6 +64,17 @@ pub(super) fn compile(
         .map(|raw| c_text(&raw))
         .unwrap_or_default();
     if compiled.is_err() {
+        // `__nv_name_map` is NVRTC's lookup of the name expressions: the
+        // entries, which the file may not define (a macro declared its
+        // kernels under other names, say).
+        let log = match log.contains("__nv_name_map") {
+            true => format!(
+                "NVRTC could not find every entry ({}) among the kernels of {}: the errors at __nv_name_map are its lookup of those names; check each `entry` against the names the file gives its kernels\n{log}",
+                entries.join(", "),
+                source.display()
+            ),
+            false => log,
+        };
         return Err(BuildError::Compile {
             path: source.to_path_buf(),
             compiler: "NVRTC",
