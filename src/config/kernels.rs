@@ -475,9 +475,8 @@ fn integer_literal(text: &str) -> Option<i64> {
 
 /// `#define NAME <integer>` lines (a comment after the value left out),
 /// and `#define NAME <expression>` over integers and names defined before
-/// it (`(4 * SHARED_MEMORY_BANKS)`, `(1 << 20)`) where the expression's
-/// value is a whole number; one that C's integer division would truncate,
-/// or that uses an operator gpuprof's expressions lack (`&`), is left out.
+/// it (`(4 * SHARED_MEMORY_BANKS)`, `(1 << 20)`, `(SIZE / 2)`), with the
+/// value C gives it (`integer_expression`).
 fn defined_integers(directives: &[String]) -> Vec<(String, i64)> {
     let mut known: std::collections::BTreeMap<String, i64> = std::collections::BTreeMap::new();
     let mut found = Vec::new();
@@ -490,52 +489,6 @@ fn defined_integers(directives: &[String]) -> Vec<(String, i64)> {
         found.push((name.to_string(), value));
     }
     found
-}
-
-/// `text` (one pair of parentheses around it dropped) split at its last
-/// `<<` or `>>` outside parentheses, C's shifts being looser than `+`
-/// and `*` and left-associative: the left side, `<` or `>`, the right.
-fn last_top_level_shift(text: &str) -> Option<(&str, char, &str)> {
-    let mut text = text.trim();
-    while text.starts_with('(')
-        && text.ends_with(')')
-        && group_closes_at_end(&text[1..text.len() - 1])
-    {
-        text = text[1..text.len() - 1].trim();
-    }
-    let bytes = text.as_bytes();
-    let mut depth = 0i32;
-    let mut found = None;
-    let mut k = 0;
-    while k < bytes.len() {
-        match bytes[k] {
-            b'(' => depth += 1,
-            b')' => depth -= 1,
-            c @ (b'<' | b'>') if depth == 0 && bytes.get(k + 1) == Some(&c) => {
-                found = Some((k, c as char));
-                k += 2;
-                continue;
-            }
-            _ => {}
-        }
-        k += 1;
-    }
-    let (at, shift) = found?;
-    Some((&text[..at], shift, &text[at + 2..]))
-}
-
-/// Whether `inner` never closes a parenthesis it did not open (so `(a) +
-/// (b)` is not taken for one parenthesized group).
-fn group_closes_at_end(inner: &str) -> bool {
-    let mut depth = 0i32;
-    inner.chars().all(|c| {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            _ => {}
-        }
-        depth >= 0
-    })
 }
 
 /// The object-like `#define NAME BODY` lines of `directives`, in order, as
@@ -551,42 +504,115 @@ fn object_like_defines(directives: &[String]) -> impl Iterator<Item = (&str, &st
     })
 }
 
-/// The whole-number value of a C integer expression over `known` names,
-/// its literals' `U`/`L` suffixes dropped.
+/// The value of a C integer expression over `known` names, as C computes
+/// it: literals (decimal, hex, their `U`/`L` suffixes dropped), `+ - * /
+/// %` with division truncated, shifts, `& ^ | ~` and parentheses; `None`
+/// for anything else (a cast, a call, a name not known) or an overflow.
 fn integer_expression(text: &str, known: &std::collections::BTreeMap<String, i64>) -> Option<i64> {
-    if let Some((left, shift, right)) = last_top_level_shift(text) {
-        let (left, right) = (
-            integer_literal(left).or_else(|| integer_expression(left, known))?,
-            integer_literal(right).or_else(|| integer_expression(right, known))?,
-        );
-        let right = u32::try_from(right).ok().filter(|r| *r < 63)?;
-        return match shift {
-            '<' => left.checked_mul(1i64 << right),
-            _ => Some(left >> right),
-        };
-    }
-    let mut plain = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    let mut in_word = false;
-    while let Some(c) = chars.next() {
-        plain.push(c);
-        let starts_number = c.is_ascii_digit() && !in_word;
-        in_word = c.is_alphanumeric() || c == '_';
-        if starts_number {
-            while let Some(&d) = chars.peek().filter(|d| d.is_ascii_alphanumeric()) {
-                chars.next();
-                if !matches!(d, 'u' | 'U' | 'l' | 'L') {
-                    plain.push(d);
-                }
-            }
-            in_word = false;
+    let chars: Vec<char> = text.chars().collect();
+    let mut reader = IntegerReader {
+        chars: &chars,
+        at: 0,
+        known,
+    };
+    let value = reader.binary(0)?;
+    reader.skip_spaces();
+    (reader.at == chars.len()).then_some(value)
+}
+
+/// A precedence-climbing reader of one C integer expression.
+struct IntegerReader<'a> {
+    chars: &'a [char],
+    at: usize,
+    known: &'a std::collections::BTreeMap<String, i64>,
+}
+
+impl IntegerReader<'_> {
+    fn skip_spaces(&mut self) {
+        while self.chars.get(self.at).is_some_and(|c| c.is_whitespace()) {
+            self.at += 1;
         }
     }
-    let value = crate::config::expr::parse(&plain)
-        .ok()?
-        .eval(&plain, known)
-        .ok()?;
-    (value.is_finite() && value.fract() == 0.0 && value.abs() < 9.0e15).then_some(value as i64)
+
+    /// The binary operator next, with its precedence (C's, higher binds
+    /// tighter) and its length, if it binds at least as tight as `least`.
+    fn operator(&mut self, least: u8) -> Option<(char, u8, usize)> {
+        self.skip_spaces();
+        let c = *self.chars.get(self.at)?;
+        let next = self.chars.get(self.at + 1).copied();
+        let (op, precedence, length) = match (c, next) {
+            ('<', Some('<')) => ('<', 4, 2),
+            ('>', Some('>')) => ('>', 4, 2),
+            ('&', Some('&')) | ('|', Some('|')) => return None,
+            ('*' | '/' | '%', _) => (c, 6, 1),
+            ('+' | '-', _) => (c, 5, 1),
+            ('&', _) => (c, 3, 1),
+            ('^', _) => (c, 2, 1),
+            ('|', _) => (c, 1, 1),
+            _ => return None,
+        };
+        (precedence >= least).then_some((op, precedence, length))
+    }
+
+    fn binary(&mut self, least: u8) -> Option<i64> {
+        let mut left = self.unary()?;
+        while let Some((op, precedence, length)) = self.operator(least) {
+            self.at += length;
+            let right = self.binary(precedence + 1)?;
+            left = match op {
+                '*' => left.checked_mul(right)?,
+                '/' => left.checked_div(right)?,
+                '%' => left.checked_rem(right)?,
+                '+' => left.checked_add(right)?,
+                '-' => left.checked_sub(right)?,
+                '<' => left.checked_mul(1i64.checked_shl(u32::try_from(right).ok()?)?)?,
+                '>' => left.checked_shr(u32::try_from(right).ok()?)?,
+                '&' => left & right,
+                '^' => left ^ right,
+                _ => left | right,
+            };
+        }
+        Some(left)
+    }
+
+    fn unary(&mut self) -> Option<i64> {
+        self.skip_spaces();
+        let c = *self.chars.get(self.at)?;
+        match c {
+            '-' | '+' | '~' => {
+                self.at += 1;
+                let operand = self.unary()?;
+                Some(match c {
+                    '-' => operand.checked_neg()?,
+                    '~' => !operand,
+                    _ => operand,
+                })
+            }
+            '(' => {
+                self.at += 1;
+                let value = self.binary(0)?;
+                self.skip_spaces();
+                (self.chars.get(self.at) == Some(&')')).then_some(())?;
+                self.at += 1;
+                Some(value)
+            }
+            _ => {
+                let start = self.at;
+                while self
+                    .chars
+                    .get(self.at)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+                {
+                    self.at += 1;
+                }
+                let word: String = self.chars[start..self.at].iter().collect();
+                match word.chars().next()?.is_ascii_digit() {
+                    true => integer_literal(&word),
+                    false => self.known.get(&word).copied(),
+                }
+            }
+        }
+    }
 }
 
 /// `const TYPE NAME = <integer>;` and `constexpr` ones.
@@ -2086,6 +2112,8 @@ mod tests {
                 ("MASK".to_string(), 255),
                 ("BANKS".to_string(), 16),
                 ("THREADBLOCK".to_string(), 64),
+                // C's integer division: 16 / 3 is 5.
+                ("HALF".to_string(), 5),
                 ("WARP".to_string(), 32),
                 ("THREADS".to_string(), 128),
                 ("PER_THREAD".to_string(), 4)
