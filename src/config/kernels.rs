@@ -342,10 +342,11 @@ pub(crate) fn scan(source: &str) -> Kernels {
         declared_by_macro: directives
             .iter()
             .any(|d| d.starts_with("define") && d.contains("__global__")),
-        integers: defined_integers(&directives)
-            .into_iter()
-            .chain(constant_integers(&tokens))
-            .collect(),
+        integers: {
+            let defined = defined_integers(&directives);
+            let constants = constant_integers(&tokens, &defined);
+            defined.into_iter().chain(constants).collect()
+        },
         ..Kernels::default()
     };
     let mut scopes: Vec<Scope> = Vec::new();
@@ -615,27 +616,34 @@ impl IntegerReader<'_> {
     }
 }
 
-/// `const TYPE NAME = <integer>;` and `constexpr` ones.
-fn constant_integers(tokens: &[Located]) -> impl Iterator<Item = (String, i64)> + '_ {
-    (1..tokens.len().saturating_sub(2)).filter_map(move |i| {
+/// `const TYPE NAME = <integer expression>;` and `constexpr` ones, in
+/// order, each over the `defined` macros and the constants before it
+/// (`const int n = 1024 * 1024;`, `const int half = n / 2;`).
+fn constant_integers(tokens: &[Located], defined: &[(String, i64)]) -> Vec<(String, i64)> {
+    let mut known: std::collections::BTreeMap<String, i64> = defined.iter().cloned().collect();
+    let mut found = Vec::new();
+    for i in 1..tokens.len().saturating_sub(2) {
         let (Token::Ident(name), _) = &tokens[i] else {
-            return None;
+            continue;
         };
-        let assigned = matches!(tokens[i + 1].0, Token::Punct('='))
-            && matches!(tokens.get(i + 3), Some((Token::Punct(';'), _)));
-        let Token::Ident(value) = &tokens[i + 2].0 else {
-            return None;
-        };
-        let constant = tokens[i.saturating_sub(4)..i]
+        // `const int a = …` or a later declarator, `const int a = 1, b = …`.
+        let declared = matches!(tokens[i - 1].0, Token::Ident(_) | Token::Punct(','));
+        let constant = tokens[statement_start(tokens, i)..i]
             .iter()
-            .rev()
-            .take_while(|(t, _)| !matches!(t, Token::Punct(';' | '{' | '}')))
             .any(|(t, _)| matches!(t, Token::Ident(w) if w == "const" || w == "constexpr"));
-        (assigned && constant)
-            .then(|| integer_literal(value))
-            .flatten()
-            .map(|value| (name.clone(), value))
-    })
+        if !declared || !constant || !plain_assignment(tokens, i + 1) {
+            continue;
+        }
+        let (text, end) = expression_at(tokens, i + 2);
+        if !is(tokens, end, ';') && !is(tokens, end, ',') {
+            continue;
+        }
+        if let Some(value) = integer_literal(&text).or_else(|| integer_expression(&text, &known)) {
+            known.insert(name.clone(), value);
+            found.push((name.clone(), value));
+        }
+    }
+    found
 }
 
 /// One `#include` of a source: the header as written and whether it was
@@ -2102,7 +2110,8 @@ mod tests {
             #define HALF (BANKS / 3)
             #define WARP (1U << 5)
             const int THREADS = 128;
-            int main() { constexpr unsigned int PER_THREAD = 4u; const float *p; n = 5; }
+            int main() { constexpr unsigned int PER_THREAD = 4u; const float *p; n = 5;
+                const int SIZE = 1024 * BLOCK_SIZE, HALF_SIZE = SIZE / 2; }
         "#;
         assert_eq!(
             scan(source).integers,
@@ -2116,7 +2125,9 @@ mod tests {
                 ("HALF".to_string(), 5),
                 ("WARP".to_string(), 32),
                 ("THREADS".to_string(), 128),
-                ("PER_THREAD".to_string(), 4)
+                ("PER_THREAD".to_string(), 4),
+                ("SIZE".to_string(), 262144),
+                ("HALF_SIZE".to_string(), 131072),
             ]
         );
     }

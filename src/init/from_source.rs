@@ -1705,6 +1705,11 @@ fn launched_instance(callee: &str, scanned: &Kernels) -> (String, Vec<String>, V
         .into_iter()
         .map(|argument| {
             if let Some((_, value)) = scanned.integers.iter().rev().find(|(n, _)| *n == argument) {
+                // A constant the host works out (`const int PER_THREAD = N /
+                // blocks / BLOCK;`) holds at the file's own numbers only.
+                if initializer(&argument, scanned).is_some_and(|i| i.parse::<i64>().is_err()) {
+                    computed.push(format!("`{argument}` is {value}"));
+                }
                 return value.to_string();
             }
             let plain = argument.parse::<i64>().is_ok()
@@ -2418,6 +2423,16 @@ mod tests {
             }
         "#;
         let (_root, text) = draft(&[("r.cu", source)], "r.cu", "r");
+        let text = text.unwrap();
+        let computed = "entry = \"red<256, 64>\"                # fill in: the instance the file launches, `PER_THREAD` is 64, computed from the file's own values: check it at your sizes\n";
+        assert!(text.contains(computed), "a constant's value: {text}");
+        // What C++ computes but a constant's reader cannot (`sizeof`) is
+        // worked out as the suite would, and marked too.
+        let source = source.replace(
+            "N / blocks / BLOCK",
+            "(N * sizeof(float)) / (blocks * BLOCK * 4)",
+        );
+        let (_root, text) = draft(&[("r.cu", &source)], "r.cu", "r");
         let text = text.unwrap();
         assert!(
             text.contains("entry = \"red<256, 64>\"                # fill in: the instance the file launches, `PER_THREAD` is 64, computed from the file's own values: check it at your sizes\n"),
