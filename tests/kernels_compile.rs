@@ -275,6 +275,22 @@ fn an_instance_that_does_not_compile_is_named_by_its_entry_not_a_temporary_file(
         }
         other => panic!("expected a compile error, got {other:?}"),
     }
+    // A file compiled as it is keeps its own path in the log.
+    std::fs::write(
+        &source,
+        "__global__ void plain(float *x) { x[threadIdx.x] = undefined_name; }\nint main() { return 0; }\n",
+    )
+    .unwrap();
+    match compile(&source, "plain", Compiler::Nvcc, &[], &cache()) {
+        Err(BuildError::Compile { log, .. }) => assert!(
+            log.contains(&format!(
+                "{}(1): error: identifier \"undefined_name\" is undefined",
+                source.display()
+            )),
+            "{log}"
+        ),
+        other => panic!("expected a compile error, got {other:?}"),
+    }
 }
 
 #[test]

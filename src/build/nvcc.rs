@@ -56,11 +56,13 @@ pub(super) fn compile(
     let output = process::run(&invocation).map_err(|error| BuildError::Compile {
         path: source.to_path_buf(),
         compiler: "nvcc",
-        log: instances_named(
-            format!("{}\n{}", error.stderr.trim(), error.stdout.trim()).trim(),
-            &input,
-            &instances,
-        ),
+        log: {
+            let log = format!("{}\n{}", error.stderr.trim(), error.stdout.trim());
+            match input == source {
+                true => log.trim().to_string(),
+                false => instances_named(log.trim(), &input, &instances),
+            }
+        },
         command: command.clone(),
     })?;
     let cubin = std::fs::read(&cubin_path).map_err(|e| BuildError::Unreadable {
