@@ -49,6 +49,14 @@ pub(crate) struct Kernels {
     /// sizeof(float))`, `malloc`, `cudaMallocManaged`, `cudaHostAlloc`) and
     /// the sizes of `new T[n]`: the names there size the file's buffers.
     pub(crate) allocations: Vec<String>,
+    /// The device buffers its host code allocates, by variable, with the
+    /// bytes as written (`cudaMalloc((void **)&d_in, n * sizeof(float))`
+    /// gives `("d_in", "n * sizeof(float)")`).
+    pub(crate) device_allocations: Vec<(String, String)>,
+    /// A host function's pointer parameters with what every call passes
+    /// them (`void run(float *d, …)` called as `run(d_in, …)`: `("d",
+    /// "d_in")`), to follow a buffer through a wrapper to its allocation.
+    pub(crate) passed_pointers: Vec<(String, String)>,
     /// The type aliases that stand for a scalar or vector type or a
     /// pointer to one (`typedef float real;`, `using idx_t = int;`,
     /// `#define DTYPE double`, `typedef uint4 data_t;`), with the type
@@ -442,10 +450,14 @@ pub(crate) fn scan(source: &str) -> Kernels {
         .retain(|launch| !device_text.iter().any(|body| body.contains(&launch.at)));
     found.initializers = integer_initializers(&tokens, &device);
     found.host_pointers = host_pointers(&tokens, &device);
-    found
-        .initializers
-        .extend(passed_to_host_parameters(&tokens, &device));
+    found.initializers.extend(passed_to_host_parameters(
+        &tokens,
+        &device,
+        integer_parameter,
+    ));
     found.allocations = allocations(&tokens);
+    found.device_allocations = device_allocations(&tokens);
+    found.passed_pointers = passed_to_host_parameters(&tokens, &device, pointer_parameter);
     found.aliases = scalar_aliases(&alias_declarations(&tokens, &directives));
     found.unguarded_defines = unguarded_defines(source);
     found.variables = module_variables(&tokens);
@@ -1338,13 +1350,18 @@ fn host_pointers(tokens: &[Located], device: &[Range<usize>]) -> Vec<(String, St
 const CONTROL_WORDS: [&str; 6] = ["if", "while", "for", "switch", "catch", "return"];
 
 /// `void run(float *d, int n) { … }` called as `run(d_a, size);`: each
-/// integer parameter of a host function, with what the calls outside
+/// parameter of a host function that `kind` names (an integer one, or a
+/// pointer), with what the calls outside
 /// device code pass it when they all pass the same (`("n", "size")`),
 /// read as if the function began `int n = size;`, so that a launch inside
 /// a wrapper is followed to the values its caller gives. A parameter its
 /// calls pass under its own name (`run(d, n)` for `int n`) adds nothing:
 /// the caller's variable is already the name's.
-fn passed_to_host_parameters(tokens: &[Located], device: &[Range<usize>]) -> Vec<(String, String)> {
+fn passed_to_host_parameters(
+    tokens: &[Located],
+    device: &[Range<usize>],
+    kind: fn(&[Located]) -> Option<&str>,
+) -> Vec<(String, String)> {
     let in_device = |k: usize| device.iter().any(|body| body.contains(&k));
     let mut found = Vec::new();
     for i in 1..tokens.len() {
@@ -1388,7 +1405,7 @@ fn passed_to_host_parameters(tokens: &[Located], device: &[Range<usize>]) -> Vec
             continue;
         }
         for (at, parameter) in parameters.iter().enumerate() {
-            let Some(name) = integer_parameter(parameter) else {
+            let Some(name) = kind(parameter) else {
                 continue;
             };
             let passed = &calls[0][at];
@@ -1425,6 +1442,55 @@ fn top_level_parts(tokens: &[Located], open: usize) -> Vec<&[Located]> {
         parts.push(&tokens[start..end - 1]);
     }
     parts
+}
+
+/// The name of a parameter declared as a pointer (`float *d`, `const
+/// half* __restrict__ x`).
+fn pointer_parameter(parameter: &[Located]) -> Option<&str> {
+    let star = parameter
+        .iter()
+        .position(|(token, _)| matches!(token, Token::Punct('*')))?;
+    match parameter.last() {
+        Some((Token::Ident(name), _))
+            if star > 0
+                && !parameter
+                    .iter()
+                    .any(|(t, _)| matches!(t, Token::Punct('=' | '[' | '('))) =>
+        {
+            Some(name)
+        }
+        _ => None,
+    }
+}
+
+/// `cudaMalloc(&d, bytes)`, `cudaMalloc((void **)&d, bytes)`,
+/// `cudaMallocManaged(&d, bytes)`: each device allocation's variable and
+/// its bytes as written.
+fn device_allocations(tokens: &[Located]) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for i in 0..tokens.len() {
+        let Token::Ident(word) = &tokens[i].0 else {
+            continue;
+        };
+        if !matches!(word.as_str(), "cudaMalloc" | "cudaMallocManaged") || !is(tokens, i + 1, '(') {
+            continue;
+        }
+        let parts = top_level_parts(tokens, i + 1);
+        let [target, bytes, ..] = parts.as_slice() else {
+            continue;
+        };
+        // The variable whose address is taken: the name after the last `&`.
+        let Some(amp) = target
+            .iter()
+            .rposition(|(t, _)| matches!(t, Token::Punct('&')))
+        else {
+            continue;
+        };
+        if let Some((Token::Ident(name), _)) = target.get(amp + 1) {
+            found.push((name.clone(), text_of(bytes)));
+        }
+    }
+    found
 }
 
 /// The name of a parameter declared as a plain integer (`int n`, `const

@@ -645,7 +645,7 @@ impl<'a> Draft<'a> {
         match &self.parameters {
             Some(parameters) => {
                 for (position, parameter) in parameters.iter().enumerate() {
-                    text.push_str(&self.entry_for(position, parameter, &passed, problem));
+                    text.push_str(&self.entry_for(position, parameter, &passed, problem, scanned));
                 }
             }
             None => text.push_str(PACK),
@@ -720,7 +720,7 @@ impl<'a> Draft<'a> {
             let name = parameter
                 .name()
                 .unwrap_or_else(|| format!("arg{}", position + 1));
-            let entry = self.entry_for(position, parameter, &passed, problem);
+            let entry = self.entry_for(position, parameter, &passed, problem, scanned);
             if buffer_of(parameter, self.uses(parameter), &name).is_some() {
                 buffers.push_str(&entry);
                 let _ = writeln!(step, "  {{ name = {} }},", quoted(&name));
@@ -742,19 +742,99 @@ impl<'a> Draft<'a> {
         parameter: &Parameter,
         passed: &[Option<Passed>],
         problem: &Problem,
+        scanned: &Kernels,
     ) -> String {
         let suite = problem.dimensions;
+        let count = self
+            .allocated_count(position, parameter, scanned, problem)
+            .unwrap_or_else(|| Count {
+                toml: quoted(COUNTS[suite - 1]),
+                comment: "fill in: its element count".to_string(),
+            });
         let entry = argument(
             position,
             parameter,
             self.uses(parameter),
-            COUNTS[suite - 1],
+            &count,
             self.scalar_value(suite),
         );
         match passed.get(position).cloned().flatten() {
             Some(passed) => passed.applied(&entry, self.scalar_value(suite)),
             None => entry,
         }
+    }
+
+    /// The element count of the buffer the launch passes as the pointer
+    /// `parameter`, from the file's allocation of it (through the wrappers
+    /// that hand it on): `cudaMalloc(&d_in, n * sizeof(float))` is `N` when
+    /// `n` is taken as N. Only where the suite's size is the file's own
+    /// and the count there is what the file allocates, so that a count
+    /// over names the suite does not vary is never scaled wrongly.
+    fn allocated_count(
+        &self,
+        position: usize,
+        parameter: &Parameter,
+        scanned: &Kernels,
+        problem: &Problem,
+    ) -> Option<Count> {
+        let Takes::Pointer(_) = parameter.takes else {
+            return None;
+        };
+        let launch = self.launch()?;
+        if problem.names.is_empty() || matches!(self.launched, Launched::Offered(_)) {
+            return None;
+        }
+        let mut variable = launch.arguments.get(position)?.trim().to_string();
+        for _ in 0..4 {
+            match scanned.passed_pointers.iter().find(|(p, _)| *p == variable) {
+                Some((_, passed)) => variable = passed.trim().to_string(),
+                None => break,
+            }
+        }
+        let (_, bytes) = scanned
+            .device_allocations
+            .iter()
+            .rev()
+            .find(|(name, _)| *name == variable)?;
+        // `mem_size` of `size_t mem_size = sizeof(float) * n;`.
+        let mut bytes = bytes.as_str();
+        for _ in 0..2 {
+            match initializer(bytes, scanned).filter(|_| is_identifier(bytes)) {
+                Some(initial) => bytes = initial,
+                None => break,
+            }
+        }
+        let element_bytes = parameter.element()?.size_bytes();
+        let factors = signature::split_top_level(&bytes.replace('*', ","), false);
+        let sizeof_at = factors.iter().position(|f| {
+            let f = f.trim();
+            f.starts_with("sizeof")
+                && translate(f, &[], &[], scanned, &mut Vec::new(), 0).as_deref()
+                    == Some(&element_bytes.to_string())
+        })?;
+        let count: Vec<&str> = factors
+            .iter()
+            .enumerate()
+            .filter(|(at, _)| *at != sizeof_at)
+            .map(|(_, f)| f.trim())
+            .collect();
+        let count = match count.is_empty() {
+            true => "1".to_string(),
+            false => count.join(" * "),
+        };
+        let value = self.scalar_value(problem.dimensions);
+        let mapped = self.taken_as_n(launch, scanned, problem, value);
+        let drafted = translate(&count, &mapped, &[], scanned, &mut Vec::new(), 0)
+            .and_then(|t| Expr::parse(&t))
+            .map(Expr::simplified)?;
+        let at_the_files = translate(&count, &[], &[], scanned, &mut Vec::new(), 0)
+            .and_then(|t| Expr::parse(&t))
+            .and_then(|e| e.value(0.0))?;
+        let at_n = drafted.value(problem.n as f64)?;
+        (at_n == at_the_files && at_n >= 1.0 && at_n.fract() == 0.0).then(|| Count {
+            toml: drafted.toml(),
+            comment: format!("the file allocates {bytes} for `{variable}`"),
+        })
     }
 
     /// A `symbol` buffer for each `__constant__` or `__device__` array of
@@ -1826,6 +1906,12 @@ fn buffer_of(
     Some((element, role, comment))
 }
 
+/// A buffer's `count` as TOML and what its comment says of it.
+struct Count {
+    toml: String,
+    comment: String,
+}
+
 /// The parameter at `position` as an `args` entry: a pointer as a buffer
 /// of `count` elements ([`buffer_of`]), a value as a scalar (an integer
 /// one of `value`).
@@ -1833,7 +1919,7 @@ fn argument(
     position: usize,
     parameter: &Parameter,
     uses: Option<PointerUse>,
-    count: &str,
+    count: &Count,
     value: &str,
 ) -> String {
     let shown = parameter
@@ -1850,7 +1936,8 @@ fn argument(
     match &parameter.takes {
         Takes::Pointer(_) => match buffer_of(parameter, uses, &shown) {
             Some((element, role, comment)) => format!(
-                "  {{ name = {name}, buffer = \"{element}\", count = \"{count}\", {role} }},  # fill in: its element count{comment}\n"
+                "  {{ name = {name}, buffer = \"{element}\", count = {}, {role} }},  # {}{comment}\n",
+                count.toml, count.comment
             ),
             None => unknown("pointer to a type"),
         },
@@ -2104,7 +2191,11 @@ mod tests {
         let (_root, text) = draft(&[("r.cu", source)], "r.cu", "s");
         let text = text.unwrap();
         assert!(!text.contains("N×N"), "{text}");
-        assert!(text.contains("count = \"N\""), "{text}");
+        // The counts are what the file allocates: a row of 32 per N.
+        assert!(
+            text.contains("{ name = \"out\", buffer = \"f32\", count = \"N * 32\", output = true },  # the file allocates n * 32 * sizeof(float) for `out`\n"),
+            "{text}"
+        );
         assert!(text.contains("block = [32, 8]"), "{text}");
     }
 
@@ -2333,6 +2424,11 @@ mod tests {
         assert_eq!(
             plan(root.path(), "w").variants[0].instances[0].grid,
             [128, 128, 1]
+        );
+        // The buffers, followed through the wrapper to their allocations.
+        assert!(
+            text.contains("  { name = \"out\", buffer = \"f32\", count = \"N * N\", output = true },  # the file allocates n * n * sizeof(float) for `b`\n"),
+            "{text}"
         );
     }
 
@@ -2686,7 +2782,7 @@ mod tests {
             r#"name = "bitonic_sort_step"
 source = "../bitonic.cu"
 args = [
-  { name = "dev_values", buffer = "f32", count = "N", output = true, fill = "random" },  # fill in: its element count (the kernel reads and writes it: filled, then compared)
+  { name = "dev_values", buffer = "f32", count = "N", output = true, fill = "random" },  # the file allocates n * sizeof(float) for `dev_values` (the kernel reads and writes it: filled, then compared)
 ]
 # fill in: grid: from the file's dim3 blocks(n / THREADS, 1), n taken as N
 sequence = [
@@ -2723,7 +2819,8 @@ sequence = [
             checked.text
         );
         assert!(
-            checked.text.contains("5 lines of") && checked.text.contains("still say `# fill in:`"),
+            // The buffer's count is the file's allocation, no longer marked.
+            checked.text.contains("4 lines of") && checked.text.contains("still say `# fill in:`"),
             "{}",
             checked.text
         );
