@@ -295,8 +295,10 @@ type Located = (Token, usize);
 
 /// Attribute-like macros that may stand between `__global__` and the name,
 /// each followed by a parenthesized argument list.
-const ATTRIBUTES: [&str; 5] = [
+const ATTRIBUTES: [&str; 7] = [
     "__launch_bounds__",
+    "__cluster_dims__",
+    "__maxnreg__",
     "__attribute__",
     "__declspec",
     "__align__",
@@ -2119,6 +2121,16 @@ mod tests {
             ["one", "two", "three", "four", "five<int T>"]
         );
         assert_eq!(kernels.host_code, None);
+    }
+
+    #[test]
+    fn cluster_dimensions_and_register_caps_are_not_the_kernel_name() {
+        let source = r#"
+            template <int M> __global__ void __cluster_dims__(2, 1, 1) clustered(float *x) {}
+            __global__ void __maxnreg__(64) capped(float *x) {}
+            __global__ void __launch_bounds__(128) __maxnreg__(32) both(float *x) {}
+        "#;
+        assert_eq!(names(&scan(source)), ["clustered<int M>", "capped", "both"]);
     }
 
     #[test]
