@@ -1477,6 +1477,22 @@ fn a_rerun_that_fails_before_measuring_keeps_the_previous_results() {
     );
 }
 
+/// The launches whose source pages the stand-in ncu's `log` shows
+/// exported, in order, once per export.
+fn launches_exported(log: &str) -> Vec<usize> {
+    let mut launches: Vec<usize> = log
+        .lines()
+        .filter_map(|l| l.strip_prefix("export source "))
+        .flat_map(|range| {
+            let (first, count) = range.split_once('+').expect("a range of launches");
+            let (first, count): (usize, usize) = (first.parse().unwrap(), count.parse().unwrap());
+            first..first + count
+        })
+        .collect();
+    launches.sort_unstable();
+    launches
+}
+
 #[test]
 fn per_line_counters_taken_at_one_size_stand_for_the_other_sizes_and_say_so() {
     if !nvrtc_present() {
@@ -1493,6 +1509,7 @@ fn per_line_counters_taken_at_one_size_stand_for_the_other_sizes_and_say_so() {
     let log = out.path().join("standin.log");
     replaying(out.path())
         .env("STANDIN_LOG", &log)
+        .env("STANDIN_RAW_WAITS_FOR", r"^profile \S+ N=2048$")
         .args(["report", "--timeout", "5", "--ncu"])
         .arg(root().join("tests/standin/ncu"))
         .arg(&config)
@@ -1515,19 +1532,17 @@ fn per_line_counters_taken_at_one_size_stand_for_the_other_sizes_and_say_so() {
         runs[4..].iter().all(|l| l.ends_with("N=2048")),
         "{profiled}"
     );
+    // The N=8192 report is exported while the N=2048 run profiles: its raw
+    // export, which waits for that run to start, ends after it did.
+    let first = |line: &dyn Fn(&str) -> bool| profiled.lines().position(line);
+    assert!(
+        first(&|l| l.starts_with("profile ") && l.ends_with("N=2048"))
+            < first(&|l| l == "exported raw all"),
+        "{profiled}"
+    );
     // The lines run's four source pages come from contiguous ranges of
     // launches exported side by side, which cover each launch once.
-    let mut covered: Vec<usize> = profiled
-        .lines()
-        .filter_map(|l| l.strip_prefix("export source "))
-        .flat_map(|range| {
-            let (first, count) = range.split_once('+').expect("a range of launches");
-            let (first, count): (usize, usize) = (first.parse().unwrap(), count.parse().unwrap());
-            first..first + count
-        })
-        .collect();
-    covered.sort_unstable();
-    assert_eq!(covered, [0, 1, 2, 3], "{profiled}");
+    assert_eq!(launches_exported(&profiled), [0, 1, 2, 3], "{profiled}");
     let results = read_results(&out.path().join("report/results.json"));
     let profiler = results.profiler.as_ref().unwrap();
     assert_eq!(profiler.lines_at.as_deref(), Some("N=2048"));
@@ -1599,6 +1614,103 @@ fn per_line_counters_taken_at_one_size_stand_for_the_other_sizes_and_say_so() {
     assert!(
         page.contains("taken at N=2048 only, in a second ncu run of"),
         "the header names the second run"
+    );
+}
+
+#[test]
+fn the_source_pages_are_exported_while_the_raw_page_is_and_the_profiles_stay_the_same() {
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let log = out.path().join("standin.log");
+    // The raw export waits for a source export to start: one that started
+    // only once the raw page was read would come after its end in the log.
+    replaying(out.path())
+        .env("STANDIN_LOG", &log)
+        .env("STANDIN_RAW_WAITS_FOR", "^export source ")
+        .args([
+            "report",
+            "examples/transpose/variants.toml",
+            "--timeout",
+            "5",
+            "--ncu",
+        ])
+        .arg(root().join("tests/standin/ncu"))
+        .arg("-o")
+        .arg(out.path().join("report"))
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&log).unwrap();
+    let exports: Vec<&str> = text.lines().filter(|l| l.starts_with("export ")).collect();
+    let raw_end = text.find("exported raw all\n").expect("a raw export");
+    assert_eq!(
+        exports.iter().filter(|l| l.contains(" raw ")).count(),
+        1,
+        "{text}"
+    );
+    assert!(text[..raw_end].contains("export source "), "{text}");
+    // The eight launches' source pages, each exported once.
+    assert_eq!(launches_exported(&text), [0, 1, 2, 3, 4, 5, 6, 7], "{text}");
+    let work = out.path().join("report/ncu");
+    assert!(work.join("profile-raw.csv").is_file());
+    for launch in 0..8 {
+        assert!(work.join(format!("profile-source-{launch}.csv")).is_file());
+    }
+    let produced = read_results(&out.path().join("report/results.json"));
+    let recorded = read_results(&root().join("examples/transpose/results.json"));
+    for (mine, theirs) in produced.variants.iter().zip(&recorded.variants) {
+        for (a, b) in mine.runs.iter().zip(&theirs.runs) {
+            assert_eq!(a.profile, b.profile, "{} {}", mine.name, a.size);
+        }
+    }
+}
+
+#[test]
+fn a_raw_page_with_other_launches_than_profiled_has_the_source_pages_it_lists_exported() {
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let log = out.path().join("standin.log");
+    replaying(out.path())
+        .env("STANDIN_LOG", &log)
+        .env("STANDIN_REPORT_LAUNCHES", "3")
+        .args([
+            "report",
+            "examples/transpose/variants.toml",
+            "--timeout",
+            "5",
+            "--ncu",
+        ])
+        .arg(root().join("tests/standin/ncu"))
+        .arg("-o")
+        .arg(out.path().join("report"))
+        .assert()
+        .code(6);
+    // The ranges exported beside the raw page cover the eight launches the
+    // harness profiled; the raw page lists three, whose pages are then
+    // exported again, and no others.
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        launches_exported(&text),
+        [0, 0, 1, 1, 2, 2, 3, 4, 5, 6, 7],
+        "{text}"
+    );
+    let work = out.path().join("report/ncu");
+    for launch in 0..3 {
+        assert!(work.join(format!("profile-source-{launch}.csv")).is_file());
+    }
+    assert!(!work.join("profile-source-3.csv").exists());
+    let results = read_results(&out.path().join("report/results.json"));
+    assert!(
+        results.notices.iter().any(|notice| matches!(
+            notice,
+            gpuprof::model::notice::Notice::LaunchMismatch { reason }
+                if reason.starts_with("ncu profiled 3 launches but the harness made 8")
+        )),
+        "{:?}",
+        results.notices
     );
 }
 

@@ -1,11 +1,15 @@
 //! The one way gpuprof reads an `.ncu-rep`: `ncu --import` exports its raw
 //! page (every launch's metrics, parsed) and the source pages of the
-//! launches the caller asks for (all of them in a few contiguous ranges
-//! exported at once and split by launch, or launch by launch in several ncu
-//! processes at once), and this
-//! returns them as data with the CSV text they came from. It writes no
-//! file: the pipeline decides what to keep. Used by `gpuprof report` (the
-//! harness's profile), command variants and `gpuprof compare`.
+//! launches the caller asks for, and this returns them as data with the
+//! CSV text they came from. Every ncu process re-reads the report and
+//! costs its start-up, so they run side by side: all the source pages come
+//! from a few contiguous ranges exported at once and split by launch (a
+//! range that does not split is exported launch by launch, several at
+//! once), and when the caller knows how many launches the report holds
+//! those ranges are exported while the raw page is, and checked against it
+//! after. It writes no file: the pipeline decides what to keep. Used by
+//! `gpuprof report` (the harness's profile), command variants and
+//! `gpuprof compare`.
 
 use std::path::Path;
 
@@ -48,19 +52,32 @@ pub enum ExportError {
 
 /// Which launches' source pages to export.
 pub enum SourcePages<'a> {
-    All,
+    /// Every launch's, of a report the caller expects to hold `expected`
+    /// launches (the launches the harness reported profiling).
+    All { expected: usize },
     /// The last launch only (a command variant's profile).
     Last,
     /// The launches for which the predicate holds.
     Where(&'a dyn Fn(&RawLaunch) -> bool),
 }
 
-/// Exports `report` with `ncu`: the raw page, then the source pages asked
-/// for.
+/// Exports `report` with `ncu`: the raw page and the source pages asked
+/// for. Every page of a report expected to hold several launches is
+/// exported in ranges while the raw page is, so the two ncu start-ups
+/// overlap; the ranges are kept only if the raw page holds that many
+/// launches, else the source pages are exported again as the raw page
+/// says. Other source pages follow the raw page, which tells which launches
+/// they are.
 pub fn export(ncu: &Path, report: &Path, pages: SourcePages) -> Result<Export, ExportError> {
-    let raw_csv = process::run(&export_raw_invocation(ncu, report))
-        .map_err(ExportError::Export)?
-        .stdout;
+    let (raw, early_ranges) = match pages {
+        SourcePages::All { expected } if expected > 1 => std::thread::scope(|scope| {
+            let ranges = scope.spawn(|| export_ranges(ncu, report, expected));
+            let raw = process::run(&export_raw_invocation(ncu, report));
+            (raw, ranges.join().ok())
+        }),
+        _ => (process::run(&export_raw_invocation(ncu, report)), None),
+    };
+    let raw_csv = raw.map_err(ExportError::Export)?.stdout;
     let launches = match parse_raw_page(&raw_csv) {
         Ok(launches) => launches,
         Err(error) => {
@@ -74,7 +91,7 @@ pub fn export(ncu: &Path, report: &Path, pages: SourcePages) -> Result<Export, E
         .iter()
         .enumerate()
         .filter(|(index, launch)| match &pages {
-            SourcePages::All => true,
+            SourcePages::All { .. } => true,
             SourcePages::Last => index + 1 == launches.len(),
             SourcePages::Where(wanted) => wanted(launch),
         })
@@ -82,7 +99,12 @@ pub fn export(ncu: &Path, report: &Path, pages: SourcePages) -> Result<Export, E
         .collect();
     let every_launch = wanted.len() == launches.len() && wanted.len() > 1;
     let pages = match every_launch {
-        true => source_pages_in_ranges(ncu, report, launches.len()),
+        true => {
+            let ranges = early_ranges
+                .filter(|ranges| launches_in(ranges) == launches.len())
+                .unwrap_or_else(|| export_ranges(ncu, report, launches.len()));
+            pages_of_ranges(ncu, report, ranges)
+        }
         false => source_pages(ncu, report, &wanted),
     };
     let sources = wanted.iter().copied().zip(pages).collect();
@@ -98,44 +120,63 @@ fn exports_at_once() -> usize {
     std::thread::available_parallelism().map_or(4, |n| n.get().clamp(1, 8))
 }
 
-/// The source page of each of the report's `count` launches, from a few
+/// The source pages of a contiguous range of launches, exported by one
+/// ncu process: one text per launch, or `None` when the export failed or
+/// did not split into `length` launches.
+struct RangeExport {
+    first: usize,
+    length: usize,
+    texts: Option<Vec<String>>,
+}
+
+/// How many launches `ranges` cover.
+fn launches_in(ranges: &[RangeExport]) -> usize {
+    ranges.iter().map(|range| range.length).sum()
+}
+
+/// The source pages of a report's first `count` launches, from a few
 /// `ncu --import` processes side by side, each exporting a contiguous
 /// range of launches that is then split by launch. One process reads the
 /// report once but writes the pages one after another (on the H200's host
 /// 5.2 s for eight launches of large templated sources, against 1.3 s for
-/// one page), so the ranges run at once. A range whose export fails or
-/// does not split into its launches is exported launch by launch.
-fn source_pages_in_ranges(ncu: &Path, report: &Path, count: usize) -> Vec<SourcePage> {
+/// one page), so the ranges run at once.
+fn export_ranges(ncu: &Path, report: &Path, count: usize) -> Vec<RangeExport> {
     let per_range = count.div_ceil(exports_at_once());
-    let ranges: Vec<(usize, usize)> = (0..count)
-        .step_by(per_range)
-        .map(|first| (first, per_range.min(count - first)))
-        .collect();
-    let texts: Vec<Option<Vec<String>>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = ranges
-            .iter()
-            .map(|&(first, length)| {
-                scope.spawn(move || {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..count)
+            .step_by(per_range)
+            .map(|first| {
+                let length = per_range.min(count - first);
+                let texts = scope.spawn(move || {
                     let csv = process::run(&export_sources_invocation(ncu, report, first, length))
                         .ok()?
                         .stdout;
                     let texts = split_by_launch(&csv);
                     (texts.len() == length).then_some(texts)
-                })
+                });
+                (first, length, texts)
             })
             .collect();
         handles
             .into_iter()
-            .map(|handle| handle.join().ok().flatten())
+            .map(|(first, length, texts)| RangeExport {
+                first,
+                length,
+                texts: texts.join().ok().flatten(),
+            })
             .collect()
-    });
+    })
+}
+
+/// Each launch's source page from its range; a range whose export failed
+/// or did not split into its launches is exported launch by launch.
+fn pages_of_ranges(ncu: &Path, report: &Path, ranges: Vec<RangeExport>) -> Vec<SourcePage> {
     ranges
-        .iter()
-        .zip(texts)
-        .flat_map(|(&(first, length), texts)| match texts {
+        .into_iter()
+        .flat_map(|range| match range.texts {
             Some(texts) => texts.into_iter().map(page).collect(),
             None => {
-                let indices: Vec<usize> = (first..first + length).collect();
+                let indices: Vec<usize> = (range.first..range.first + range.length).collect();
                 source_pages(ncu, report, &indices)
             }
         })

@@ -6,15 +6,17 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::units::{parse_number, to_base};
 
 /// One field of one launch: a number in base units, or text. Names and
-/// units are shared between launches (an export has hundreds of columns).
+/// units are shared between launches (an export has hundreds of columns),
+/// and across threads: the pipeline exports one report while ncu makes the
+/// next.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
-    Number { value: f64, unit: Rc<str> },
+    Number { value: f64, unit: Arc<str> },
     Text(String),
 }
 
@@ -38,7 +40,7 @@ pub struct RawLaunch {
     pub block_size: String,
     pub grid_size: String,
     /// Every other non-empty column by header name.
-    pub values: BTreeMap<Rc<str>, Value>,
+    pub values: BTreeMap<Arc<str>, Value>,
 }
 
 impl RawLaunch {
@@ -196,7 +198,7 @@ struct Columns {
     /// ID, kernel name, block size and grid size, as in [`REQUIRED`].
     required: [usize; 4],
     /// Per column: its shared name, the scale to base units, the base unit.
-    conversions: Vec<(Rc<str>, f64, Rc<str>)>,
+    conversions: Vec<(Arc<str>, f64, Arc<str>)>,
 }
 
 impl Columns {
@@ -206,7 +208,7 @@ impl Columns {
             .zip(units.iter())
             .map(|(name, unit)| {
                 let (scale, base) = to_base(1.0, unit);
-                (Rc::from(name.as_str()), scale, Rc::from(base.as_str()))
+                (Arc::from(name.as_str()), scale, Arc::from(base.as_str()))
             })
             .collect();
         Columns {
@@ -242,11 +244,11 @@ impl Columns {
             let value = match parse_number(raw).map_err(bad)? {
                 Some(number) => Value::Number {
                     value: number * scale,
-                    unit: Rc::clone(unit),
+                    unit: Arc::clone(unit),
                 },
                 None => Value::Text(raw.to_string()),
             };
-            values.insert(Rc::clone(name), value);
+            values.insert(Arc::clone(name), value);
         }
         Ok(RawLaunch {
             id,

@@ -5,13 +5,14 @@
 //! per-line source counters, which cost an instrumented run of the kernel,
 //! are taken at one size when that saves time (chosen from the timed
 //! durations, or by `[profile] lines_at`): the other sizes then run in an
-//! ncu process without them. Of a sweep's configurations only those
+//! ncu process without them, whose report is exported while the second
+//! ncu process runs. Of a sweep's configurations only those
 //! `[profile] sweeps` names are profiled (by default the fastest few and
 //! the slowest at each size). A failing or missing ncu costs the profiles,
 //! never the timings.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use indicatif::ProgressBar;
@@ -29,7 +30,7 @@ use crate::harness::{Event, Item, Job, Mode};
 use crate::model::notice::Notice;
 use crate::model::results::{LinesRun, Profile, ProfilerRun, Results, RunResult};
 use crate::model::timing;
-use crate::ncu::export::{ExportError, SourcePages, export};
+use crate::ncu::export::{Export, ExportError, SourcePages, export};
 use crate::ncu::{ingest, run as ncu_run};
 use crate::process::{self, Invocation};
 
@@ -118,20 +119,77 @@ pub(super) fn run(
             items: line_items,
         });
     }
-    for pass in &passes {
-        let outcome = profile_pass(harness, time_job, ncu, request, folders, pass, &bar)?;
-        record_pass(
-            ncu,
-            folders,
-            plan,
-            pass,
-            lines_at.as_deref(),
-            outcome,
-            results,
-        )?;
-    }
+    // Each pass's report is exported on a thread while the next pass's ncu
+    // runs; the passes are recorded in order, each once its export is done.
+    std::thread::scope(|scope| {
+        let mut exporting = None;
+        for pass in &passes {
+            let done = profile_pass(harness, time_job, ncu, request, folders, pass, &bar);
+            if let Some(previous) = exporting.take() {
+                record_pass(
+                    ncu,
+                    folders,
+                    plan,
+                    lines_at.as_deref(),
+                    joined(previous),
+                    results,
+                )?;
+            }
+            let done = done?;
+            exporting = Some(scope.spawn(move || ExportedPass {
+                exported: export_pass(&ncu.path, pass, &done),
+                pass,
+                done,
+            }));
+        }
+        if let Some(last) = exporting {
+            record_pass(
+                ncu,
+                folders,
+                plan,
+                lines_at.as_deref(),
+                joined(last),
+                results,
+            )?;
+        }
+        Ok::<(), Error>(())
+    })?;
     bar.finish_and_clear();
     Ok(())
+}
+
+/// What a thread returned, or its panic, resumed.
+fn joined<T>(thread: std::thread::ScopedJoinHandle<T>) -> T {
+    thread
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// A report's export, or why there is none.
+type Exported = Result<Export, ExportError>;
+
+/// A pass whose ncu run is over: what it left and, when it left a report,
+/// the report's export.
+struct ExportedPass<'a> {
+    pass: &'a Pass<'a>,
+    done: PassOutcome,
+    exported: Option<Exported>,
+}
+
+/// Exports the report `done` left, when there is one with launches the
+/// harness profiled: every launch's source page too when the pass took the
+/// per-line counters.
+fn export_pass(ncu: &Path, pass: &Pass, done: &PassOutcome) -> Option<Exported> {
+    if !done.report_file.is_file() || done.profiled.is_empty() {
+        return None;
+    }
+    let pages = match pass.lines {
+        Lines::Exported => SourcePages::All {
+            expected: done.profiled.len(),
+        },
+        Lines::TakenAt(_) => SourcePages::Where(&|_| false),
+    };
+    Some(export(ncu, &done.report_file, pages))
 }
 
 /// The ncu report of the launches that carry the per-line counters, when
@@ -274,16 +332,20 @@ fn profile_pass(
 
 /// Records what a pass gave: the profiler run in results.json (the second
 /// pass of a one-size lines run as its `lines_run`), its notices, and each
-/// launch's profile.
+/// launch's profile from its report's export.
 fn record_pass(
     ncu: &Ncu,
     folders: &Folders,
     plan: &Plan,
-    pass: &Pass,
     lines_at: Option<&str>,
-    done: PassOutcome,
+    finished: ExportedPass,
     results: &mut Results,
 ) -> Result<(), Error> {
+    let ExportedPass {
+        pass,
+        done,
+        exported,
+    } = finished;
     if let Err(error) = &done.outcome {
         results.notices.push(Notice::ProfilingFailed {
             reason: ncu_run::explain_failure(&done.log, error),
@@ -312,15 +374,15 @@ fn record_pass(
             })
         }
     }
-    if !done.report_file.is_file() || done.profiled.is_empty() {
+    let Some(exported) = exported else {
         if done.outcome.is_ok() {
             results.notices.push(Notice::NoReport {
                 advice: ncu_run::diagnose(&done.log),
             });
         }
         return Ok(());
-    }
-    ingest_report(&ncu.path, folders, plan, pass, &done, results)
+    };
+    ingest_report(folders, plan, pass, &done.profiled, exported, results)
 }
 
 /// Whether a report's launches carry their per-line counters, or they were
@@ -433,23 +495,19 @@ fn run_ncu(
     (outcome, profiled, events_log)
 }
 
-/// Exports the report and gives each profiled item its launch's profile;
+/// Gives each profiled item its launch's profile from the report's export;
 /// the exports are kept in the work folder, named after the report.
 fn ingest_report(
-    ncu: &std::path::Path,
     folders: &Folders,
     plan: &Plan,
     pass: &Pass,
-    done: &PassOutcome,
+    profiled: &[ProfiledLaunch],
+    exported: Exported,
     results: &mut Results,
 ) -> Result<(), Error> {
-    let (base, profiled, lines) = (pass.base, &done.profiled, pass.lines);
-    let pages = match lines {
-        Lines::Exported => SourcePages::All,
-        Lines::TakenAt(_) => SourcePages::Where(&|_| false),
-    };
+    let (base, lines) = (pass.base, pass.lines);
     let raw_csv = folders.work.join(format!("{base}-raw.csv"));
-    let exported = match export(ncu, &done.report_file, pages) {
+    let exported = match exported {
         Ok(exported) => exported,
         Err(error) => {
             if let ExportError::Unreadable { csv, .. } = &error {
