@@ -16,7 +16,13 @@
 # --clock-control none. Also writes, for the transpose probe launches, a raw
 # export with the throughput breakdowns (breakdown.csv), to read which unit
 # limits.
-# usage: scripts/bench-profiling.sh OUTDIR [SUITE...]; prints a table last.
+# A SUITE is an example's name (examples/NAME) or a suite's folder
+# (tests/gpu/cs-reduction). Every gpuprof report starts with an empty build
+# cache of its own, so its build stage compiles. With BASELINE=/path/to/an
+# older gpuprof, each suite is also reported by that binary first (same
+# call, same GPU) and the table gives both whole times and their ratio.
+# usage: [BASELINE=BIN] scripts/bench-profiling.sh OUTDIR [SUITE...];
+# prints a table last.
 set -u
 out=${1:?usage: bench-profiling.sh OUTDIR [SUITE...]}
 shift
@@ -26,11 +32,22 @@ mkdir -p "$out"
 : > "$out/times.txt"
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
-for suite in "${@:-transpose}"; do
+for name in "${@:-transpose}"; do
+    case $name in
+        */*) config=$name/variants.toml; suite=$(basename "$name") ;;
+        *) config=examples/$name/variants.toml; suite=$name ;;
+    esac
     dir=$out/$suite
     mkdir -p "$dir"
+    before=-
+    if [ -n "${BASELINE:-}" ]; then
+        t0=$(now)
+        XDG_CACHE_HOME=$dir/cache-baseline "$BASELINE" report "$config" -o "$dir/baseline" \
+            > "$dir/baseline.log" 2>&1
+        before=$(since "$t0")
+    fi
     t0=$(now)
-    "$bin" report "examples/$suite/variants.toml" -o "$dir/gpuprof" > "$dir/gpuprof.log" 2>&1
+    XDG_CACHE_HOME=$dir/cache "$bin" report "$config" -o "$dir/gpuprof" > "$dir/gpuprof.log" 2>&1
     whole=$(since "$t0")
     # One job with every profiled launch of gpuprof's ncu runs.
     python3 - "$dir/gpuprof/ncu" "$dir/all-job.json" <<'PY'
@@ -50,7 +67,7 @@ PY
     ncu --clock-control none --profile-from-start off -f -o "$dir/none" \
         "$bin" harness --job "$dir/gpuprof/ncu/device-job.json" > /dev/null 2>&1
     start=$(since "$t0")
-    echo "$suite $whole $full $start" >> "$out/times.txt"
+    echo "$suite $whole $full $start $before" >> "$out/times.txt"
 done
 # The throughputs' breakdowns on the transpose probe's launches.
 if [ -f "$out/transpose/all-job.json" ]; then
@@ -67,8 +84,13 @@ def rows(path):
 def number(text):
     return float(text.replace(",", ""))
 print(f"{'suite':<22} {'launches':>8} {'report s':>8} {'full s':>7} {'full/report':>11} {'ncu s':>6} {'ncu runs':>8} {'start s':>7} {'overhead s/launch':>17} {'passes':>6} {'lines at':>9}  stages")
+baselines = []
 for line in open(os.path.join(out, "times.txt")):
-    suite, whole, full, start = line.split()
+    suite, whole, full, start, before = line.split()
+    if before != "-":
+        log = open(os.path.join(out, suite, "baseline.log")).read()
+        took = re.search(r"took [^\n]*", log)
+        baselines.append((suite, float(before), float(whole), took.group(0) if took else "-"))
     results = json.load(open(os.path.join(out, suite, "gpuprof", "results.json")))
     profiler = results.get("profiler") or {}
     stage = profiler.get("seconds", 0.0)
@@ -84,4 +106,9 @@ for line in open(os.path.join(out, "times.txt")):
     took = re.search(r"took [^\n]*", log)
     stages = took.group(0) if took else "-"
     print(f"{suite:<22} {len(launches):>8} {float(whole):>8.1f} {float(full):>7.1f} {float(full) / float(whole):>11.2f} {stage:>6.1f} {ncu_runs:>8} {float(start):>7.1f} {overhead:>17.3f} {'/'.join(str(int(p)) for p in sorted(set(passes))):>6} {str(profiler.get('lines_at') or 'every'):>9}  {stages}")
+if baselines:
+    print()
+    print(f"{'suite':<22} {'baseline s':>10} {'report s':>8} {'baseline/report':>15}  baseline stages")
+    for suite, before, whole, stages in baselines:
+        print(f"{suite:<22} {before:>10.1f} {whole:>8.1f} {before / whole:>15.2f}  {stages}")
 PY

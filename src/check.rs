@@ -13,9 +13,9 @@ use std::path::Path;
 use comfy_table::{ContentArrangement, Table, presets};
 
 use crate::analysis::format;
-use crate::build::{self, BuildError, Cache};
+use crate::build::{self, BuildError, Cache, VariantBuild};
 use crate::config::plan::{
-    Arg, Instance, Plan, Step, StepArg, SweepProfiling, Variant, VariantKind,
+    Arg, Instance, KernelSource, Plan, Step, StepArg, SweepProfiling, Variant, VariantKind,
 };
 use crate::error::Error;
 use crate::model::results::BuildRecord;
@@ -59,8 +59,57 @@ pub fn check(config: &Path, architecture: (u32, u32)) -> Result<Checked, Error> 
     // Each distinct compiler error with the first variant that met it, so
     // that a file failing the same way for every variant is shown once.
     let mut errors_seen: Vec<(String, String)> = Vec::new();
-    for variant in &plan.variants {
-        let line = match build_line(variant, architecture, &cache)? {
+    let mut records: Vec<BuildRecord> = plan
+        .variants
+        .iter()
+        .map(|_| BuildRecord::default())
+        .collect();
+    let mut builds: Vec<VariantBuild> = plan
+        .variants
+        .iter()
+        .zip(records.iter_mut())
+        .filter_map(|(variant, record)| match &variant.kind {
+            VariantKind::Kernel(kernel) => Some(VariantBuild {
+                name: &variant.name,
+                kernel,
+                instances: &variant.instances,
+                record,
+            }),
+            _ => None,
+        })
+        .collect();
+    let mut outcomes = build::compile_variants(
+        &mut builds,
+        architecture,
+        &cache,
+        &indicatif::ProgressBar::hidden(),
+    )
+    .into_iter();
+    drop(builds);
+    for (variant, record) in plan.variants.iter().zip(records) {
+        let built = match &variant.kind {
+            VariantKind::Kernel(kernel) => {
+                let outcome = outcomes
+                    .next()
+                    .expect("compile_variants gives an outcome per kernel variant");
+                kernel_line(variant, kernel, record, outcome)
+            }
+            VariantKind::Library { library } => {
+                Built::Fine(format!("library call {}", library.label()))
+            }
+            VariantKind::Command(command) => {
+                let build = command
+                    .build
+                    .as_ref()
+                    .map(|argv| format!("; built with `{}` (not run by --check)", argv.join(" ")))
+                    .unwrap_or_default();
+                Built::Fine(format!(
+                    "command, ncu profiles kernels matching `{}`{build}",
+                    command.kernel
+                ))
+            }
+        };
+        let line = match built {
             Built::Fine(line) => line,
             Built::NotCompiled(line) => {
                 not_compiled.push(variant.name.clone());
@@ -193,25 +242,14 @@ enum Built {
     Failed { described: String, error: String },
 }
 
-/// How the variant is built, and whether it compiled.
-fn build_line(variant: &Variant, architecture: (u32, u32), cache: &Cache) -> Result<Built, Error> {
-    let kernel = match &variant.kind {
-        VariantKind::Library { library } => {
-            return Ok(Built::Fine(format!("library call {}", library.label())));
-        }
-        VariantKind::Command(command) => {
-            let build = command
-                .build
-                .as_ref()
-                .map(|argv| format!("; built with `{}` (not run by --check)", argv.join(" ")))
-                .unwrap_or_default();
-            return Ok(Built::Fine(format!(
-                "command, ncu profiles kernels matching `{}`{build}",
-                command.kernel
-            )));
-        }
-        VariantKind::Kernel(kernel) => kernel,
-    };
+/// How a kernel variant is built and whether it compiled, from what
+/// building it gave (`outcome`) and its build's `record`.
+fn kernel_line(
+    variant: &Variant,
+    kernel: &KernelSource,
+    record: BuildRecord,
+    outcome: build::Built,
+) -> Built {
     let described = format!(
         "`{}` of {}, by {} ({})",
         kernel.entry,
@@ -219,10 +257,7 @@ fn build_line(variant: &Variant, architecture: (u32, u32), cache: &Cache) -> Res
         kernel.compiler.word(),
         kernel.compiler_reason
     );
-    let mut record = BuildRecord::default();
-    let compiled =
-        build::compile_at_sizes(kernel, &variant.instances, architecture, cache, &mut record);
-    Ok(match compiled {
+    match outcome {
         Ok(compiled) => {
             let builds: BTreeSet<&Path> = compiled.iter().map(|c| c.cubin.as_path()).collect();
             let sizes = match builds.len() {
@@ -253,8 +288,15 @@ fn build_line(variant: &Variant, architecture: (u32, u32), cache: &Cache) -> Res
                     "command of the first build (reused from the build cache; as first built)"
                 }
             };
+            let together = match record.compiled_with.is_empty() {
+                true => String::new(),
+                false => format!(
+                    "\n  one compiler run with: {}",
+                    format::names_briefly(&record.compiled_with)
+                ),
+            };
             Built::Fine(format!(
-                "{described}\n  compiled at every size{sizes}: symbol {}\n  {which}: {}",
+                "{described}\n  compiled at every size{sizes}: symbol {}{together}\n  {which}: {}",
                 compiled
                     .first()
                     .map(|c| c.functions.join(", "))
@@ -272,7 +314,7 @@ fn build_line(variant: &Variant, architecture: (u32, u32), cache: &Cache) -> Res
             described,
             error: error.to_string(),
         },
-    })
+    }
 }
 
 /// The variant's values at every size.

@@ -504,3 +504,122 @@ fn init_reads_a_launched_instances_types_and_marks_a_kernel_an_ifdef_leaves_out(
         "{extra}"
     );
 }
+
+/// A suite whose variants are the kernels of tests/kernels/cpp/homework.cu
+/// (host code, so nvcc), one variant per `(name, entry)`, at two sizes.
+fn homework_suite(folder: &Path, entries: &[(&str, &str)]) -> gpuprof::config::Plan {
+    let source = root().join("tests/kernels/cpp/homework.cu");
+    let mut toml = format!(
+        "version = 1\n[suite]\nname = \"together\"\nsizes = [1024, 4096]\nbaseline = \"{}\"\n\
+         [defaults]\nblock = [32]\ngrid = [\"cdiv(N, 32)\"]\nargs = [\n  \
+         {{ name = \"out\", buffer = \"f32\", count = \"N\", output = true }},\n  \
+         {{ name = \"in\", buffer = \"f32\", count = \"N\", fill = \"random\" }},\n  \
+         {{ name = \"n\", scalar = \"i32\", value = \"N\" }},\n]\n",
+        entries[0].0
+    );
+    for (name, entry) in entries {
+        toml.push_str(&format!(
+            "[[variant]]\nname = \"{name}\"\nsource = \"{}\"\nentry = \"{entry}\"\n",
+            source.display()
+        ));
+    }
+    let config = folder.join("variants.toml");
+    std::fs::write(&config, toml).unwrap();
+    gpuprof::config::load(&config).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Builds every variant of `plan` together: each variant's outcome and
+/// record, and how many compiler runs the progress bar counted.
+fn build_together(
+    plan: &gpuprof::config::Plan,
+    cache: &Cache,
+) -> (
+    Vec<(build::Built, gpuprof::model::results::BuildRecord)>,
+    u64,
+) {
+    let mut records: Vec<gpuprof::model::results::BuildRecord> =
+        plan.variants.iter().map(|_| Default::default()).collect();
+    let mut builds: Vec<build::VariantBuild> = plan
+        .variants
+        .iter()
+        .zip(records.iter_mut())
+        .map(|(variant, record)| build::VariantBuild {
+            name: &variant.name,
+            kernel: variant.kernel().unwrap(),
+            instances: &variant.instances,
+            record,
+        })
+        .collect();
+    let progress =
+        indicatif::ProgressBar::with_draw_target(Some(0), indicatif::ProgressDrawTarget::hidden());
+    let outcomes = build::compile_variants(&mut builds, (9, 0), cache, &progress);
+    drop(builds);
+    (
+        outcomes.into_iter().zip(records).collect(),
+        progress.length().unwrap_or(0),
+    )
+}
+
+#[test]
+fn variants_of_one_file_are_built_by_one_compiler_run_and_a_bad_entry_fails_alone() {
+    if !nvcc_or_skip() {
+        return;
+    }
+    let folder = tempfile::tempdir().unwrap();
+    let cache = cache();
+    let good = [
+        ("naive", "naiveCopy"),
+        ("tiled32", "tiledCopy<32>"),
+        ("tiled64", "tiledCopy<64>"),
+    ];
+    let plan = homework_suite(folder.path(), &good);
+    let (built, runs) = build_together(&plan, &cache);
+    assert_eq!(runs, 1, "three variants at two sizes share one nvcc run");
+    let cubins: std::collections::BTreeSet<PathBuf> = built
+        .iter()
+        .flat_map(|(outcome, _)| outcome.as_ref().unwrap().iter().map(|c| c.cubin.clone()))
+        .collect();
+    assert_eq!(cubins.len(), 1, "{cubins:?}");
+    let symbols: Vec<&str> = built
+        .iter()
+        .map(|(outcome, _)| outcome.as_ref().unwrap()[1].functions[0].as_str())
+        .collect();
+    assert_eq!(
+        symbols,
+        [
+            "_Z9naiveCopyPfPKfi",
+            "_Z9tiledCopyILi32EEvPfPKfi",
+            "_Z9tiledCopyILi64EEvPfPKfi"
+        ]
+    );
+    let (_, tiled32) = &built[1];
+    assert_eq!(tiled32.compiled_with, ["naive", "tiled64"]);
+    assert!(tiled32.command.as_deref().unwrap().contains("nvcc -cubin"));
+    assert!(tiled32.seconds > 0.0);
+
+    // An instance that cannot exist fails the shared run: each variant is
+    // then built alone, and only the bad one fails, with nvcc's words.
+    let mut with_bad = good.to_vec();
+    with_bad.insert(1, ("bad", "tiledCopy<-32>"));
+    let plan = homework_suite(folder.path(), &with_bad);
+    let (built, runs) = build_together(&plan, &cache);
+    assert_eq!(runs, 1 + 4, "the shared run, then one run per variant");
+    for (index, (outcome, record)) in built.iter().enumerate() {
+        match (index, outcome) {
+            (1, Err(BuildError::Compile { log, .. })) => assert!(
+                log.contains("must be greater than zero") && log.contains("TILE=-32"),
+                "nvcc's error on the bad instance: {log}"
+            ),
+            (1, other) => panic!("a tile of -32 floats should not compile: {other:?}"),
+            (_, Ok(compiled)) => {
+                assert_eq!(compiled.len(), 2);
+                assert!(
+                    record.compiled_with.is_empty(),
+                    "{:?}",
+                    record.compiled_with
+                );
+            }
+            (_, Err(error)) => panic!("{}: {error}", plan.variants[index].name),
+        }
+    }
+}

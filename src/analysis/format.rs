@@ -28,13 +28,22 @@ pub fn count(value: f64) -> String {
     }
 }
 
-/// `text` with its first letter in upper case.
 /// `count` and `noun`, the noun in the plural unless the count is one:
 /// "1 size", "2 sizes".
 pub fn counted(count: usize, noun: &str) -> String {
     format!("{count} {noun}{}", if count == 1 { "" } else { "s" })
 }
 
+/// `names` joined by commas, or, when there are more than four, the first
+/// three and how many more: "a, b, c and 25 more".
+pub fn names_briefly(names: &[String]) -> String {
+    match names.len() {
+        0..=4 => names.join(", "),
+        count => format!("{} and {} more", names[..3].join(", "), count - 3),
+    }
+}
+
+/// `text` with its first letter in upper case.
 pub fn capitalize(text: &str) -> String {
     let mut chars = text.chars();
     chars
@@ -136,6 +145,15 @@ pub fn flops_per_second(value: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_lists_of_names_are_cut_to_three_and_a_count() {
+        let names =
+            |count: usize| -> Vec<String> { (1..=count).map(|i| format!("v{i}")).collect() };
+        assert_eq!(names_briefly(&names(1)), "v1");
+        assert_eq!(names_briefly(&names(4)), "v1, v2, v3, v4");
+        assert_eq!(names_briefly(&names(28)), "v1, v2, v3 and 25 more");
+    }
 
     #[test]
     fn numbers_read_like_a_person_wrote_them() {

@@ -5,13 +5,16 @@
 //! or nvcc for a file that holds host code too (`nvcc`, `symbols`). The
 //! toolkit's headers are found for NVRTC (`toolkit`). Results are cached by
 //! a hash of everything that affects the binary, the user's headers
-//! included (`headers`). Launches nothing.
+//! included (`headers`). A suite's variants are built together
+//! (`together`): one compiler run per source file, compiler and options.
+//! Launches nothing.
 
 mod cache;
 pub(crate) mod headers;
 mod nvcc;
 mod nvrtc;
 pub mod symbols;
+mod together;
 pub mod toolkit;
 
 use std::fmt;
@@ -22,53 +25,11 @@ use cudarc::nvrtc::sys;
 use serde::{Deserialize, Serialize};
 
 pub use cache::Cache;
+pub use together::{Built, VariantBuild, compile_variants};
 
-use crate::config::plan::{Instance, KernelSource, LaunchArg};
+use crate::config::plan::{Instance, LaunchArg};
 use crate::config::signature::{self, Passed};
-use crate::model::results::BuildRecord;
 use crate::model::variant::Compiler;
-
-/// Compiles `kernel` at every size of `instances` (once per distinct set
-/// of `defines`, through the cache) and records how in `record`: the
-/// compiler and why, the first size's options, command and log, the
-/// seconds spent. One CUBIN per size, in size order.
-pub fn compile_at_sizes(
-    kernel: &KernelSource,
-    instances: &[Instance],
-    compute_capability: (u32, u32),
-    cache: &Cache,
-    record: &mut BuildRecord,
-) -> Result<Vec<Compiled>, BuildError> {
-    record.compiler = Some(kernel.compiler);
-    record.compiler_reason = Some(kernel.compiler_reason.clone());
-    let mut compiled_sizes: Vec<Compiled> = Vec::with_capacity(instances.len());
-    for instance in instances {
-        let settings = Settings {
-            extra: &kernel.compile_options,
-            include_dirs: &kernel.include_dirs,
-            defines: &instance.defines,
-        };
-        let options = options_for(compute_capability, kernel.compiler, settings);
-        if compiled_sizes.is_empty() {
-            record.options = options.clone();
-        }
-        let request = Request {
-            source: &kernel.path,
-            entries: &kernel.entries_at(instance),
-            compiler: kernel.compiler,
-            options: &options,
-        };
-        let compiled = compile(request, cache)?;
-        check_arguments(instance, &compiled.functions)?;
-        record.seconds += compiled.seconds;
-        if compiled_sizes.is_empty() {
-            record.command = Some(compiled.command.clone());
-            record.log = compiled.log.clone();
-        }
-        compiled_sizes.push(compiled);
-    }
-    Ok(compiled_sizes)
-}
 
 /// That every launch of `instance` passes what its compiled kernel takes,
 /// read from the kernel's symbol (`functions`, in the order of the

@@ -139,6 +139,11 @@ pub struct BuildRecord {
     pub log: String,
     pub seconds: f64,
     pub resources: Option<KernelResources>,
+    /// The other variants built by the same compiler runs (one file, one
+    /// compiler, the same options): `command`, `log` and `seconds` are
+    /// those runs'.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compiled_with: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

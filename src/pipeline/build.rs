@@ -1,7 +1,8 @@
 //! The build stage: every kernel variant compiled by NVRTC (or nvcc) for
-//! the device's architecture, side by side on the machine's cores (cached
-//! by content hash), every command variant's build line run once in its
-//! folder. A variant that fails to build fails its
+//! the device's architecture, one compiler run per source file and options
+//! shared by the variants that need it, side by side on the machine's
+//! cores (cached by content hash), every command variant's build line run
+//! once in its folder. A variant that fails to build fails its
 //! runs and the others go on; a missing NVRTC stops the run.
 
 use std::collections::BTreeMap;
@@ -10,11 +11,11 @@ use std::time::Instant;
 
 use super::plan::shell_words;
 use super::progress::progress;
-use crate::build::{self, BuildError, Cache};
-use crate::config::plan::{Instance, KernelSource, VariantKind};
+use crate::build::{self, BuildError, Cache, VariantBuild};
+use crate::config::plan::VariantKind;
 use crate::error::Error;
 use crate::harness::Module;
-use crate::model::results::{BuildRecord, Failure, Results, Stage, VariantResult};
+use crate::model::results::{BuildRecord, Failure, Results, Stage};
 use crate::model::variant::Compiler;
 use crate::process::{self, Invocation};
 
@@ -36,12 +37,16 @@ pub(super) fn build_all(
         return Err(Error::Build(BuildError::NvrtcMissing));
     }
     let cache = Cache::default_location();
-    let bar = progress(plan.variants.len() as u64, "compile");
+    let non_kernels = plan
+        .variants
+        .iter()
+        .filter(|v| !matches!(v.kind, VariantKind::Kernel(_)))
+        .count();
+    // The bar counts the other variants and then each compiler run.
+    let bar = progress(non_kernels as u64, "compile");
     // The same build line (in the same folder) runs once.
     let mut built: BTreeMap<(Vec<String>, PathBuf), Result<String, String>> = BTreeMap::new();
-    // Kernels compile side by side (NVRTC programs and nvcc processes are
-    // independent), each job with its own variant's record.
-    let mut kernel_jobs = Vec::new();
+    let mut kernel_builds = Vec::new();
     for (variant, record) in plan.variants.iter().zip(results.variants.iter_mut()) {
         match &variant.kind {
             VariantKind::Library { .. } => bar.inc(1),
@@ -63,92 +68,44 @@ pub(super) fn build_all(
                 bar.inc(1);
             }
             VariantKind::Command(_) => bar.inc(1),
-            VariantKind::Kernel(kernel) => kernel_jobs.push(KernelJob {
-                kernel,
-                instances: &variant.instances,
-                record,
-            }),
+            VariantKind::Kernel(kernel) => kernel_builds.push((
+                VariantBuild {
+                    name: &variant.name,
+                    kernel,
+                    instances: &variant.instances,
+                    record: &mut record.build,
+                },
+                &mut record.runs,
+            )),
         }
     }
-    let parallel = std::thread::available_parallelism().map_or(4, |n| n.get().clamp(1, 16));
-    let mut outcomes = Vec::with_capacity(kernel_jobs.len());
-    for chunk in kernel_jobs.chunks_mut(parallel) {
-        std::thread::scope(|scope| {
-            let compiling: Vec<_> = chunk
-                .iter_mut()
-                .map(|job| {
-                    let (cache, bar) = (&cache, &bar);
-                    scope.spawn(move || {
-                        let outcome = compile_kernel(
-                            job.kernel,
-                            job.instances,
-                            compute_capability,
-                            cache,
-                            &mut job.record.build,
-                        );
-                        bar.set_message(job.record.name.clone());
-                        bar.inc(1);
-                        outcome
-                    })
-                })
-                .collect();
-            outcomes.extend(compiling.into_iter().map(|thread| {
-                thread
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            }));
-        });
-    }
+    let (mut builds, runs): (Vec<VariantBuild>, Vec<_>) = kernel_builds.into_iter().unzip();
+    let outcomes = build::compile_variants(&mut builds, compute_capability, &cache, &bar);
     bar.finish_and_clear();
     let mut modules = BTreeMap::new();
-    for (job, outcome) in kernel_jobs.into_iter().zip(outcomes) {
-        let record = job.record;
-        match outcome? {
-            Ok(kernel_modules) => {
-                modules.insert(record.name.clone(), kernel_modules);
+    for ((variant, runs), outcome) in builds.into_iter().zip(runs).zip(outcomes) {
+        match outcome {
+            Ok(compiled) => {
+                modules.insert(
+                    variant.name.to_string(),
+                    compiled
+                        .into_iter()
+                        .map(|c| Module {
+                            cubin: c.cubin,
+                            functions: c.functions,
+                        })
+                        .collect(),
+                );
             }
-            Err(message) => record_build(
-                &mut record.build,
-                &mut record.runs,
-                Stage::Compile,
-                Err(message),
-            ),
+            Err(missing @ (BuildError::NvrtcMissing | BuildError::NvccMissing { .. })) => {
+                return Err(Error::Build(missing));
+            }
+            Err(error) => {
+                record_build(variant.record, runs, Stage::Compile, Err(error.to_string()))
+            }
         }
     }
     Ok(modules)
-}
-
-/// One kernel variant to compile, and the variant's record, which the
-/// compile writes its build into.
-struct KernelJob<'a> {
-    kernel: &'a KernelSource,
-    instances: &'a [Instance],
-    record: &'a mut VariantResult,
-}
-
-/// Compiles a kernel at every size (`build::compile_at_sizes`) into the
-/// modules the harness loads; `Ok(Err(message))` when it did not compile,
-/// `Err` when the compiler itself is missing.
-fn compile_kernel(
-    kernel: &KernelSource,
-    instances: &[Instance],
-    compute_capability: (u32, u32),
-    cache: &Cache,
-    record: &mut BuildRecord,
-) -> Result<Result<Vec<Module>, String>, Error> {
-    match build::compile_at_sizes(kernel, instances, compute_capability, cache, record) {
-        Ok(compiled) => Ok(Ok(compiled
-            .into_iter()
-            .map(|c| Module {
-                cubin: c.cubin,
-                functions: c.functions,
-            })
-            .collect())),
-        Err(missing @ (BuildError::NvrtcMissing | BuildError::NvccMissing { .. })) => {
-            Err(Error::Build(missing))
-        }
-        Err(error) => Ok(Err(error.to_string())),
-    }
 }
 
 /// Records a build's log, or its error as the failure of every run.

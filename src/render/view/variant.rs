@@ -115,10 +115,11 @@ fn build_facts(variant: &VariantResult) -> Vec<Fact> {
     build_facts
 }
 
-/// Which compiler built the kernel, why, and its exact command; runs
-/// recorded before the compiler was kept show the NVRTC options they had.
+/// Which compiler built the kernel, why, its exact command and the
+/// variants the same run built; runs recorded before the compiler was kept
+/// show the NVRTC options they had.
 fn compiler_facts(build: &crate::model::results::BuildRecord) -> Vec<Fact> {
-    match (build.compiler, &build.command) {
+    let mut facts = match (build.compiler, &build.command) {
         (Some(compiler), Some(command)) => vec![
             Fact::new(
                 "compiler",
@@ -130,7 +131,17 @@ fn compiler_facts(build: &crate::model::results::BuildRecord) -> Vec<Fact> {
             Fact::new("command", command.clone()),
         ],
         _ => vec![Fact::new("NVRTC options", build.options.join(" "))],
+    };
+    if !build.compiled_with.is_empty() {
+        facts.push(Fact::new(
+            "built together with",
+            format!(
+                "{} (one compiler run for the variants of one file and options)",
+                crate::analysis::format::names_briefly(&build.compiled_with)
+            ),
+        ));
     }
+    facts
 }
 
 /// A change's explanation, with the expectations it was checked against.
