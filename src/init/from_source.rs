@@ -31,6 +31,10 @@
 //!   loop around the launch (a timing loop) is noted and left out.
 //! - Headers the file includes that are not beside it are looked for in
 //!   the folders above it, for `include_dirs`.
+//! - A runner (a file that defines no kernel but launches kernels its
+//!   headers define) drafts the kernels it launches, each variant's
+//!   `source` the header that defines it, read with the runner's launches
+//!   and the headers' type aliases and one-expression macros.
 //!
 //! Everything guessed is marked `# fill in:`, which `--check` lists.
 
@@ -68,10 +72,12 @@ const COUNTS: [&str; 3] = ["N", "N*N", "N*N*N"];
 
 /// The variants.toml text for the CUDA file whose text is `source`.
 pub fn suite_for(source: &str, origin: &Origin, suite_name: &str) -> Result<String, String> {
-    let scanned = kernels::scan_file(origin.typed, source);
-    if scanned.kernels.is_empty() {
-        return Err(no_kernels(source, origin, scanned.declared_by_macro));
-    }
+    let mut scanned = kernels::scan_file(origin.typed, source);
+    let homes = match scanned.kernels.is_empty() {
+        false => Homes::own(origin, source, scanned.kernels.len()),
+        true => Homes::included(&mut scanned, source, origin)
+            .ok_or_else(|| no_kernels(source, origin, scanned.declared_by_macro))?,
+    };
     let code = Code::new(source);
     let mut drafts: Vec<Draft> = scanned
         .kernels
@@ -84,7 +90,10 @@ pub fn suite_for(source: &str, origin: &Origin, suite_name: &str) -> Result<Stri
     let naive = drafts
         .iter()
         .position(|d| d.name.to_lowercase().contains("naive"));
-    let mut text = header(origin.relative, suite_name, scanned.host_code.as_deref());
+    let mut text = match homes.runner {
+        false => own_header(origin.relative, suite_name, scanned.host_code.as_deref()),
+        true => runner_header(origin.relative, suite_name, &homes),
+    };
     text.insert_str(text.find("version = 1").unwrap_or(0), &types_note);
     let _ = writeln!(
         text,
@@ -112,12 +121,143 @@ pub fn suite_for(source: &str, origin: &Origin, suite_name: &str) -> Result<Stri
             quoted(&drafts[0].name)
         ),
     };
-    let includes = include_lines(source, origin);
     let baseline = &drafts[naive.unwrap_or(0)];
-    for draft in &drafts {
-        text.push_str(&draft.variant(origin.relative, &includes, &scanned, &problem, baseline));
+    for (draft, home) in drafts.iter().zip(&homes.of_kernel) {
+        let home = &homes.files[*home];
+        text.push_str(&draft.variant(&home.relative, &home.includes, &scanned, &problem, baseline));
     }
     Ok(text)
+}
+
+/// The files that define the drafted kernels: the file given, or, for a
+/// file that only launches kernels (a runner: `utils.cu` includes
+/// `kernel/kernel_3.cuh` and launches `mysgemm_v3<64, 64, 8, 8>` from a
+/// host wrapper), the headers it includes that define the kernels it
+/// launches.
+struct Homes {
+    /// Whether the kernels are a runner's, defined in its headers.
+    runner: bool,
+    files: Vec<Home>,
+    /// For each kernel of the scan, in order, its file in `files`.
+    of_kernel: Vec<usize>,
+    /// Kernels the headers define that the runner does not launch: not
+    /// drafted, named in the suite's header.
+    not_launched: Vec<String>,
+}
+
+/// A file that defines drafted kernels.
+struct Home {
+    /// Its path from the suite's folder (`source = …`).
+    relative: PathBuf,
+    /// The `include_dirs` lines for the headers it includes.
+    includes: String,
+}
+
+impl Homes {
+    /// Every kernel in the file given.
+    fn own(origin: &Origin, source: &str, kernels: usize) -> Homes {
+        Homes {
+            runner: false,
+            files: vec![Home {
+                relative: origin.relative.to_path_buf(),
+                includes: include_lines(source, origin),
+            }],
+            of_kernel: vec![0; kernels],
+            not_launched: Vec::new(),
+        }
+    }
+
+    /// The kernels the runner `source` launches, from the headers it
+    /// includes with quotes, put into `scanned` (which had none) with
+    /// the headers' type aliases and one-expression macros, which their
+    /// parameters and the runner's geometry may use. `None` when it
+    /// launches none of them.
+    fn included(scanned: &mut Kernels, source: &str, origin: &Origin) -> Option<Homes> {
+        let mut defined: Vec<(Kernel, usize)> = Vec::new();
+        let mut headers: Vec<(PathBuf, String)> = Vec::new();
+        for (path, text) in crate::build::headers::local_headers(origin.typed, source) {
+            let found = kernels::scan(&text);
+            scanned.aliases.extend(found.aliases);
+            scanned
+                .expression_functions
+                .extend(found.expression_functions);
+            if found.kernels.is_empty() {
+                continue;
+            }
+            for kernel in found.kernels {
+                if !defined.iter().any(|(k, _)| k.name == kernel.name) {
+                    defined.push((kernel, headers.len()));
+                }
+            }
+            headers.push((path, text));
+        }
+        scanned.kernels = defined.iter().map(|(k, _)| k.clone()).collect();
+        let (launched, not): (Vec<_>, Vec<_>) = defined.into_iter().partition(|(kernel, _)| {
+            matches!(
+                launched(kernel, scanned),
+                Launched::Directly(_) | Launched::Through(..)
+            )
+        });
+        if launched.is_empty() {
+            scanned.kernels.clear();
+            return None;
+        }
+        scanned.kernels = launched.iter().map(|(k, _)| k.clone()).collect();
+        let mut files: Vec<Home> = Vec::new();
+        let mut of_header: Vec<Option<usize>> = vec![None; headers.len()];
+        let mut of_kernel = Vec::new();
+        for (_, header) in &launched {
+            let index = *of_header[*header].get_or_insert_with(|| {
+                let (typed, text) = &headers[*header];
+                let relative = pathdiff::diff_paths(absolute(typed), absolute(origin.folder))
+                    .unwrap_or_else(|| absolute(typed));
+                let home = Origin {
+                    typed,
+                    folder: origin.folder,
+                    relative: &relative,
+                };
+                let includes = include_lines(text, &home);
+                files.push(Home { relative, includes });
+                files.len() - 1
+            });
+            of_kernel.push(index);
+        }
+        Some(Homes {
+            runner: true,
+            files,
+            of_kernel,
+            not_launched: not.into_iter().map(|(k, _)| k.name).collect(),
+        })
+    }
+}
+
+/// The header of a runner's suite: where its kernels come from and
+/// where their launches were read.
+fn runner_header(relative: &Path, suite_name: &str, homes: &Homes) -> String {
+    let mut text = format!(
+        "# A starting suite for the kernels {runner} launches, written by `gpuprof init --from`.\n\
+         # {runner} defines no kernel: each variant's source is the header that\n\
+         # defines its kernel, and its entry, geometry and arguments are read\n\
+         # from {runner}'s launches. Each header is compiled on its own: by nvcc\n\
+         # where it holds host code, else by NVRTC. The headers:\n",
+        runner = relative.display(),
+    );
+    for home in &homes.files {
+        let _ = writeln!(text, "#   {}", home.relative.display());
+    }
+    if !homes.not_launched.is_empty() {
+        let _ = writeln!(
+            text,
+            "# Not drafted: {}, which the headers define and {} does not launch.",
+            homes.not_launched.join(", "),
+            relative.display()
+        );
+    }
+    suite_table(
+        &text,
+        suite_name,
+        &format!("kernels {} launches", relative.display()),
+    )
 }
 
 /// Gives the drafts of kernels whose parameter types the text does not
@@ -171,15 +311,29 @@ fn draft_for<'d, 'a>(drafts: &'d mut [Draft<'a>], entry: &str) -> Option<&'d mut
         .find(|d| d.compiled_entry.as_deref() == Some(entry))
 }
 
-fn header(relative: &Path, suite_name: &str, host: Option<&str>) -> String {
+/// The header of a suite of the kernels the file defines: which
+/// compiler builds it.
+fn own_header(relative: &Path, suite_name: &str, host: Option<&str>) -> String {
     let compiler = match host {
         Some(reason) => format!("nvcc compiles it ({reason})"),
         None => "NVRTC compiles it (device code only)".to_string(),
     };
+    let intro = format!(
+        "# A starting suite for {file}, written by `gpuprof init --from`.\n# {compiler}.\n",
+        file = relative.display()
+    );
+    suite_table(
+        &intro,
+        suite_name,
+        &format!("kernels of {}", relative.display()),
+    )
+}
+
+/// `intro`, what is left to fill in, and the `[suite]` table's name and
+/// description.
+fn suite_table(intro: &str, suite_name: &str, description: &str) -> String {
     format!(
-        "# A starting suite for {file}, written by `gpuprof init --from`.\n\
-         # {compiler}.\n\
-         # Fill in what is marked `fill in`: the problem sizes, each buffer's\n\
+        "{intro}# Fill in what is marked `fill in`: the problem sizes, each buffer's\n\
          # element count and each scalar's value, as numbers or expressions\n\
          # over N; then check it with `gpuprof report variants.toml --check`.\n\
          version = 1\n\n\
@@ -187,8 +341,7 @@ fn header(relative: &Path, suite_name: &str, host: Option<&str>) -> String {
          name = {}\n\
          description = {}\n",
         quoted(suite_name),
-        quoted(&format!("kernels of {}", relative.display())),
-        file = relative.display(),
+        quoted(description),
     )
 }
 
@@ -3220,5 +3373,92 @@ sequence = [
                 typed("src/kernels/1_naive.cuh"),
             )
         );
+    }
+
+    #[test]
+    fn a_runner_that_launches_its_headers_kernels_drafts_them_from_its_launches() {
+        let files = [
+            (
+                "src/runner.cu",
+                "#include \"utils.cuh\"\n#include \"kernels.cuh\"\n\
+                 void run_tiled(int M, int N, float *A, float *C) {\n\
+                 \x20   dim3 block(256);\n\
+                 \x20   dim3 grid(CEIL_DIV(M, 64), CEIL_DIV(N, 64));\n\
+                 \x20   tiled<64, 8><<<grid, block>>>(M, N, A, C);\n\
+                 }\n\
+                 void run_naive(int M, int N, float *A, float *C) {\n\
+                 \x20   naive<<<dim3(CEIL_DIV(M, 32), CEIL_DIV(N, 32)), dim3(32, 32)>>>(M, N, A, C);\n\
+                 }\n",
+            ),
+            (
+                "src/utils.cuh",
+                "#define CEIL_DIV(M, N) (((M) + (N)-1) / (N))\ntypedef float real;\n",
+            ),
+            (
+                "src/kernels.cuh",
+                "#include \"kernels/naive.cuh\"\n#include \"kernels/tiled.cuh\"\n",
+            ),
+            (
+                "src/kernels/naive.cuh",
+                "__global__ void naive(int M, int N, const real *A, real *C) {\n\
+                 \x20   int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;\n\
+                 \x20   if (x < M && y < N) C[x * N + y] = A[x * N + y];\n\
+                 }\n\
+                 __global__ void unused(float *out) { out[threadIdx.x] = 0; }\n",
+            ),
+            (
+                "src/kernels/tiled.cuh",
+                "#include <cuda_runtime.h>\n\
+                 template <int TILE, int ROWS>\n\
+                 __global__ void tiled(int M, int N, const float *A, float *C) {\n\
+                 \x20   int x = blockIdx.x * TILE + threadIdx.x % TILE, y = blockIdx.y * TILE + threadIdx.x / TILE * ROWS;\n\
+                 \x20   for (int j = 0; j < ROWS; j++) C[x * N + y + j] = A[x * N + y + j];\n\
+                 }\n",
+            ),
+        ];
+        let (root, written) = draft(&files, "src/runner.cu", "suite");
+        let text = written.unwrap();
+        assert!(
+            text.contains(
+                "# ../src/runner.cu defines no kernel: each variant's source is the header that\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("#   ../src/kernels/naive.cuh\n#   ../src/kernels/tiled.cuh\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("# Not drafted: unused, which the headers define and ../src/runner.cu does not launch."),
+            "{text}"
+        );
+        assert!(
+            text.contains("baseline = \"naive\"  # its name says naive"),
+            "{text}"
+        );
+        let plan = plan(root.path(), "suite");
+        let variant = |name: &str| plan.variants.iter().find(|v| v.name == name).unwrap();
+        let kernel = |name: &str| match &variant(name).kind {
+            crate::config::plan::VariantKind::Kernel(kernel) => kernel.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert!(
+            kernel("naive").path.ends_with("src/kernels/naive.cuh"),
+            "{text}"
+        );
+        assert!(
+            kernel("tiled").path.ends_with("src/kernels/tiled.cuh"),
+            "{text}"
+        );
+        assert_eq!(kernel("tiled").entry, "tiled<64, 8>");
+        let geometry = |name: &str| {
+            let instance = &variant(name).instances[0];
+            (instance.grid, instance.block)
+        };
+        assert!(text.contains("sizes = [1024] "), "{text}");
+        assert_eq!(geometry("tiled"), ([16, 16, 1], [256, 1, 1]), "{text}");
+        assert_eq!(geometry("naive"), ([32, 32, 1], [32, 32, 1]), "{text}");
+        // `real` is the utils header's alias of float: the input is f32.
+        assert!(text.contains("{ name = \"A\", buffer = \"f32\""), "{text}");
     }
 }
