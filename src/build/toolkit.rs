@@ -3,7 +3,8 @@
 //! header of its own, and its `nvcc`. Looked for in `CUDA_HOME`,
 //! `CUDA_PATH`, beside the NVRTC library on `LD_LIBRARY_PATH` (the layout
 //! of NVIDIA's PyPI packages), then `/usr/local/cuda`; `nvcc` also on
-//! `PATH`.
+//! `PATH`. Also the host compiler's system header folders, where nvcc
+//! finds a `#include "assert.h"` that is no file of the user's.
 
 use std::path::{Path, PathBuf};
 
@@ -44,6 +45,38 @@ pub fn include_dirs() -> Vec<PathBuf> {
         true => vec![include, cccl],
         false => vec![include],
     }
+}
+
+/// The folders the host C++ compiler (`c++`, nvcc's host compiler) searches
+/// for system headers, as `c++ -E -v` lists them; `/usr/local/include` and
+/// `/usr/include` when it cannot say. Asked once per process.
+pub fn host_include_dirs() -> &'static [PathBuf] {
+    static DIRS: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
+    DIRS.get_or_init(|| {
+        let listed = std::process::Command::new("c++")
+            .args(["-E", "-x", "c++", "-v", "/dev/null"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .output()
+            .ok()
+            .map(|output| {
+                String::from_utf8_lossy(&output.stderr)
+                    .lines()
+                    .skip_while(|line| !line.starts_with("#include <...> search starts here"))
+                    .skip(1)
+                    .take_while(|line| !line.starts_with("End of search list"))
+                    .map(|line| PathBuf::from(line.trim()))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        match listed.is_empty() {
+            true => vec![
+                PathBuf::from("/usr/local/include"),
+                PathBuf::from("/usr/include"),
+            ],
+            false => listed,
+        }
+    })
 }
 
 /// The nvcc to run: on `PATH`, else in a toolkit root.

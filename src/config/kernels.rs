@@ -36,6 +36,8 @@ pub(crate) struct Kernels {
     /// Names the file gives an integer: `#define BLOCK 256` and
     /// `const int THREADS = 128;` (at any scope), in source order.
     pub(crate) integers: Vec<(String, i64)>,
+    /// Names the file gives `true` or `false`: `const bool FAST = false;`.
+    pub(crate) booleans: Vec<(String, bool)>,
     /// The `dim3` variables its host code declares, in source order.
     pub(crate) dim3s: Vec<Dim3>,
     /// `name = &function;` and `name = function;` (a function pointer
@@ -357,6 +359,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
             let constants = constant_integers(&tokens, &defined);
             defined.into_iter().chain(constants).collect()
         },
+        booleans: constant_booleans(&tokens),
         ..Kernels::default()
     };
     let mut scopes: Vec<Scope> = Vec::new();
@@ -630,11 +633,10 @@ impl IntegerReader<'_> {
     }
 }
 
-/// `const TYPE NAME = <integer expression>;` and `constexpr` ones, in
-/// order, each over the `defined` macros and the constants before it
-/// (`const int n = 1024 * 1024;`, `const int half = n / 2;`).
-fn constant_integers(tokens: &[Located], defined: &[(String, i64)]) -> Vec<(String, i64)> {
-    let mut known: std::collections::BTreeMap<String, i64> = defined.iter().cloned().collect();
+/// The constants `tokens` declare (`const int a = …;`, `constexpr bool
+/// b = false, c = …;`, at any scope): each name with its initializer as
+/// written, in source order.
+fn constant_declarations(tokens: &[Located]) -> Vec<(String, String)> {
     let mut found = Vec::new();
     for i in 1..tokens.len().saturating_sub(2) {
         let (Token::Ident(name), _) = &tokens[i] else {
@@ -649,15 +651,40 @@ fn constant_integers(tokens: &[Located], defined: &[(String, i64)]) -> Vec<(Stri
             continue;
         }
         let (text, end) = expression_at(tokens, i + 2);
-        if !is(tokens, end, ';') && !is(tokens, end, ',') {
-            continue;
-        }
-        if let Some(value) = integer_literal(&text).or_else(|| integer_expression(&text, &known)) {
-            known.insert(name.clone(), value);
-            found.push((name.clone(), value));
+        if is(tokens, end, ';') || is(tokens, end, ',') {
+            found.push((name.clone(), text));
         }
     }
     found
+}
+
+/// The integer constants of [`constant_declarations`] whose value the
+/// scan can work out from literals, `defined` macros and earlier
+/// constants.
+fn constant_integers(tokens: &[Located], defined: &[(String, i64)]) -> Vec<(String, i64)> {
+    let mut known: std::collections::BTreeMap<String, i64> = defined.iter().cloned().collect();
+    let mut found = Vec::new();
+    for (name, text) in constant_declarations(tokens) {
+        if let Some(value) = integer_literal(&text).or_else(|| integer_expression(&text, &known)) {
+            known.insert(name.clone(), value);
+            found.push((name, value));
+        }
+    }
+    found
+}
+
+/// The constants of [`constant_declarations`] initialized with `true` or
+/// `false` (`const bool ENABLE_DOUBLE_BUFFER = false;`, a template
+/// argument of the launch).
+fn constant_booleans(tokens: &[Located]) -> Vec<(String, bool)> {
+    constant_declarations(tokens)
+        .into_iter()
+        .filter_map(|(name, text)| match text.trim() {
+            "true" => Some((name, true)),
+            "false" => Some((name, false)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// One `#include` of a source: the header as written and whether it was

@@ -403,7 +403,13 @@ fn include_lines(source: &str, origin: &Origin) -> String {
     let mut search = Search::new(beside);
     for include in kernels::includes(source) {
         let header = &include.header;
-        if beside.join(header).is_file() || toolkit.iter().any(|d| d.join(header).is_file()) {
+        let system = crate::build::toolkit::host_include_dirs();
+        if beside.join(header).is_file()
+            || toolkit
+                .iter()
+                .chain(system)
+                .any(|d| d.join(header).is_file())
+        {
             continue;
         }
         let shown = match include.quoted {
@@ -1943,6 +1949,9 @@ fn launched_instance(callee: &str, scanned: &Kernels) -> (String, Vec<String>, V
                 if initializer(&argument, scanned).is_some_and(|i| i.parse::<i64>().is_err()) {
                     computed.push(format!("`{argument}` is {value}"));
                 }
+                return value.to_string();
+            }
+            if let Some((_, value)) = scanned.booleans.iter().rev().find(|(n, _)| *n == argument) {
                 return value.to_string();
             }
             let plain = argument.parse::<i64>().is_ok()
