@@ -3470,4 +3470,36 @@ sequence = [
         // `real` is the utils header's alias of float: the input is f32.
         assert!(text.contains("{ name = \"A\", buffer = \"f32\""), "{text}");
     }
+
+    #[test]
+    fn a_bool_constant_is_a_template_argument_and_a_quoted_system_header_is_the_compilers() {
+        let source = r#"
+            #include "assert.h"
+            template <const int TILE, const bool DOUBLE_BUFFER>
+            __global__ void copy(const float *in, float *out, int n) {
+                int i = blockIdx.x * TILE + threadIdx.x;
+                if (i < n) out[i] = DOUBLE_BUFFER ? in[i] : 2 * in[i];
+            }
+            int main() {
+                const int TILE = 256;
+                const bool ENABLE_DOUBLE_BUFFER = false;
+                float *in, *out;
+                int n = 1 << 20;
+                copy<TILE, ENABLE_DOUBLE_BUFFER><<<n / TILE, TILE>>>(in, out, n);
+            }
+        "#;
+        let (_root, text) = draft(&[("copy.cu", source)], "copy.cu", "s");
+        let text = text.unwrap();
+        assert!(
+            text.contains(
+                "entry = \"copy<256, false>\"                # the instance the file launches\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            std::path::Path::new("/usr/include/assert.h").is_file(),
+            "the test needs the C library's headers (Debian's libc6-dev)"
+        );
+        assert!(!text.contains("assert.h"), "{text}");
+    }
 }
