@@ -682,7 +682,7 @@ impl<'a> Draft<'a> {
                 .max(indexed.1),
             None => indexed.0.max(indexed.1),
         };
-        Draft {
+        let mut draft = Draft {
             name: variant_name(&kernel.name),
             kernel,
             parameters,
@@ -702,7 +702,12 @@ impl<'a> Draft<'a> {
                 Some(_) => None,
             },
             entry,
-        }
+        };
+        draft.dimensions = draft
+            .dimensions
+            .max(draft.allocated_dimensions(scanned))
+            .clamp(1, 3);
+        draft
     }
 
     /// The types of its parameters that its text does not say (`floatX*`
@@ -926,9 +931,11 @@ impl<'a> Draft<'a> {
     /// The element count of the buffer the launch passes as the pointer
     /// `parameter`, from the file's allocation of it (through the wrappers
     /// that hand it on): `cudaMalloc(&d_in, n * sizeof(float))` is `N` when
-    /// `n` is taken as N. Only where the suite's size is the file's own
-    /// and the count there is what the file allocates, so that a count
-    /// over names the suite does not vary is never scaled wrongly.
+    /// `n` is taken as N. Where the suite's size is the file's own, only
+    /// when the count there is what the file allocates, so that a count
+    /// over names the suite does not vary is never scaled wrongly; where
+    /// the size is gpuprof's guess (the file reads it from `argv`), a guess
+    /// too, marked.
     fn allocated_count(
         &self,
         position: usize,
@@ -936,11 +943,57 @@ impl<'a> Draft<'a> {
         scanned: &Kernels,
         problem: &Problem,
     ) -> Option<Count> {
+        let launch = self.launch()?;
+        let allocated = self.allocation(position, parameter, scanned)?;
+        let value = self.scalar_value(problem.dimensions);
+        let mapped = self.taken_as_n(launch, scanned, problem, value);
+        let drafted = translate(&allocated.count, &mapped, &[], scanned, &mut Vec::new(), 0)
+            .and_then(|t| Expr::parse(&t))
+            .map(Expr::simplified)?;
+        let at_n = drafted.value(problem.n as f64)?;
+        if at_n < 1.0 || at_n.fract() != 0.0 {
+            return None;
+        }
+        let said = format!(
+            "the file allocates {} for `{}`",
+            allocated.bytes, allocated.variable
+        );
+        if problem.names.is_empty() {
+            let names: Vec<&str> = mapped
+                .iter()
+                .map(|(variable, ..)| variable.as_str())
+                .collect();
+            return Some(Count {
+                toml: drafted.toml(),
+                comment: format!("fill in: {said}, {} taken as N", names.join(", ")),
+            });
+        }
+        let at_the_files = translate(&allocated.count, &[], &[], scanned, &mut Vec::new(), 0)
+            .and_then(|t| Expr::parse(&t))
+            .and_then(|e| e.value(0.0))?;
+        (at_n == at_the_files).then(|| Count {
+            toml: drafted.toml(),
+            comment: said,
+        })
+    }
+
+    /// The file's allocation of the buffer the launch passes as the
+    /// pointer `parameter`: its bytes as written and its element count
+    /// (the bytes without the `sizeof` of the element), followed through
+    /// the wrappers that hand the pointer on and a bytes variable
+    /// (`mem_size` of `size_t mem_size = sizeof(float) * n;`). None for a
+    /// launch offered as a guess.
+    fn allocation(
+        &self,
+        position: usize,
+        parameter: &Parameter,
+        scanned: &Kernels,
+    ) -> Option<Allocation> {
         let Takes::Pointer(_) = parameter.takes else {
             return None;
         };
         let launch = self.launch()?;
-        if problem.names.is_empty() || matches!(self.launched, Launched::Offered(_)) {
+        if matches!(self.launched, Launched::Offered(_)) {
             return None;
         }
         let mut variable = launch.arguments.get(position)?.trim().to_string();
@@ -955,7 +1008,6 @@ impl<'a> Draft<'a> {
             .iter()
             .rev()
             .find(|(name, _)| *name == variable)?;
-        // `mem_size` of `size_t mem_size = sizeof(float) * n;`.
         let mut bytes = bytes.as_str();
         for _ in 0..2 {
             match initializer(bytes, scanned).filter(|_| is_identifier(bytes)) {
@@ -977,23 +1029,43 @@ impl<'a> Draft<'a> {
             .filter(|(at, _)| *at != sizeof_at)
             .map(|(_, f)| f.trim())
             .collect();
-        let count = match count.is_empty() {
-            true => "1".to_string(),
-            false => count.join(" * "),
-        };
-        let value = self.scalar_value(problem.dimensions);
-        let mapped = self.taken_as_n(launch, scanned, problem, value);
-        let drafted = translate(&count, &mapped, &[], scanned, &mut Vec::new(), 0)
-            .and_then(|t| Expr::parse(&t))
-            .map(Expr::simplified)?;
-        let at_the_files = translate(&count, &[], &[], scanned, &mut Vec::new(), 0)
-            .and_then(|t| Expr::parse(&t))
-            .and_then(|e| e.value(0.0))?;
-        let at_n = drafted.value(problem.n as f64)?;
-        (at_n == at_the_files && at_n >= 1.0 && at_n.fract() == 0.0).then(|| Count {
-            toml: drafted.toml(),
-            comment: format!("the file allocates {bytes} for `{variable}`"),
+        Some(Allocation {
+            count: match count.is_empty() {
+                true => "1".to_string(),
+                false => count.join(" * "),
+            },
+            bytes: bytes.to_string(),
+            variable,
         })
+    }
+
+    /// The most dimensions of N among the counts the file allocates for
+    /// the buffers its launch passes, with the launch's size scalars
+    /// taken as N: a 1-D grid over the rows of an `M * N` matrix
+    /// (`sgemv<<<M / 4, …>>>(A, x, y, M, N)`, A allocated `sizeof(float)
+    /// * M * N`) is a problem of N×N elements.
+    fn allocated_dimensions(&self, scanned: &Kernels) -> usize {
+        let (Some(launch), Some(parameters)) = (self.launch(), &self.parameters) else {
+            return 1;
+        };
+        let mapped: Vec<(String, String, &str)> = self
+            .mapped(launch, scanned)
+            .into_iter()
+            .map(|(variable, parameter)| (variable, parameter, "N"))
+            .collect();
+        let degree = |position: usize, parameter: &Parameter| {
+            let allocated = self.allocation(position, parameter, scanned)?;
+            let count = translate(&allocated.count, &mapped, &[], scanned, &mut Vec::new(), 0)
+                .and_then(|t| Expr::parse(&t))?;
+            let (small, large) = (count.value(64.0)?, count.value(128.0)?);
+            (small >= 1.0).then(|| (large / small).log2().round() as usize)
+        };
+        parameters
+            .iter()
+            .enumerate()
+            .filter_map(|(position, parameter)| degree(position, parameter))
+            .max()
+            .unwrap_or(1)
     }
 
     /// A `symbol` buffer for each `__constant__` or `__device__` array of
@@ -2066,6 +2138,14 @@ fn buffer_of(
         ),
     };
     Some((element, role, comment))
+}
+
+/// A buffer's allocation in the file: its bytes as written, its element
+/// count, and the variable allocated.
+struct Allocation {
+    count: String,
+    bytes: String,
+    variable: String,
 }
 
 /// A buffer's `count` as TOML and what its comment says of it.
@@ -3501,5 +3581,45 @@ sequence = [
             "the test needs the C library's headers (Debian's libc6-dev)"
         );
         assert!(!text.contains("assert.h"), "{text}");
+    }
+
+    #[test]
+    fn a_matrix_the_file_allocates_makes_a_one_dimensional_grid_a_two_dimensional_problem() {
+        // liu-xiandong's Sgemv_v0: a warp per row, four rows a block, the
+        // sizes read from argv, A allocated M * N floats.
+        let source = r#"
+            __global__ void sgemv(float *A, float *x, float *y, const int M, const int N) {
+                int row = blockIdx.x * blockDim.y + threadIdx.y;
+                float sum = 0;
+                for (int i = threadIdx.x; i < N; i += 32) sum += A[row * N + i] * x[i];
+                if (threadIdx.x == 0) y[row] = sum;
+            }
+            int main(int argc, char **argv) {
+                size_t M = atoi(argv[1]);
+                size_t N = atoi(argv[2]);
+                size_t bytes_A = sizeof(float) * M * N;
+                float *d_A, *d_x, *d_y;
+                cudaMalloc(&d_A, bytes_A);
+                cudaMalloc(&d_x, sizeof(float) * N);
+                cudaMalloc(&d_y, sizeof(float) * M);
+                dim3 dimGrid(M / 4);
+                dim3 dimBlock(32, 4);
+                sgemv<<<dimGrid, dimBlock>>>(d_A, d_x, d_y, M, N);
+            }
+        "#;
+        let (root, text) = draft(&[("sgemv.cu", source)], "sgemv.cu", "s");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [1024]                # fill in: the problem sizes, each binds N (N×N elements",
+            "{ name = \"A\", buffer = \"f32\", count = \"N * N\", fill = \"random\" },  # fill in: the file allocates sizeof(float) * M * N for `d_A`, M, N taken as N",
+            "{ name = \"x\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # fill in: the file allocates sizeof(float) * N for `d_x`",
+            "{ name = \"y\", buffer = \"f32\", count = \"N\", output = true },  # fill in: the file allocates sizeof(float) * M for `d_y`",
+            "{ name = \"M\", scalar = \"i32\", value = \"N\" }",
+            "grid = [\"N / 4\"]",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        let plan = plan(root.path(), "s");
+        assert_eq!(plan.variants[0].instances[0].grid, [256, 1, 1]);
     }
 }
