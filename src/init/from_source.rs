@@ -1435,14 +1435,26 @@ impl<'a> Draft<'a> {
                     1 => value,
                     _ => "N",
                 };
+                // `(threadIdx.x + blockIdx.x * blockDim.x) * 4`: a thread
+                // takes four elements, a block four blocks' worth.
+                let per_thread = self
+                    .kernel
+                    .body
+                    .as_deref()
+                    .filter(|_| dimensions == 1)
+                    .and_then(|body| elements_per_thread(body, scanned));
                 let grid: Vec<String> = tile
                     .iter()
+                    .map(|t| t * per_thread.as_ref().map_or(1, |(k, _)| *k))
                     .map(|t| format!("\"cdiv({covered}, {t})\""))
                     .collect();
+                let each = per_thread.map_or(String::new(), |(k, written)| {
+                    format!("; each thread takes {k} elements (`{written}`)")
+                });
                 settings.push(Setting::new(
                     "grid",
                     format!("[{}]", grid.join(", ")),
-                    format!("  # fill in: blocks per grid, an expression over N{launched}"),
+                    format!("  # fill in: blocks per grid, an expression over N{each}{launched}"),
                 ));
             }
         }
@@ -2002,6 +2014,61 @@ fn numbers(values: &[u32]) -> String {
         .map(u32::to_string)
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The elements each thread of a 1-D kernel takes, where the body scales
+/// its global index by a constant: `(threadIdx.x + blockIdx.x *
+/// blockDim.x) * 2` (either order of the sum, the factor on either side,
+/// a literal or an integer constant of the file), with the scaling as
+/// written.
+fn elements_per_thread(body: &str, scanned: &Kernels) -> Option<(u32, String)> {
+    let text: String = body.chars().filter(|c| !c.is_whitespace()).collect();
+    let factor = |word: &str| -> Option<u32> {
+        let value = word.parse::<i64>().ok().or_else(|| {
+            scanned
+                .integers
+                .iter()
+                .rev()
+                .find(|(name, _)| name == word)
+                .map(|(_, v)| *v)
+        })?;
+        u32::try_from(value).ok().filter(|k| (2..=64).contains(k))
+    };
+    let word_at = |from: &str| -> String {
+        from.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    for index in [
+        "(threadIdx.x+blockIdx.x*blockDim.x)",
+        "(blockIdx.x*blockDim.x+threadIdx.x)",
+        "(threadIdx.x+blockDim.x*blockIdx.x)",
+        "(blockDim.x*blockIdx.x+threadIdx.x)",
+    ] {
+        let Some(at) = text.find(index) else {
+            continue;
+        };
+        let after = word_at(text[at + index.len()..].strip_prefix('*').unwrap_or(""));
+        if let Some(k) = factor(&after) {
+            return Some((k, format!("{index} * {after}")));
+        }
+        let before: String = text[..at]
+            .strip_suffix('*')
+            .map(|head| {
+                head.chars()
+                    .rev()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(k) = factor(&before) {
+            return Some((k, format!("{before} * {index}")));
+        }
+    }
+    None
 }
 
 /// The instance a launch names (`reduce<BLOCK, 2>`) with the names the
@@ -3621,5 +3688,33 @@ sequence = [
         }
         let plan = plan(root.path(), "s");
         assert_eq!(plan.variants[0].instances[0].grid, [256, 1, 1]);
+    }
+
+    #[test]
+    fn a_kernel_that_scales_its_index_takes_that_many_elements_a_thread() {
+        let source = r#"
+            #define VEC 4
+            __global__ void twice(float *a, float *c) {
+                int idx = (threadIdx.x + blockIdx.x * blockDim.x) * 2;
+                c[idx] = a[idx]; c[idx + 1] = a[idx + 1];
+            }
+            __global__ void quad(float *a, float *c) {
+                int idx = VEC * (blockIdx.x * blockDim.x + threadIdx.x);
+                for (int j = 0; j < VEC; j++) c[idx + j] = a[idx + j];
+            }
+            __global__ void once(float *a, float *c) {
+                int idx = threadIdx.x + blockIdx.x * blockDim.x;
+                c[idx] = a[idx] * 2;
+            }
+        "#;
+        let (_root, text) = draft(&[("v.cu", source)], "v.cu", "s");
+        let text = text.unwrap();
+        for expected in [
+            "grid = [\"cdiv(N, 512)\"]  # fill in: blocks per grid, an expression over N; each thread takes 2 elements (`(threadIdx.x+blockIdx.x*blockDim.x) * 2`)\n",
+            "grid = [\"cdiv(N, 1024)\"]  # fill in: blocks per grid, an expression over N; each thread takes 4 elements (`VEC * (blockIdx.x*blockDim.x+threadIdx.x)`)\n",
+            "grid = [\"cdiv(N, 256)\"]  # fill in: blocks per grid, an expression over N\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
     }
 }
