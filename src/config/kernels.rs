@@ -1238,8 +1238,9 @@ fn module_variables(tokens: &[Located]) -> Vec<ModuleVariable> {
 
 /// Every `typedef TYPE NAME;`, `using NAME = TYPE;` and object-like
 /// `#define NAME TEXT` of the file, as `(NAME, TYPE or TEXT)`: the
-/// directives first, then the declarations, each in source order. Function
-/// pointer and struct typedefs are left out.
+/// directives first, then the declarations, each in source order, then
+/// the structs of one scalar type ([`struct_aliases`]). Function pointer
+/// typedefs are left out.
 fn alias_declarations(tokens: &[Located], directives: &[String]) -> Vec<(String, String)> {
     let defines =
         object_like_defines(directives).map(|(name, text)| (name.to_string(), text.to_string()));
@@ -1269,7 +1270,105 @@ fn alias_declarations(tokens: &[Located], directives: &[String]) -> Vec<(String,
             },
         }
     });
-    defines.chain(declared).collect()
+    defines
+        .chain(declared)
+        .chain(struct_aliases(tokens))
+        .collect()
+}
+
+/// The structs whose members are one to four scalars of one type
+/// (`typedef struct { float x, y, z; } Vec3;`, `struct Pair { int a; int
+/// b; };`), each named (its tag and its typedef name) with the CUDA
+/// vector type of the same components (`float3`; the scalar itself for
+/// one member): a pointer to one is a buffer of that scalar, so many to
+/// an element. A struct with anything else (arrays, pointers, methods,
+/// mixed types, an `__align__`) is left out.
+fn struct_aliases(tokens: &[Located]) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for i in 0..tokens.len() {
+        if !matches!(&tokens[i].0, Token::Ident(w) if w == "struct") {
+            continue;
+        }
+        let (tag, open) = match (tokens.get(i + 1), tokens.get(i + 2)) {
+            (Some((Token::Ident(tag), _)), Some((Token::Punct('{'), _))) => (Some(tag), i + 2),
+            (Some((Token::Punct('{'), _)), _) => (None, i + 1),
+            _ => continue,
+        };
+        let Some(close) = tokens[open..]
+            .iter()
+            .position(|(t, _)| matches!(t, Token::Punct('}')))
+            .map(|at| open + at)
+        else {
+            continue;
+        };
+        let Some(vector) = homogeneous_members(&tokens[open + 1..close]) else {
+            continue;
+        };
+        let typedef_name = match (tokens.get(close + 1), tokens.get(close + 2)) {
+            (Some((Token::Ident(name), _)), Some((Token::Punct(';'), _)))
+                if i > 0 && matches!(&tokens[i - 1].0, Token::Ident(w) if w == "typedef") =>
+            {
+                Some(name)
+            }
+            _ => None,
+        };
+        for name in tag.into_iter().chain(typedef_name) {
+            found.push((name.clone(), vector.clone()));
+        }
+    }
+    found
+}
+
+/// The CUDA vector type (or scalar, for one member) that `members`, the
+/// tokens between a struct's braces, lay out: one to four names of one
+/// scalar type, in one declaration or several.
+fn homogeneous_members(members: &[Located]) -> Option<String> {
+    let mut type_words: Option<Vec<String>> = None;
+    let mut lanes = 0;
+    for declaration in members.split(|(t, _)| matches!(t, Token::Punct(';'))) {
+        if declaration.is_empty() {
+            continue;
+        }
+        let words: Vec<&str> = declaration
+            .iter()
+            .map(|(t, _)| match t {
+                Token::Ident(w) => Some(w.as_str()),
+                Token::Punct(',') => Some(","),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        let first_name = words.iter().position(|w| *w == ",").unwrap_or(words.len()) - 1;
+        let (written, names) = words.split_at(first_name);
+        // `float x, y, z`: names apart from commas, one by one.
+        let names_ok = names
+            .iter()
+            .enumerate()
+            .all(|(k, w)| (k % 2 == 1) == (*w == ","));
+        if written.is_empty() || !names_ok || names.len() % 2 == 0 {
+            return None;
+        }
+        let written: Vec<String> = written.iter().map(|w| w.to_string()).collect();
+        match &type_words {
+            Some(known) if *known != written => return None,
+            _ => type_words = Some(written),
+        }
+        lanes += names.len().div_ceil(2);
+    }
+    let written = type_words?.join(" ");
+    let base = match written.as_str() {
+        "float" | "double" | "int" | "short" | "char" => written.clone(),
+        "unsigned" | "unsigned int" => "uint".into(),
+        "unsigned short" => "ushort".into(),
+        "unsigned char" => "uchar".into(),
+        "long long" => "longlong".into(),
+        "unsigned long long" => "ulonglong".into(),
+        _ => return None,
+    };
+    match lanes {
+        1 => Some(written),
+        2..=4 => Some(format!("{base}{lanes}")),
+        _ => None,
+    }
 }
 
 /// The arguments of allocation calls (a function whose name holds `alloc`,
@@ -2257,6 +2356,31 @@ mod tests {
                 ("u64_t".into(), "unsigned long long".into()),
                 ("real".into(), "float".into()),
                 ("input_t".into(), "const float *".into()),
+                // A struct of one scalar type is laid out as the vector type.
+                ("point".into(), "float2".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn structs_of_one_scalar_type_are_vector_types() {
+        let source = r#"
+            typedef struct { float x,y,z; } Vec3;
+            struct Pixel { unsigned char r; unsigned char g; unsigned char b; unsigned char a; };
+            typedef struct Wrapped { double v; } Wrapped_t;
+            struct Mixed { float x; int y; };
+            struct Wide { float v[4]; };
+            struct Five { int a, b, c, d, e; };
+            struct __align__(16) Aligned { float x, y, z, w; };
+            struct Method { float x; float get() { return x; } };
+        "#;
+        assert_eq!(
+            scan(source).aliases,
+            [
+                ("Vec3".to_string(), "float3".to_string()),
+                ("Pixel".into(), "uchar4".into()),
+                ("Wrapped".into(), "double".into()),
+                ("Wrapped_t".into(), "double".into()),
             ]
         );
     }

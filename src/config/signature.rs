@@ -368,7 +368,16 @@ pub(crate) fn size_of(text: &str, aliases: &[(String, String)]) -> Option<usize>
     }
     match resolved.contains('*') {
         true => Some(8),
-        false => type_of(&words(&resolved)).map(|c| c.bytes),
+        false => type_of(&words(&resolved)).map(|c| c.bytes).or_else(|| {
+            let kept: Vec<String> = words(&resolved)
+                .into_iter()
+                .filter(|w| !QUALIFIERS.contains(&w.as_str()))
+                .collect();
+            let [name] = kept.as_slice() else {
+                return None;
+            };
+            vector_type(name).map(|(component, lanes)| component.bytes * lanes)
+        }),
     }
 }
 
@@ -1063,7 +1072,8 @@ mod tests {
             ("real", Some(8)),
             (" word ", Some(4)),
             ("float *", Some(8)),
-            ("float4", None),
+            ("float4", Some(16)),
+            ("const uchar3", Some(3)),
             ("n", None),
             ("x + 1", None),
         ] {

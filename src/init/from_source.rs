@@ -911,9 +911,18 @@ impl<'a> Draft<'a> {
         let suite = problem.dimensions;
         let count = self
             .allocated_count(position, parameter, scanned, problem)
-            .unwrap_or_else(|| Count {
-                toml: quoted(COUNTS[suite - 1]),
-                comment: "fill in: its element count".to_string(),
+            .unwrap_or_else(|| match lanes_of(parameter) {
+                1 => Count {
+                    toml: quoted(COUNTS[suite - 1]),
+                    comment: "fill in: its element count".to_string(),
+                },
+                lanes => Count {
+                    toml: quoted(&format!("{lanes}*{}", COUNTS[suite - 1])),
+                    comment: format!(
+                        "fill in: its element count, {lanes} to each `{}`",
+                        written_type(parameter).trim_end_matches(['*', ' '])
+                    ),
+                },
             });
         let entry = argument(
             position,
@@ -1015,20 +1024,26 @@ impl<'a> Draft<'a> {
                 None => break,
             }
         }
-        let element_bytes = parameter.element()?.size_bytes();
+        // A buffer of `float3`s (or of a struct of three floats) is three
+        // f32 elements to each the file allocates.
+        let lanes = lanes_of(parameter);
+        let pointee_bytes = parameter.element()?.size_bytes() * lanes;
         let factors = signature::split_top_level(&bytes.replace('*', ","), false);
         let sizeof_at = factors.iter().position(|f| {
             let f = f.trim();
             f.starts_with("sizeof")
                 && translate(f, &[], &[], scanned, &mut Vec::new(), 0).as_deref()
-                    == Some(&element_bytes.to_string())
+                    == Some(&pointee_bytes.to_string())
         })?;
-        let count: Vec<&str> = factors
+        let mut count: Vec<String> = factors
             .iter()
             .enumerate()
             .filter(|(at, _)| *at != sizeof_at)
-            .map(|(_, f)| f.trim())
+            .map(|(_, f)| f.trim().to_string())
             .collect();
+        if lanes > 1 {
+            count.insert(0, lanes.to_string());
+        }
         Some(Allocation {
             count: match count.is_empty() {
                 true => "1".to_string(),
@@ -2120,6 +2135,16 @@ fn launched_instance(callee: &str, scanned: &Kernels) -> (String, Vec<String>, V
         .collect();
     let base = callee.split('<').next().unwrap_or(callee).trim();
     (format!("{base}<{}>", filled.join(", ")), unread, computed)
+}
+
+/// How many scalar elements one of what the pointer `parameter` points
+/// to holds: 3 for a `float3 *` (or a pointer to a struct of three
+/// floats), else 1.
+fn lanes_of(parameter: &Parameter) -> usize {
+    match (parameter.vector_pointee_bytes(), parameter.element()) {
+        (Some(bytes), Some(element)) => (bytes / element.size_bytes()).max(1),
+        _ => 1,
+    }
 }
 
 /// A parameter's type as written, without its name (`const floatX*` of
@@ -3716,5 +3741,37 @@ sequence = [
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
+    }
+
+    #[test]
+    fn a_buffer_of_structs_or_vectors_holds_their_components() {
+        // An array of structures, the classic before of a coalescing step.
+        let source = r#"
+            typedef struct { float x,y,z; } Vec3;
+            __global__ void add_aos(const Vec3* a, const Vec3* b, Vec3* c, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
+                c[i].x = a[i].x + b[i].x; c[i].y = a[i].y + b[i].y; c[i].z = a[i].z + b[i].z;
+            }
+            __global__ void scale4(float4 *v, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) { v[i].x *= 2; v[i].y *= 2; v[i].z *= 2; v[i].w *= 2; }
+            }
+            int main() {
+                int n = 1 << 20; size_t bytes = n * sizeof(Vec3);
+                Vec3 *d_a, *d_b, *d_c;
+                cudaMalloc(&d_a, bytes); cudaMalloc(&d_b, bytes); cudaMalloc(&d_c, bytes);
+                add_aos<<<(n + 255) / 256, 256>>>(d_a, d_b, d_c, n);
+            }
+        "#;
+        let (root, text) = draft(&[("aos.cu", source)], "aos.cu", "s");
+        let text = text.unwrap();
+        for expected in [
+            "{ name = \"a\", buffer = \"f32\", count = \"3 * N\", fill = \"random\" },  # the file allocates n * sizeof(Vec3) for `d_a`",
+            "{ name = \"c\", buffer = \"f32\", count = \"3 * N\", output = true },  # the file allocates n * sizeof(Vec3) for `d_c`",
+            "{ name = \"v\", buffer = \"f32\", count = \"4*N\", output = true, fill = \"random\" },  # fill in: its element count, 4 to each `float4`",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        plan(root.path(), "s");
     }
 }
