@@ -1005,7 +1005,7 @@ impl<'a> Draft<'a> {
         if matches!(self.launched, Launched::Offered(_)) {
             return None;
         }
-        let mut variable = launch.arguments.get(position)?.trim().to_string();
+        let mut variable = uncast(launch.arguments.get(position)?).to_string();
         for _ in 0..4 {
             match scanned.passed_pointers.iter().find(|(p, _)| *p == variable) {
                 Some((_, passed)) => variable = passed.trim().to_string(),
@@ -1024,16 +1024,22 @@ impl<'a> Draft<'a> {
                 None => break,
             }
         }
-        // A buffer of `float3`s (or of a struct of three floats) is three
-        // f32 elements to each the file allocates.
-        let lanes = lanes_of(parameter);
-        let pointee_bytes = parameter.element()?.size_bytes() * lanes;
+        // Allocated as `float3`s (or structs of three floats), three f32
+        // elements to each; allocated as floats and passed as `(float4 *)`,
+        // one to each.
+        let element_bytes = parameter.element()?.size_bytes();
         let factors = signature::split_top_level(&bytes.replace('*', ","), false);
-        let sizeof_at = factors.iter().position(|f| {
+        let (sizeof_at, lanes) = factors.iter().enumerate().find_map(|(at, f)| {
             let f = f.trim();
-            f.starts_with("sizeof")
-                && translate(f, &[], &[], scanned, &mut Vec::new(), 0).as_deref()
-                    == Some(&pointee_bytes.to_string())
+            let bytes: usize = f
+                .starts_with("sizeof")
+                .then(|| translate(f, &[], &[], scanned, &mut Vec::new(), 0))??
+                .parse()
+                .ok()?;
+            [1, lanes_of(parameter)]
+                .into_iter()
+                .find(|lanes| bytes == element_bytes * lanes)
+                .map(|lanes| (at, lanes))
         })?;
         let mut count: Vec<String> = factors
             .iter()
@@ -2135,6 +2141,29 @@ fn launched_instance(callee: &str, scanned: &Kernels) -> (String, Vec<String>, V
         .collect();
     let base = callee.split('<').next().unwrap_or(callee).trim();
     (format!("{base}<{}>", filled.join(", ")), unread, computed)
+}
+
+/// A launch argument without the cast in front of it: `d_a` of
+/// `(float4 *)d_a` and of `reinterpret_cast<float4 *>(d_a)`.
+fn uncast(argument: &str) -> &str {
+    let argument = argument.trim();
+    if let Some(rest) = argument.strip_prefix("reinterpret_cast<")
+        && let Some(open) = rest.find(">(")
+    {
+        return rest[open + 2..]
+            .strip_suffix(')')
+            .unwrap_or(argument)
+            .trim();
+    }
+    match argument
+        .strip_prefix('(')
+        .and_then(|rest| rest.split_once(')'))
+    {
+        Some((cast, rest)) if cast.trim_end().ends_with('*') && is_identifier(rest.trim()) => {
+            rest.trim()
+        }
+        _ => argument,
+    }
 }
 
 /// How many scalar elements one of what the pointer `parameter` points
@@ -3752,6 +3781,10 @@ sequence = [
                 int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
                 c[i].x = a[i].x + b[i].x; c[i].y = a[i].y + b[i].y; c[i].z = a[i].z + b[i].z;
             }
+            __global__ void copy4(const float4 *in, float4 *out) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                out[i] = in[i];
+            }
             __global__ void scale4(float4 *v, int n) {
                 int i = blockIdx.x * blockDim.x + threadIdx.x;
                 if (i < n) { v[i].x *= 2; v[i].y *= 2; v[i].z *= 2; v[i].w *= 2; }
@@ -3761,6 +3794,8 @@ sequence = [
                 Vec3 *d_a, *d_b, *d_c;
                 cudaMalloc(&d_a, bytes); cudaMalloc(&d_b, bytes); cudaMalloc(&d_c, bytes);
                 add_aos<<<(n + 255) / 256, 256>>>(d_a, d_b, d_c, n);
+                float *d_f; cudaMalloc(&d_f, n * sizeof(float));
+                copy4<<<n / 4 / 256, 256>>>((const float4 *)d_f, reinterpret_cast<float4 *>(d_f));
             }
         "#;
         let (root, text) = draft(&[("aos.cu", source)], "aos.cu", "s");
@@ -3769,6 +3804,9 @@ sequence = [
             "{ name = \"a\", buffer = \"f32\", count = \"3 * N\", fill = \"random\" },  # the file allocates n * sizeof(Vec3) for `d_a`",
             "{ name = \"c\", buffer = \"f32\", count = \"3 * N\", output = true },  # the file allocates n * sizeof(Vec3) for `d_c`",
             "{ name = \"v\", buffer = \"f32\", count = \"4*N\", output = true, fill = \"random\" },  # fill in: its element count, 4 to each `float4`",
+            // Allocated as floats, passed as float4s: one to each float.
+            "{ name = \"in\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # the file allocates n * sizeof(float) for `d_f`",
+            "{ name = \"out\", buffer = \"f32\", count = \"N\", output = true },  # the file allocates n * sizeof(float) for `d_f`",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
