@@ -236,10 +236,10 @@ impl Homes {
 fn runner_header(relative: &Path, suite_name: &str, homes: &Homes) -> String {
     let mut text = format!(
         "# A starting suite for the kernels {runner} launches, written by `gpuprof init --from`.\n\
-         # {runner} defines no kernel: each variant's source is the header that\n\
-         # defines its kernel, and its entry, geometry and arguments are read\n\
-         # from {runner}'s launches. Each header is compiled on its own: by nvcc\n\
-         # where it holds host code, else by NVRTC. The headers:\n",
+         # {runner} defines no kernel: each variant's source is the file it\n\
+         # includes that defines its kernel, and its entry, geometry and arguments\n\
+         # are read from {runner}'s launches. Each such file is compiled on its\n\
+         # own: by nvcc where it holds host code, else by NVRTC. The files:\n",
         runner = relative.display(),
     );
     for home in &homes.files {
@@ -248,7 +248,7 @@ fn runner_header(relative: &Path, suite_name: &str, homes: &Homes) -> String {
     if !homes.not_launched.is_empty() {
         let _ = writeln!(
             text,
-            "# Not drafted: {}, which the headers define and {} does not launch.",
+            "# Not drafted: {}, which the files it includes define and {} does not launch.",
             homes.not_launched.join(", "),
             relative.display()
         );
@@ -3630,7 +3630,7 @@ sequence = [
         let text = written.unwrap();
         assert!(
             text.contains(
-                "# ../src/runner.cu defines no kernel: each variant's source is the header that\n"
+                "# ../src/runner.cu defines no kernel: each variant's source is the file it\n"
             ),
             "{text}"
         );
@@ -3639,7 +3639,7 @@ sequence = [
             "{text}"
         );
         assert!(
-            text.contains("# Not drafted: unused, which the headers define and ../src/runner.cu does not launch."),
+            text.contains("# Not drafted: unused, which the files it includes define and ../src/runner.cu does not launch."),
             "{text}"
         );
         assert!(
