@@ -1701,6 +1701,46 @@ pub(crate) fn pointer_use(body: &str, name: &str) -> PointerUse {
     found
 }
 
+/// Whether the kernel writes the pointer `name` only at `name[blockIdx.x]`
+/// (`d_out[blockIdx.x] = sdata[0];`), each block one partial result (a
+/// reduction's per-block sums), and uses it in no other way.
+pub(crate) fn written_per_block(body: &str, name: &str) -> bool {
+    let chars: Vec<char> = body.chars().collect();
+    let (tokens, _) = tokenize(&chars);
+    let mut writes = 0;
+    for i in 0..tokens.len() {
+        if !matches!(&tokens[i].0, Token::Ident(w) if w == name) {
+            continue;
+        }
+        let member = i > 0 && (is(&tokens, i - 1, '.') || is(&tokens, i - 1, '>'));
+        if member {
+            continue;
+        }
+        if !is(&tokens, i + 1, '[') {
+            return false;
+        }
+        let close = group_end(&tokens, i + 1);
+        let index: Vec<&Token> = tokens[i + 2..close.saturating_sub(1)]
+            .iter()
+            .map(|(t, _)| t)
+            .collect();
+        let per_block = matches!(
+            index.as_slice(),
+            [Token::Ident(b), Token::Punct('.'), Token::Ident(x)] if b == "blockIdx" && x == "x"
+        );
+        let assigned = is(&tokens, close, '=') && !is(&tokens, close + 1, '=')
+            || (matches!(
+                tokens.get(close),
+                Some((Token::Punct('+' | '-' | '*' | '/'), _))
+            ) && is(&tokens, close + 1, '='));
+        match assigned && per_block {
+            true => writes += 1,
+            false => return false,
+        }
+    }
+    writes > 0
+}
+
 /// The dimensions a kernel's body indexes: of its block (`threadIdx`,
 /// `blockDim`) and of its grid (`blockIdx`, `gridDim`), each 1 to 3.
 pub(crate) fn index_dimensions(body: &str) -> (usize, usize) {

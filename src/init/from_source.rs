@@ -915,6 +915,7 @@ impl<'a> Draft<'a> {
                 1 => Count {
                     toml: quoted(COUNTS[suite - 1]),
                     comment: "fill in: its element count".to_string(),
+                    summed: false,
                 },
                 lanes => Count {
                     toml: quoted(&format!("{lanes}*{}", COUNTS[suite - 1])),
@@ -922,8 +923,12 @@ impl<'a> Draft<'a> {
                         "fill in: its element count, {lanes} to each `{}`",
                         written_type(parameter).trim_end_matches(['*', ' '])
                     ),
+                    summed: false,
                 },
             });
+        let count = self
+            .per_block_count(parameter, scanned, problem)
+            .unwrap_or(count);
         let entry = argument(
             position,
             parameter,
@@ -935,6 +940,41 @@ impl<'a> Draft<'a> {
             Some(passed) => passed.applied(&entry, self.scalar_value(suite)),
             None => entry,
         }
+    }
+
+    /// The count of an output the kernel writes one element of per block
+    /// (`d_out[blockIdx.x] = sdata[0];`, a reduction's partial sums): the
+    /// blocks of its one-dimensional grid, compared by their sum, so that a
+    /// step that gives each block more elements (fewer, larger partials)
+    /// is still compared with the baseline. None for a repeated launch,
+    /// whose grid changes from turn to turn.
+    fn per_block_count(
+        &self,
+        parameter: &Parameter,
+        scanned: &Kernels,
+        problem: &Problem,
+    ) -> Option<Count> {
+        let name = parameter.name()?;
+        let written = self.uses(parameter).is_some_and(|uses| uses.written);
+        let body = self.kernel.body.as_deref()?;
+        if !written || !self.around.loops.is_empty() || !kernels::written_per_block(body, &name) {
+            return None;
+        }
+        let grid = self
+            .geometry(scanned, problem, &Turn::once(problem.n as f64))
+            .into_iter()
+            .find(|setting| setting.key == "grid")?;
+        let table: toml::Table = toml::from_str(&format!("grid = {}", grid.value)).ok()?;
+        let [blocks] = table.get("grid")?.as_array()?.as_slice() else {
+            return None;
+        };
+        Some(Count {
+            toml: blocks.to_string(),
+            comment: format!(
+                "one partial result a block ({name}[blockIdx.x]): as many as the grid's blocks, compared by their sum"
+            ),
+            summed: true,
+        })
     }
 
     /// The element count of the buffer the launch passes as the pointer
@@ -975,6 +1015,7 @@ impl<'a> Draft<'a> {
             return Some(Count {
                 toml: drafted.toml(),
                 comment: format!("fill in: {said}, {} taken as N", names.join(", ")),
+                summed: false,
             });
         }
         let at_the_files = translate(&allocated.count, &[], &[], scanned, &mut Vec::new(), 0)
@@ -983,6 +1024,7 @@ impl<'a> Draft<'a> {
         (at_n == at_the_files).then(|| Count {
             toml: drafted.toml(),
             comment: said,
+            summed: false,
         })
     }
 
@@ -2273,6 +2315,9 @@ struct Allocation {
 struct Count {
     toml: String,
     comment: String,
+    /// Compared by its sum (`compare = "sum"`): one partial result a
+    /// block, which variants with other grids split otherwise.
+    summed: bool,
 }
 
 /// The parameter at `position` as an `args` entry: a pointer as a buffer
@@ -2299,8 +2344,13 @@ fn argument(
     match &parameter.takes {
         Takes::Pointer(_) => match buffer_of(parameter, uses, &shown) {
             Some((element, role, comment)) => format!(
-                "  {{ name = {name}, buffer = \"{element}\", count = {}, {role} }},  # {}{comment}\n",
-                count.toml, count.comment
+                "  {{ name = {name}, buffer = \"{element}\", count = {}, {role}{} }},  # {}{comment}\n",
+                count.toml,
+                match count.summed {
+                    true => ", compare = \"sum\"",
+                    false => "",
+                },
+                count.comment
             ),
             None => unknown("pointer to a type"),
         },
@@ -3807,6 +3857,54 @@ sequence = [
             // Allocated as floats, passed as float4s: one to each float.
             "{ name = \"in\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # the file allocates n * sizeof(float) for `d_f`",
             "{ name = \"out\", buffer = \"f32\", count = \"N\", output = true },  # the file allocates n * sizeof(float) for `d_f`",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        plan(root.path(), "s");
+    }
+
+    #[test]
+    fn per_block_partial_sums_are_counted_by_the_grid_and_compared_by_their_sum() {
+        let source = r#"
+            #define THREADS 256
+            __global__ void reduce_v0(float *in, float *out) {
+                __shared__ float s[THREADS];
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                s[threadIdx.x] = in[i];
+                __syncthreads();
+                for (int k = 1; k < THREADS; k *= 2) {
+                    if (threadIdx.x % (2 * k) == 0) s[threadIdx.x] += s[threadIdx.x + k];
+                    __syncthreads();
+                }
+                if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+            }
+            __global__ void reduce_two(float *in, float *out) {
+                __shared__ float s[THREADS];
+                int i = blockIdx.x * blockDim.x * 2 + threadIdx.x;
+                s[threadIdx.x] = in[i] + in[i + blockDim.x];
+                __syncthreads();
+                if (threadIdx.x == 0) { float t = 0; for (int k = 0; k < THREADS; k++) t += s[k]; out[blockIdx.x] = t; }
+            }
+            __global__ void scatter(float *in, float *out) {
+                out[blockIdx.x * blockDim.x + threadIdx.x] = in[blockIdx.x];
+            }
+            int main() {
+                const int N = 1 << 24;
+                float *d_in, *d_out;
+                cudaMalloc(&d_in, N * sizeof(float));
+                cudaMalloc(&d_out, N / THREADS * sizeof(float));
+                reduce_v0<<<N / THREADS, THREADS>>>(d_in, d_out);
+                reduce_two<<<N / THREADS / 2, THREADS>>>(d_in, d_out);
+                scatter<<<N / THREADS, THREADS>>>(d_in, d_out);
+            }
+        "#;
+        let (root, text) = draft(&[("r.cu", source)], "r.cu", "s");
+        let text = text.unwrap();
+        for expected in [
+            "{ name = \"out\", buffer = \"f32\", count = \"N / 256\", output = true, compare = \"sum\" },  # one partial result a block (out[blockIdx.x]): as many as the grid's blocks, compared by their sum\n",
+            "{ name = \"out\", buffer = \"f32\", count = \"floor(N / 256) / 2\", output = true, compare = \"sum\" },",
+            // Written at every thread's element: compared element by element.
+            "{ name = \"out\", buffer = \"f32\", count = \"N / 256\", output = true },  # the file allocates",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
