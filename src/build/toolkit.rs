@@ -2,9 +2,10 @@
 //! `include/cccl`, where the C++ libraries moved) for NVRTC, which finds no
 //! header of its own, and its `nvcc`. Looked for in `CUDA_HOME`,
 //! `CUDA_PATH`, beside the NVRTC library on `LD_LIBRARY_PATH` (the layout
-//! of NVIDIA's PyPI packages), then `/usr/local/cuda`; `nvcc` also on
-//! `PATH`. Also the host compiler's system header folders, where nvcc
-//! finds a `#include "assert.h"` that is no file of the user's.
+//! of NVIDIA's PyPI packages), above the `nvcc` on `PATH`, then
+//! `/usr/local/cuda`; `nvcc` also on `PATH`. Also the host compiler's
+//! system header folders, where nvcc finds a `#include "assert.h"` that is
+//! no file of the user's.
 
 use std::path::{Path, PathBuf};
 
@@ -20,6 +21,14 @@ fn roots() -> Vec<PathBuf> {
                 .filter(|dir| {
                     dir.join("libnvrtc.so.13").exists() || dir.join("libnvrtc.so").exists()
                 })
+                .filter_map(|dir| dir.parent().map(Path::to_path_buf)),
+        );
+    }
+    // The toolkit of the nvcc on PATH (`…/cuda-13.0/bin/nvcc`).
+    if let Some(paths) = std::env::var_os("PATH") {
+        roots.extend(
+            std::env::split_paths(&paths)
+                .filter(|dir| dir.join("nvcc").is_file())
                 .filter_map(|dir| dir.parent().map(Path::to_path_buf)),
         );
     }
@@ -47,18 +56,22 @@ pub fn include_dirs() -> Vec<PathBuf> {
     }
 }
 
-/// The folders the host C++ compiler (`c++`, nvcc's host compiler) searches
+/// The folders the host C++ compiler (`c++` or `g++`, nvcc's host compiler) searches
 /// for system headers, as `c++ -E -v` lists them; `/usr/local/include` and
 /// `/usr/include` when it cannot say. Asked once per process.
 pub fn host_include_dirs() -> &'static [PathBuf] {
     static DIRS: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
     DIRS.get_or_init(|| {
-        let listed = std::process::Command::new("c++")
-            .args(["-E", "-x", "c++", "-v", "/dev/null"])
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .output()
-            .ok()
+        let listed = ["c++", "g++"]
+            .into_iter()
+            .find_map(|compiler| {
+                std::process::Command::new(compiler)
+                    .args(["-E", "-x", "c++", "-v", "/dev/null"])
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::null())
+                    .output()
+                    .ok()
+            })
             .map(|output| {
                 String::from_utf8_lossy(&output.stderr)
                     .lines()

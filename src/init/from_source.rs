@@ -416,15 +416,17 @@ fn include_lines(source: &str, origin: &Origin) -> String {
             true => format!("\"{header}\""),
             false => format!("<{header}>"),
         };
-        // A system header (`<vector>`, `<cstdio>`) has no extension; an
-        // angle-bracket header found nowhere near is the system's too.
+        // A C++ library header (`<vector>`) has no extension. One with an
+        // extension in no folder the compilers search nor near the file
+        // (`<torch/extension.h>`, `<mpi.h>`) is a library's that nvcc will
+        // not find either.
         let named = Path::new(header).extension().is_some();
         match search.folder_holding(header).filter(|_| named) {
             Some(folder) => match found.iter_mut().find(|(f, _)| *f == folder) {
                 Some((_, headers)) => headers.push(shown),
                 None => found.push((folder, vec![shown])),
             },
-            None if include.quoted => missing.push(shown),
+            None if include.quoted || named => missing.push(shown),
             None => {}
         }
     }
@@ -449,7 +451,7 @@ fn include_lines(source: &str, origin: &Origin) -> String {
     if !missing.is_empty() {
         let _ = writeln!(
             text,
-            "# fill in: include_dirs = [\"…\"], the folder(s) that hold {}: not beside the file nor in the folders near it",
+            "# fill in: include_dirs = [\"…\"], the folder(s) that hold {}: not beside the file, in the folders near it, nor where the CUDA toolkit and the host compiler look",
             missing.join(", ")
         );
     }
@@ -2730,7 +2732,7 @@ mod tests {
             "{ name = \"idata\", buffer = \"f32\", count = \"N*N\", fill = \"random\" },",
             "sizes = [1024] ",
             "baseline = \"transposeNaive\"  # its name says naive: every other variant's output is compared with it",
-            "include_dirs = [\"../common\"]  # fill in: the folder(s) that hold <helper_cuda.h> (found near the file, not beside it)\n# fill in: include_dirs = [\"…\"], the folder(s) that hold \"missing_helper.h\": not beside the file nor in the folders near it\n",
+            "include_dirs = [\"../common\"]  # fill in: the folder(s) that hold <helper_cuda.h> (found near the file, not beside it)\n# fill in: include_dirs = [\"…\"], the folder(s) that hold \"missing_helper.h\": not beside the file, in the folders near it, nor where the CUDA toolkit and the host compiler look\n",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
@@ -3726,6 +3728,8 @@ sequence = [
     fn a_bool_constant_is_a_template_argument_and_a_quoted_system_header_is_the_compilers() {
         let source = r#"
             #include "assert.h"
+            #include <vector>
+            #include <torch/extension.h>
             template <const int TILE, const bool DOUBLE_BUFFER>
             __global__ void copy(const float *in, float *out, int n) {
                 int i = blockIdx.x * TILE + threadIdx.x;
@@ -3752,6 +3756,12 @@ sequence = [
             "the test needs the C library's headers (Debian's libc6-dev)"
         );
         assert!(!text.contains("assert.h"), "{text}");
+        // A library's header found nowhere nvcc looks is named.
+        assert!(
+            text.contains("the folder(s) that hold <torch/extension.h>: not beside the file"),
+            "{text}"
+        );
+        assert!(!text.contains("<vector>"), "{text}");
     }
 
     #[test]
