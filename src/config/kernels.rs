@@ -1702,12 +1702,14 @@ pub(crate) fn pointer_use(body: &str, name: &str) -> PointerUse {
 }
 
 /// Whether the kernel writes the pointer `name` only at `name[blockIdx.x]`
-/// (`d_out[blockIdx.x] = sdata[0];`), each block one partial result (a
-/// reduction's per-block sums), and uses it in no other way.
-pub(crate) fn written_per_block(body: &str, name: &str) -> bool {
+/// (`d_out[blockIdx.x] = sdata[0];`, or `atomicAdd(&d_out[blockIdx.x],
+/// sum)` from each warp), each block one partial result (a reduction's
+/// per-block sums), and uses it in no other way: `Some(true)` when it adds
+/// to what is there (`+=`, an atomic), `Some(false)` when it assigns it.
+pub(crate) fn written_per_block(body: &str, name: &str) -> Option<bool> {
     let chars: Vec<char> = body.chars().collect();
     let (tokens, _) = tokenize(&chars);
-    let mut writes = 0;
+    let (mut writes, mut accumulates) = (0, false);
     for i in 0..tokens.len() {
         if !matches!(&tokens[i].0, Token::Ident(w) if w == name) {
             continue;
@@ -1717,7 +1719,7 @@ pub(crate) fn written_per_block(body: &str, name: &str) -> bool {
             continue;
         }
         if !is(&tokens, i + 1, '[') {
-            return false;
+            return None;
         }
         let close = group_end(&tokens, i + 1);
         let index: Vec<&Token> = tokens[i + 2..close.saturating_sub(1)]
@@ -1728,17 +1730,24 @@ pub(crate) fn written_per_block(body: &str, name: &str) -> bool {
             index.as_slice(),
             [Token::Ident(b), Token::Punct('.'), Token::Ident(x)] if b == "blockIdx" && x == "x"
         );
-        let assigned = is(&tokens, close, '=') && !is(&tokens, close + 1, '=')
-            || (matches!(
-                tokens.get(close),
-                Some((Token::Punct('+' | '-' | '*' | '/'), _))
-            ) && is(&tokens, close + 1, '='));
-        match assigned && per_block {
-            true => writes += 1,
-            false => return false,
+        let assigned = is(&tokens, close, '=') && !is(&tokens, close + 1, '=');
+        let compound = matches!(
+            tokens.get(close),
+            Some((Token::Punct('+' | '-' | '*' | '/'), _))
+        ) && is(&tokens, close + 1, '=');
+        // `atomicAdd(&name[blockIdx.x], …)`.
+        let atomic = i >= 3
+            && is(&tokens, i - 1, '&')
+            && is(&tokens, i - 2, '(')
+            && matches!(&tokens[i - 3].0, Token::Ident(f) if f.starts_with("atomic"))
+            && is(&tokens, close, ',');
+        if !per_block || !(assigned || compound || atomic) {
+            return None;
         }
+        writes += 1;
+        accumulates |= compound || atomic;
     }
-    writes > 0
+    (writes > 0).then_some(accumulates)
 }
 
 /// The dimensions a kernel's body indexes: of its block (`threadIdx`,

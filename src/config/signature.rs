@@ -115,14 +115,7 @@ impl Parameter {
         let pointee = declared
             .find(['*', '['])
             .map_or(declared, |at| &declared[..at]);
-        let kept: Vec<String> = words(pointee)
-            .into_iter()
-            .filter(|w| !QUALIFIERS.contains(&w.as_str()))
-            .collect();
-        let [name] = kept.as_slice() else {
-            return None;
-        };
-        vector_type(name).map(|(component, lanes)| component.bytes * lanes)
+        vector_bytes(pointee)
     }
 
     /// The name the declaration gives it (`n` of `const int n = 4`,
@@ -368,17 +361,23 @@ pub(crate) fn size_of(text: &str, aliases: &[(String, String)]) -> Option<usize>
     }
     match resolved.contains('*') {
         true => Some(8),
-        false => type_of(&words(&resolved)).map(|c| c.bytes).or_else(|| {
-            let kept: Vec<String> = words(&resolved)
-                .into_iter()
-                .filter(|w| !QUALIFIERS.contains(&w.as_str()))
-                .collect();
-            let [name] = kept.as_slice() else {
-                return None;
-            };
-            vector_type(name).map(|(component, lanes)| component.bytes * lanes)
-        }),
+        false => type_of(&words(&resolved))
+            .map(|c| c.bytes)
+            .or_else(|| vector_bytes(&resolved)),
     }
+}
+
+/// The size in bytes of `text` when it names one of CUDA's vector types,
+/// qualifiers aside (`const uint4` is 16).
+fn vector_bytes(text: &str) -> Option<usize> {
+    let kept: Vec<String> = words(text)
+        .into_iter()
+        .filter(|w| !QUALIFIERS.contains(&w.as_str()))
+        .collect();
+    let [name] = kept.as_slice() else {
+        return None;
+    };
+    vector_type(name).map(|(component, lanes)| component.bytes * lanes)
 }
 
 /// `a, f<b, c>(d), e` → [`a`, `f<b, c>(d)`, `e`], each with whitespace

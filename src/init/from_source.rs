@@ -918,6 +918,7 @@ impl<'a> Draft<'a> {
                     toml: quoted(COUNTS[suite - 1]),
                     comment: "fill in: its element count".to_string(),
                     summed: false,
+                    zeroed: false,
                 },
                 lanes => Count {
                     toml: quoted(&format!("{lanes}*{}", COUNTS[suite - 1])),
@@ -926,6 +927,7 @@ impl<'a> Draft<'a> {
                         written_type(parameter).trim_end_matches(['*', ' '])
                     ),
                     summed: false,
+                    zeroed: false,
                 },
             });
         let count = self
@@ -959,9 +961,10 @@ impl<'a> Draft<'a> {
         let name = parameter.name()?;
         let written = self.uses(parameter).is_some_and(|uses| uses.written);
         let body = self.kernel.body.as_deref()?;
-        if !written || !self.around.loops.is_empty() || !kernels::written_per_block(body, &name) {
+        if !written || !self.around.loops.is_empty() {
             return None;
         }
+        let accumulates = kernels::written_per_block(body, &name)?;
         let grid = self
             .geometry(scanned, problem, &Turn::once(problem.n as f64))
             .into_iter()
@@ -973,9 +976,14 @@ impl<'a> Draft<'a> {
         Some(Count {
             toml: blocks.to_string(),
             comment: format!(
-                "one partial result a block ({name}[blockIdx.x]): as many as the grid's blocks, compared by their sum"
+                "one partial result a block ({name}[blockIdx.x]): as many as the grid's blocks, compared by their sum{}",
+                match accumulates {
+                    true => ", each added to from zero",
+                    false => "",
+                }
             ),
             summed: true,
+            zeroed: accumulates,
         })
     }
 
@@ -1018,6 +1026,7 @@ impl<'a> Draft<'a> {
                 toml: drafted.toml(),
                 comment: format!("fill in: {said}, {} taken as N", names.join(", ")),
                 summed: false,
+                zeroed: false,
             });
         }
         let at_the_files = translate(&allocated.count, &[], &[], scanned, &mut Vec::new(), 0)
@@ -1027,6 +1036,7 @@ impl<'a> Draft<'a> {
             toml: drafted.toml(),
             comment: said,
             summed: false,
+            zeroed: false,
         })
     }
 
@@ -2320,6 +2330,8 @@ struct Count {
     /// Compared by its sum (`compare = "sum"`): one partial result a
     /// block, which variants with other grids split otherwise.
     summed: bool,
+    /// Filled with zeros: a kernel adds its partial results to it.
+    zeroed: bool,
 }
 
 /// The parameter at `position` as an `args` entry: a pointer as a buffer
@@ -2346,8 +2358,12 @@ fn argument(
     match &parameter.takes {
         Takes::Pointer(_) => match buffer_of(parameter, uses, &shown) {
             Some((element, role, comment)) => format!(
-                "  {{ name = {name}, buffer = \"{element}\", count = {}, {role}{} }},  # {}{comment}\n",
+                "  {{ name = {name}, buffer = \"{element}\", count = {}, {}{} }},  # {}{comment}\n",
                 count.toml,
+                match count.zeroed {
+                    true => "output = true, fill = \"zeros\"",
+                    false => role,
+                },
                 match count.summed {
                     true => ", compare = \"sum\"",
                     false => "",
@@ -3898,6 +3914,11 @@ sequence = [
             __global__ void scatter(float *in, float *out) {
                 out[blockIdx.x * blockDim.x + threadIdx.x] = in[blockIdx.x];
             }
+            __global__ void reduce_atomic(const float *in, float *out) {
+                float v = in[blockIdx.x * blockDim.x + threadIdx.x];
+                for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
+                if ((threadIdx.x & 31) == 0) atomicAdd(&out[blockIdx.x], v);
+            }
             int main() {
                 const int N = 1 << 24;
                 float *d_in, *d_out;
@@ -3906,6 +3927,7 @@ sequence = [
                 reduce_v0<<<N / THREADS, THREADS>>>(d_in, d_out);
                 reduce_two<<<N / THREADS / 2, THREADS>>>(d_in, d_out);
                 scatter<<<N / THREADS, THREADS>>>(d_in, d_out);
+                reduce_atomic<<<N / THREADS, THREADS>>>(d_in, d_out);
             }
         "#;
         let (root, text) = draft(&[("r.cu", source)], "r.cu", "s");
@@ -3913,6 +3935,8 @@ sequence = [
         for expected in [
             "{ name = \"out\", buffer = \"f32\", count = \"N / 256\", output = true, compare = \"sum\" },  # one partial result a block (out[blockIdx.x]): as many as the grid's blocks, compared by their sum\n",
             "{ name = \"out\", buffer = \"f32\", count = \"floor(N / 256) / 2\", output = true, compare = \"sum\" },",
+            // Each warp adds to its block's partial: they start at zero.
+            "{ name = \"out\", buffer = \"f32\", count = \"N / 256\", output = true, fill = \"zeros\", compare = \"sum\" },  # one partial result a block (out[blockIdx.x]): as many as the grid's blocks, compared by their sum, each added to from zero",
             // Written at every thread's element: compared element by element.
             "{ name = \"out\", buffer = \"f32\", count = \"N / 256\", output = true },  # the file allocates",
         ] {
