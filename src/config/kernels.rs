@@ -1687,18 +1687,24 @@ pub(crate) fn pointer_use(body: &str, name: &str) -> PointerUse {
         if !matches!(&tokens[i].0, Token::Ident(w) if w == name) {
             continue;
         }
-        // A member (`s.name`, `s->name`) or a qualified name is another thing.
-        let member = i > 0 && (is(&tokens, i - 1, '.') || is(&tokens, i - 1, ':'))
-            || (i > 1
-                && is(&tokens, i - 1, '>')
-                && joined(&tokens, i - 1, '>')
-                && is(&tokens, i - 2, '-'));
-        if member || (is(&tokens, i + 1, ':') && is(&tokens, i + 2, ':')) {
+        if names_another_thing(&tokens, i) {
             continue;
         }
         occurrence(&tokens, i, name, &mut found);
     }
     found
+}
+
+/// Whether the name at `i` is another thing than the variable it spells:
+/// a member (`s.name`, `s->name`) or a qualified name (`ns::name`,
+/// `name::x`).
+fn names_another_thing(tokens: &[Located], i: usize) -> bool {
+    let member = i > 0 && (is(tokens, i - 1, '.') || is(tokens, i - 1, ':'))
+        || (i > 1
+            && is(tokens, i - 1, '>')
+            && joined(tokens, i - 1, '>')
+            && is(tokens, i - 2, '-'));
+    member || (is(tokens, i + 1, ':') && is(tokens, i + 2, ':'))
 }
 
 /// Whether the kernel writes the pointer `name` only at `name[blockIdx.x]`
@@ -1714,8 +1720,7 @@ pub(crate) fn written_per_block(body: &str, name: &str) -> Option<bool> {
         if !matches!(&tokens[i].0, Token::Ident(w) if w == name) {
             continue;
         }
-        let member = i > 0 && (is(&tokens, i - 1, '.') || is(&tokens, i - 1, '>'));
-        if member {
+        if names_another_thing(&tokens, i) {
             continue;
         }
         if !is(&tokens, i + 1, '[') {
@@ -2408,6 +2413,31 @@ mod tests {
                 // A struct of one scalar type is laid out as the vector type.
                 ("point".into(), "float2".into()),
             ]
+        );
+    }
+
+    #[test]
+    fn per_block_writes_are_the_only_use_of_a_partial() {
+        assert_eq!(
+            written_per_block("if (t == 0) out[blockIdx.x] = s[0];", "out"),
+            Some(false)
+        );
+        assert_eq!(
+            written_per_block("atomicAdd(&out[blockIdx.x], v);", "out"),
+            Some(true)
+        );
+        // Compared, written elsewhere, or a member of the same name: not only per block.
+        assert_eq!(
+            written_per_block("if (v > out[blockIdx.x]) out[blockIdx.x] = v;", "out"),
+            None
+        );
+        assert_eq!(
+            written_per_block("out[threadIdx.x] = 0; out[blockIdx.x] = 1;", "out"),
+            None
+        );
+        assert_eq!(
+            written_per_block("p->out = 1; out[blockIdx.x] = 2;", "out"),
+            Some(false)
         );
     }
 
