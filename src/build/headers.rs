@@ -8,7 +8,8 @@
 //! version the key holds already; the toolkit's own folders, which NVRTC is
 //! given as include folders, are not searched. Also the headers a file
 //! includes with quotes beside itself, which `init` and the config read
-//! for the kernels and constants they define.
+//! for the kernels and constants they define; and the first of a file's
+//! headers that holds host code, which NVRTC cannot compile.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -23,7 +24,7 @@ const MOST_HEADERS: usize = 4096;
 /// its canonical path and contents, in the order found. `options` are the
 /// compile options (`-I` folders are searched); `toolkit` the folders left
 /// out.
-pub(super) fn user_headers(
+pub(crate) fn user_headers(
     source: &Path,
     text: &str,
     options: &[String],
@@ -48,6 +49,42 @@ pub(super) fn user_headers(
     })
 }
 
+/// Why `source` (whose text is `text`) needs nvcc through a header it
+/// includes (found beside the including file, in `folders` or in the
+/// include folders of the compile `options`): the first
+/// such header that holds host code (`#include <stdio.h>`, a launch, a
+/// `main`): its path shown from the source's folder, and what it does
+/// (`includes the host header <stdio.h>`). NVRTC finds no header of the C or C++
+/// library, so a device-only kernel file whose own header includes one
+/// cannot be compiled by it.
+pub(crate) fn host_code_of_headers(
+    source: &Path,
+    text: &str,
+    folders: &[PathBuf],
+    options: &[String],
+) -> Option<(String, String)> {
+    let options: Vec<String> = folders
+        .iter()
+        .map(|folder| format!("-I{}", folder.display()))
+        .chain(options.iter().cloned())
+        .collect();
+    let home = match source.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder.canonicalize().ok(),
+        _ => Path::new(".").canonicalize().ok(),
+    };
+    user_headers(source, text, &options, &[])
+        .into_iter()
+        .find_map(|(path, bytes)| {
+            let reason = kernels::scan(&String::from_utf8_lossy(&bytes)).host_code?;
+            let shown = home
+                .as_deref()
+                .and_then(|home| pathdiff::diff_paths(&path, home))
+                .unwrap_or(path);
+            let what = reason.strip_prefix("it ").unwrap_or(&reason).to_string();
+            Some((shown.display().to_string(), what))
+        })
+}
+
 /// The files `source` (whose text is `text`) includes, directly or
 /// through other included files, that `locate` finds for an include of
 /// the file that holds it: depth first in include order, each once (by
@@ -57,7 +94,7 @@ pub(crate) fn included_files(
     source: &Path,
     text: &str,
     most: usize,
-    locate: impl Fn(&Path, &kernels::Include) -> Option<PathBuf>,
+    mut locate: impl FnMut(&Path, &kernels::Include) -> Option<PathBuf>,
 ) -> Vec<(PathBuf, Vec<u8>)> {
     let mut seen: HashSet<PathBuf> = HashSet::new();
     let mut found: Vec<(PathBuf, Vec<u8>)> = Vec::new();

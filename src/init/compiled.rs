@@ -8,7 +8,7 @@
 //! the file does not name has no symbol), as are kernels with a C symbol,
 //! which carries no types.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::build::{self, BuildError, Cache, Request, Settings, symbols};
 use crate::config::signature::{self, Parameter};
@@ -34,6 +34,7 @@ pub(super) struct Read {
 pub(super) fn parameters_of(
     path: &Path,
     needs_nvcc: bool,
+    near_folders: &[PathBuf],
     kernels: &[String],
 ) -> Result<Read, String> {
     let compiler = match needs_nvcc {
@@ -43,7 +44,12 @@ pub(super) fn parameters_of(
     // As `gpuprof report` names it: nvcc runs in a folder of its own.
     let path =
         &std::fs::canonicalize(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let include_dirs = [path.parent().unwrap_or(Path::new("/")).to_path_buf()];
+    let include_dirs: Vec<PathBuf> = path
+        .parent()
+        .map(Path::to_path_buf)
+        .into_iter()
+        .chain(near_folders.iter().cloned())
+        .collect();
     let options = build::options_for(
         ARCHITECTURE,
         compiler,

@@ -73,8 +73,15 @@ const COUNTS: [&str; 3] = ["N", "N*N", "N*N*N"];
 /// The variants.toml text for the CUDA file whose text is `source`.
 pub fn suite_for(source: &str, origin: &Origin, suite_name: &str) -> Result<String, String> {
     let mut scanned = kernels::scan_file(origin.typed, source);
+    let near = near_includes(source, origin);
+    // NVRTC finds no C or C++ library header, so a header of the file's
+    // that includes one (or launches kernels) makes it nvcc's too.
+    let host = scanned.host_code.clone().or_else(|| {
+        crate::build::headers::host_code_of_headers(origin.typed, source, &near.folders(), &[])
+            .map(|(header, what)| format!("a header it includes, {header}, {what}"))
+    });
     let homes = match scanned.kernels.is_empty() {
-        false => Homes::own(origin, source, scanned.kernels.len()),
+        false => Homes::own(origin, near.lines(origin), scanned.kernels.len()),
         true => Homes::included(&mut scanned, source, origin)
             .ok_or_else(|| no_kernels(source, origin, scanned.declared_by_macro))?,
     };
@@ -84,14 +91,14 @@ pub fn suite_for(source: &str, origin: &Origin, suite_name: &str) -> Result<Stri
         .iter()
         .map(|kernel| Draft::new(kernel, &scanned, &code))
         .collect();
-    let types_note = read_types_from_compiler(&mut drafts, origin, scanned.host_code.is_some());
+    let types_note = read_types_from_compiler(&mut drafts, origin, host.is_some(), &near.folders());
     let dimensions = drafts.iter().map(|d| d.dimensions).max().unwrap_or(1);
     let problem = Problem::of(&drafts, &scanned, dimensions);
     let naive = drafts
         .iter()
         .position(|d| d.name.to_lowercase().contains("naive"));
     let mut text = match homes.runner {
-        false => own_header(origin.relative, suite_name, scanned.host_code.as_deref()),
+        false => own_header(origin.relative, suite_name, host.as_deref()),
         true => runner_header(origin.relative, suite_name, &homes),
     };
     text.insert_str(text.find("version = 1").unwrap_or(0), &types_note);
@@ -154,13 +161,14 @@ struct Home {
 }
 
 impl Homes {
-    /// Every kernel in the file given.
-    fn own(origin: &Origin, source: &str, kernels: usize) -> Homes {
+    /// Every kernel in the file given, whose `include_dirs` lines are
+    /// `includes`.
+    fn own(origin: &Origin, includes: String, kernels: usize) -> Homes {
         Homes {
             runner: false,
             files: vec![Home {
                 relative: origin.relative.to_path_buf(),
-                includes: include_lines(source, origin),
+                includes,
             }],
             of_kernel: vec![0; kernels],
             not_launched: Vec::new(),
@@ -175,7 +183,8 @@ impl Homes {
     fn included(scanned: &mut Kernels, source: &str, origin: &Origin) -> Option<Homes> {
         let mut defined: Vec<(Kernel, usize)> = Vec::new();
         let mut headers: Vec<(PathBuf, String)> = Vec::new();
-        for (path, text) in crate::build::headers::local_headers(origin.typed, source) {
+        let mut search = Search::new(folder_of(origin.typed));
+        for (path, text) in runner_headers(source, origin, &mut search) {
             let found = kernels::scan(&text);
             scanned.aliases.extend(found.aliases);
             scanned
@@ -185,11 +194,41 @@ impl Homes {
                 continue;
             }
             for kernel in found.kernels {
-                if !defined.iter().any(|(k, _)| k.name == kernel.name) {
-                    defined.push((kernel, headers.len()));
+                match defined.iter_mut().find(|(k, _)| k.name == kernel.name) {
+                    // Declared in one header, defined in a later one.
+                    Some(known) if known.0.body.is_none() && kernel.body.is_some() => {
+                        *known = (kernel, headers.len())
+                    }
+                    Some(_) => {}
+                    None => defined.push((kernel, headers.len())),
                 }
             }
             headers.push((path, text));
+        }
+        // Kernels the headers only declare are defined in a file compiled
+        // on its own (declarations in include/, definitions in src/): the
+        // nearest such file is the kernel's home.
+        let mut nearby: Option<Vec<(PathBuf, String, Kernels)>> = None;
+        for (kernel, header) in defined.iter_mut().filter(|(k, _)| k.body.is_none()) {
+            let files = nearby.get_or_insert_with(|| search.nearby_sources());
+            let definition = files.iter().enumerate().find_map(|(index, (_, _, found))| {
+                let defined_here = found
+                    .kernels
+                    .iter()
+                    .find(|k| k.name == kernel.name && k.body.is_some())?;
+                Some((index, defined_here.clone()))
+            });
+            if let Some((index, definition)) = definition {
+                let path = &files[index].0;
+                *header = match headers.iter().position(|(known, _)| known == path) {
+                    Some(known) => known,
+                    None => {
+                        headers.push((path.clone(), files[index].1.clone()));
+                        headers.len() - 1
+                    }
+                };
+                *kernel = definition;
+            }
         }
         scanned.kernels = defined.iter().map(|(k, _)| k.clone()).collect();
         let (launched, not): (Vec<_>, Vec<_>) = defined.into_iter().partition(|(kernel, _)| {
@@ -236,10 +275,12 @@ impl Homes {
 fn runner_header(relative: &Path, suite_name: &str, homes: &Homes) -> String {
     let mut text = format!(
         "# A starting suite for the kernels {runner} launches, written by `gpuprof init --from`.\n\
-         # {runner} defines no kernel: each variant's source is the file it\n\
-         # includes that defines its kernel, and its entry, geometry and arguments\n\
-         # are read from {runner}'s launches. Each such file is compiled on its\n\
-         # own: by nvcc where it holds host code, else by NVRTC. The files:\n",
+         # {runner} defines no kernel: each variant's source is the file that\n\
+         # defines its kernel (one it includes, or, for a kernel its headers only\n\
+         # declare, the nearest file that defines it), and its entry, geometry and\n\
+         # arguments are read from {runner}'s launches. Each such file is compiled\n\
+         # on its own: by nvcc where it or a header it includes holds host code,\n\
+         # else by NVRTC. The files:\n",
         runner = relative.display(),
     );
     for home in &homes.files {
@@ -264,7 +305,12 @@ fn runner_header(relative: &Path, suite_name: &str, homes: &Homes) -> String {
 /// say (an alias the scan cannot follow) the types of their compiled
 /// symbols (`compiled`); returns a comment for the header when the file
 /// could not be compiled, naming the types left to fill in.
-fn read_types_from_compiler(drafts: &mut [Draft], origin: &Origin, needs_nvcc: bool) -> String {
+fn read_types_from_compiler(
+    drafts: &mut [Draft],
+    origin: &Origin,
+    needs_nvcc: bool,
+    near_folders: &[PathBuf],
+) -> String {
     let unread: Vec<String> = drafts
         .iter()
         .filter(|d| !d.unread_types().is_empty())
@@ -273,7 +319,7 @@ fn read_types_from_compiler(drafts: &mut [Draft], origin: &Origin, needs_nvcc: b
     if unread.is_empty() {
         return String::new();
     }
-    match compiled::parameters_of(origin.typed, needs_nvcc, &unread) {
+    match compiled::parameters_of(origin.typed, needs_nvcc, near_folders, &unread) {
         Ok(read) => {
             for entry in &read.left_out {
                 if let Some(draft) = draft_for(drafts, entry) {
@@ -389,14 +435,26 @@ fn headers_with_kernels(typed: &Path, source: &str) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The headers a file includes that are not beside it: those found in a
+/// folder near it, by folder, and those found nowhere.
+struct NearIncludes {
+    /// Each folder near the file that holds some, with the headers (as
+    /// included: `"kernel1.cuh"`).
+    found: Vec<(PathBuf, Vec<String>)>,
+    /// Headers found nowhere.
+    missing: Vec<String>,
+}
+
 /// The `include_dirs` line (and a hint for each header found nowhere) for
 /// the headers `source` includes that are not beside it.
 fn include_lines(source: &str, origin: &Origin) -> String {
-    let beside = origin.typed.parent().unwrap_or(Path::new(""));
-    let beside = match beside.as_os_str().is_empty() {
-        true => Path::new("."),
-        false => beside,
-    };
+    near_includes(source, origin).lines(origin)
+}
+
+/// The headers `source` (the file `origin`) includes that are not beside
+/// it ([`NearIncludes`]).
+fn near_includes(source: &str, origin: &Origin) -> NearIncludes {
+    let beside = folder_of(origin.typed);
     let toolkit = crate::build::toolkit::include_dirs();
     let mut found: Vec<(PathBuf, Vec<String>)> = Vec::new();
     let mut missing: Vec<String> = Vec::new();
@@ -430,32 +488,80 @@ fn include_lines(source: &str, origin: &Origin) -> String {
             None => {}
         }
     }
-    let mut text = String::new();
-    if !found.is_empty() {
-        let suite = absolute(origin.folder);
-        let folders: Vec<String> = found
+    NearIncludes { found, missing }
+}
+
+impl NearIncludes {
+    /// The folders near the file that hold headers it includes.
+    fn folders(&self) -> Vec<PathBuf> {
+        self.found
             .iter()
-            .map(|(folder, _)| {
-                let relative = pathdiff::diff_paths(folder, &suite).unwrap_or(folder.clone());
-                quoted(&relative.display().to_string())
-            })
-            .collect();
-        let headers: Vec<String> = found.iter().flat_map(|(_, h)| h.clone()).collect();
-        let _ = writeln!(
-            text,
-            "include_dirs = [{}]  # fill in: the folder(s) that hold {} (found near the file, not beside it)",
-            folders.join(", "),
-            headers.join(", ")
-        );
+            .map(|(folder, _)| folder.clone())
+            .collect()
     }
-    if !missing.is_empty() {
-        let _ = writeln!(
-            text,
-            "# fill in: include_dirs = [\"…\"], the folder(s) that hold {}: not beside the file, in the folders near it, nor where the CUDA toolkit and the host compiler look",
-            missing.join(", ")
-        );
+
+    /// The `include_dirs` line, and a hint for the headers found nowhere,
+    /// for the suite of the file `origin`.
+    fn lines(&self, origin: &Origin) -> String {
+        let (found, missing) = (&self.found, &self.missing);
+        let mut text = String::new();
+        if !found.is_empty() {
+            let suite = absolute(origin.folder);
+            let folders: Vec<String> = found
+                .iter()
+                .map(|(folder, _)| {
+                    let relative = pathdiff::diff_paths(folder, &suite).unwrap_or(folder.clone());
+                    quoted(&relative.display().to_string())
+                })
+                .collect();
+            let headers: Vec<String> = found.iter().flat_map(|(_, h)| h.clone()).collect();
+            let _ = writeln!(
+                text,
+                "include_dirs = [{}]  # fill in: the folder(s) that hold {} (found near the file, not beside it)",
+                folders.join(", "),
+                headers.join(", ")
+            );
+        }
+        if !missing.is_empty() {
+            let _ = writeln!(
+                text,
+                "# fill in: include_dirs = [\"…\"], the folder(s) that hold {}: not beside the file, in the folders near it, nor where the CUDA toolkit and the host compiler look",
+                missing.join(", ")
+            );
+        }
+        text
     }
-    text
+}
+
+/// The headers the runner `source` (the file `origin`) includes with
+/// quotes, directly or through other headers, with their text: each
+/// beside the file that includes it, else in the nearest folder near the
+/// runner that holds it (a project built with `-I include`).
+fn runner_headers(source: &str, origin: &Origin, search: &mut Search) -> Vec<(PathBuf, String)> {
+    const MOST_FILES: usize = 256;
+    crate::build::headers::included_files(origin.typed, source, MOST_FILES, |file, include| {
+        if !include.quoted {
+            return None;
+        }
+        let beside = folder_of(file).join(&include.header);
+        match beside.is_file() {
+            true => Some(beside),
+            false => search
+                .folder_holding(&include.header)
+                .map(|folder| folder.join(&include.header)),
+        }
+    })
+    .into_iter()
+    .map(|(path, bytes)| (path, String::from_utf8_lossy(&bytes).into_owned()))
+    .collect()
+}
+
+/// The folder that holds `file` (`.` for a bare file name).
+fn folder_of(file: &Path) -> &Path {
+    match file.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => Path::new("."),
+    }
 }
 
 fn absolute(path: &Path) -> PathBuf {
@@ -504,6 +610,51 @@ impl Search {
             }
         }
         None
+    }
+
+    /// The CUDA files (`.cu`, `.cuh`) in the file's folder, the one
+    /// above it and their subfolders (two levels), nearest first, each
+    /// with its text and scan; at most a few hundred.
+    fn nearby_sources(&mut self) -> Vec<(PathBuf, String, Kernels)> {
+        const MOST_FILES: usize = 400;
+        let mut folders: Vec<PathBuf> = Vec::new();
+        for index in 0..self.roots.len().min(2) {
+            if self.listed[index].is_none() {
+                let listed = self.subfolders(&self.roots[index].clone(), 2);
+                self.listed[index] = Some(listed);
+            }
+            let root = self.roots[index].clone();
+            let below = self.listed[index].iter().flatten().cloned();
+            for folder in std::iter::once(root).chain(below) {
+                if !folders.contains(&folder) {
+                    folders.push(folder);
+                }
+            }
+        }
+        let mut files: Vec<PathBuf> = Vec::new();
+        for folder in folders {
+            let Ok(entries) = std::fs::read_dir(&folder) else {
+                continue;
+            };
+            let mut here: Vec<PathBuf> = entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .filter(|p| p.extension().is_some_and(|e| e == "cu" || e == "cuh"))
+                .collect();
+            here.sort();
+            files.extend(here);
+        }
+        files.truncate(MOST_FILES);
+        files
+            .into_iter()
+            .filter_map(|path| {
+                let bytes = std::fs::read(&path).ok()?;
+                let text = crate::config::source_text(&bytes);
+                let found = kernels::scan(&text);
+                Some((path, text, found))
+            })
+            .collect()
     }
 
     /// `root`'s subfolders to `depth` levels, shallowest first, sorted.
@@ -3698,7 +3849,7 @@ sequence = [
         let text = written.unwrap();
         assert!(
             text.contains(
-                "# ../src/runner.cu defines no kernel: each variant's source is the file it\n"
+                "# ../src/runner.cu defines no kernel: each variant's source is the file that\n"
             ),
             "{text}"
         );
@@ -3738,6 +3889,93 @@ sequence = [
         assert_eq!(geometry("naive"), ([32, 32, 1], [32, 32, 1]), "{text}");
         // `real` is the utils header's alias of float: the input is f32.
         assert!(text.contains("{ name = \"A\", buffer = \"f32\""), "{text}");
+    }
+
+    #[test]
+    fn a_runner_of_a_separately_compiled_project_drafts_the_files_that_define_its_kernels() {
+        // Declarations in include/ (found near the runner, as `-I include`
+        // finds them), definitions in src/, each compiled on its own; the
+        // headers include <stdio.h>, so nvcc compiles the definitions.
+        let files = [
+            (
+                "sgemm/src/utils.cu",
+                "#include <stdio.h>\n#include \"utils.cuh\"\n\
+                 void call(int M, int N, int K, float *A, float *B, float *C) {\n\
+                 \x20   dim3 block(32, 32);\n\
+                 \x20   dim3 grid(CEIL_DIV(N, 32), CEIL_DIV(M, 32));\n\
+                 \x20   naive<<<grid, block>>>(M, N, K, A, B, C);\n\
+                 \x20   tiled<32><<<grid, dim3(1024)>>>(M, N, K, A, B, C);\n\
+                 }\n",
+            ),
+            (
+                "sgemm/include/utils.cuh",
+                "#pragma once\n#include <stdio.h>\n#include \"kernels.cuh\"\n#define CEIL_DIV(M, N) (((M) + (N)-1) / (N))\n",
+            ),
+            (
+                "sgemm/include/kernels.cuh",
+                "#pragma once\n#include <stdio.h>\n\
+                 __global__ void naive(int M, int N, int K, float *A, float *B, float *C);\n\
+                 template <const int BLOCK>\n\
+                 __global__ void tiled(int M, int N, int K, float *A, float *B, float *C);\n",
+            ),
+            (
+                "sgemm/src/naive.cu",
+                "#include \"kernels.cuh\"\n\
+                 __global__ void naive(int M, int N, int K, float *A, float *B, float *C) {\n\
+                 \x20   int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;\n\
+                 \x20   float t = 0;\n\
+                 \x20   for (int i = 0; i < K; i++) t += A[y * K + i] * B[i * N + x];\n\
+                 \x20   C[y * N + x] = t;\n\
+                 }\n",
+            ),
+            (
+                "sgemm/src/tiled.cu",
+                "#include \"kernels.cuh\"\n\
+                 template <const int BLOCK>\n\
+                 __global__ void tiled(int M, int N, int K, float *A, float *B, float *C) {\n\
+                 \x20   int x = blockIdx.x * BLOCK + threadIdx.x % BLOCK, y = blockIdx.y * BLOCK + threadIdx.x / BLOCK;\n\
+                 \x20   float t = 0;\n\
+                 \x20   for (int i = 0; i < K; i++) t += A[y * K + i] * B[i * N + x];\n\
+                 \x20   C[y * N + x] = t;\n\
+                 }\n\
+                 template __global__ void tiled<32>(int M, int N, int K, float *A, float *B, float *C);\n",
+            ),
+        ];
+        let (root, written) = draft(&files, "sgemm/src/utils.cu", "suite");
+        let text = written.unwrap();
+        assert!(
+            text.contains("#   ../sgemm/src/naive.cu\n#   ../sgemm/src/tiled.cu\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("include_dirs = [\"../sgemm/include\"]  # fill in: the folder(s) that hold \"kernels.cuh\""),
+            "{text}"
+        );
+        let plan = plan(root.path(), "suite");
+        let kernel = |name: &str| match &plan.variants.iter().find(|v| v.name == name).unwrap().kind
+        {
+            crate::config::plan::VariantKind::Kernel(kernel) => kernel.clone(),
+            other => panic!("{other:?}"),
+        };
+        let naive = kernel("naive");
+        assert!(naive.path.ends_with("sgemm/src/naive.cu"), "{text}");
+        assert_eq!(naive.compiler, crate::model::variant::Compiler::Nvcc);
+        assert_eq!(
+            naive.compiler_reason,
+            "a header it includes holds host code: ../include/kernels.cuh includes the host header <stdio.h>"
+        );
+        assert_eq!(kernel("tiled").entry, "tiled<32>");
+        assert!(
+            kernel("tiled").path.ends_with("sgemm/src/tiled.cu"),
+            "{text}"
+        );
+        // The definition's body, not the declaration, tells what each
+        // pointer is: C is written, A and B only read.
+        assert!(text.contains("{ name = \"A\", buffer = \"f32\", count = \"N*N\", fill = \"random\" },  # fill in: its element count (the kernel only reads it)"), "{text}");
+        assert!(
+            text.contains("{ name = \"C\", buffer = \"f32\", count = \"N*N\", output = true }"),
+            "{text}"
+        );
     }
 
     #[test]

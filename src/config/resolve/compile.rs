@@ -1,23 +1,52 @@
 //! How a kernel variant is compiled: the compiler (NVRTC unless the file
-//! holds host code, or as `compiler` says, refusing NVRTC for a file it
+//! or a header it includes holds host code, or as `compiler` says, refusing NVRTC for a file it
 //! cannot compile), the folders of `include_dirs` and of the include-path
 //! options in `compile_options` (relative to the toml, checked to exist)
 //! and the `defines`, whose values are numbers or
 //! expressions over the size symbols, compiled once here and evaluated at
 //! every size.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use toml::Spanned;
 
 use super::values::{Bounds, Compiled};
 use super::{Context, merged};
-use crate::build::headers::{IncludeOption, include_option};
+use crate::build::headers::{IncludeOption, host_code_of_headers, include_option};
 use crate::config::error::ConfigError;
 use crate::config::kernels::Kernels;
 use crate::config::raw::RawVariant;
 use crate::model::suite::Size;
 use crate::model::variant::Compiler;
+
+/// What in a kernel's file NVRTC cannot compile.
+enum HostCode {
+    /// The file's own host code (`it defines `main``).
+    Own(String),
+    /// A header it includes that holds host code, and what it does
+    /// (`kernel1.cuh`, `includes the host header <stdio.h>`).
+    Header(String, String),
+}
+
+impl HostCode {
+    /// Why the file is compiled by nvcc.
+    fn reason(&self) -> String {
+        match self {
+            HostCode::Own(what) => format!("the file holds host code: {what}"),
+            HostCode::Header(header, what) => {
+                format!("a header it includes holds host code: {header} {what}")
+            }
+        }
+    }
+
+    /// What NVRTC would refuse.
+    fn what(&self) -> String {
+        match self {
+            HostCode::Own(what) => what.clone(),
+            HostCode::Header(header, what) => format!("the file includes {header}, which {what}"),
+        }
+    }
+}
 
 /// A kernel's compiler, the reason it was chosen, its include folders and
 /// its extra compiler options.
@@ -29,29 +58,40 @@ pub(super) struct CompileSettings {
 }
 
 impl<'c> Context<'c> {
-    /// The compiler and include folders of a kernel whose source scanned
-    /// as `scanned`.
+    /// The compiler and include folders of a kernel whose source, at
+    /// `source`, scanned as `scanned`.
     pub(super) fn compile_settings(
         &self,
         raw: &RawVariant,
+        source: &Path,
         scanned: &Kernels,
     ) -> Result<CompileSettings, ConfigError> {
+        let include_dirs = self.include_dirs(raw)?;
+        let options = self.compile_options(raw)?;
         // `compiler = "auto"` is the same as leaving it out.
         let chosen =
             merged(raw, self.defaults, |r| &r.compiler).filter(|m| m.value.get_ref() != "auto");
-        let (compiler, reason) = match (chosen.as_ref().map(|m| m.value), &scanned.host_code) {
+        let host = match &scanned.host_code {
+            Some(own) => Some(HostCode::Own(own.clone())),
+            None => std::fs::read(source).ok().and_then(|bytes| {
+                let text = crate::config::source_text(&bytes);
+                host_code_of_headers(source, &text, &include_dirs, &options)
+                    .map(|(header, what)| HostCode::Header(header, what))
+            }),
+        };
+        let (compiler, reason) = match (chosen.as_ref().map(|m| m.value), &host) {
             (None, None) => (
                 Compiler::Nvrtc,
                 "the file holds device code only".to_string(),
             ),
-            (None, Some(host)) => (Compiler::Nvcc, format!("the file holds host code: {host}")),
-            (Some(word), host) => self.chosen_compiler(word, host.as_deref())?,
+            (None, Some(host)) => (Compiler::Nvcc, host.reason()),
+            (Some(word), host) => self.chosen_compiler(word, host.as_ref())?,
         };
         Ok(CompileSettings {
             compiler,
             reason,
-            include_dirs: self.include_dirs(raw)?,
-            options: self.compile_options(raw)?,
+            include_dirs,
+            options,
         })
     }
 
@@ -112,7 +152,7 @@ impl<'c> Context<'c> {
     fn chosen_compiler(
         &self,
         word: &Spanned<String>,
-        host: Option<&str>,
+        host: Option<&HostCode>,
     ) -> Result<(Compiler, String), ConfigError> {
         let asked = "asked for by `compiler` in variants.toml".to_string();
         match (word.get_ref().as_str(), host) {
@@ -121,7 +161,7 @@ impl<'c> Context<'c> {
             ("nvrtc", Some(host)) => Err(self
                 .doc
                 .error(word.span(), "NVRTC cannot compile this source")
-                .note(format!("NVRTC compiles device code only, and {host}"))
+                .note(format!("NVRTC compiles device code only, and {}", host.what()))
                 .help("use compiler = \"nvcc\" (or leave `compiler` out: gpuprof then chooses nvcc for such files)")),
             (other, _) => Err(self
                 .doc
@@ -282,6 +322,68 @@ mod tests {
             &one_variant("compiler = \"clang\""),
             "unknown compiler \"clang\"",
             "\"clang\"",
+        );
+    }
+
+    #[test]
+    fn a_device_only_file_whose_header_holds_host_code_is_compiled_by_nvcc() {
+        use crate::config::resolve::tests::one_variant;
+        use crate::model::variant::Compiler;
+        // Declarations in include/, definitions in src/ (a separately
+        // compiled project): the kernel file itself is device code only,
+        // but NVRTC has no <stdio.h> for the header it includes.
+        let folder = tempfile::tempdir().unwrap();
+        let dir = folder.path();
+        std::fs::create_dir_all(dir.join("include")).unwrap();
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        std::fs::write(
+            dir.join("include/k.cuh"),
+            "#pragma once\n#include <stdio.h>\n__global__ void k(const float *in, float *out, float f, int n);\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("include/plain.cuh"),
+            "#pragma once\n#include <cuda_fp16.h>\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("src/k.cu"),
+            "#include \"k.cuh\"\n__global__ void k(const float *in, float *out, float f, int n) {}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("src/plain.cu"),
+            "#include \"plain.cuh\"\n__global__ void k(const float *in, float *out, float f, int n) {}\n",
+        )
+        .unwrap();
+        let kernel = |keys: &str| {
+            let text = one_variant(keys);
+            let plan = crate::config::parse(&text, &dir.join("variants.toml"))
+                .unwrap_or_else(|e| panic!("{e}"));
+            plan.variants[0].kernel().unwrap().clone()
+        };
+        let through_header =
+            kernel("source = \"src/k.cu\"\nentry = \"k\"\ninclude_dirs = [\"include\"]");
+        assert_eq!(through_header.compiler, Compiler::Nvcc);
+        assert_eq!(
+            through_header.compiler_reason,
+            "a header it includes holds host code: ../include/k.cuh includes the host header <stdio.h>"
+        );
+        let by_option =
+            kernel("source = \"src/k.cu\"\nentry = \"k\"\ncompile_options = [\"-I\", \"include\"]");
+        assert_eq!(by_option.compiler, Compiler::Nvcc);
+        let device_header =
+            kernel("source = \"src/plain.cu\"\nentry = \"k\"\ninclude_dirs = [\"include\"]");
+        assert_eq!(device_header.compiler, Compiler::Nvrtc);
+        let text = one_variant(
+            "source = \"src/k.cu\"\nentry = \"k\"\ninclude_dirs = [\"include\"]\ncompiler = \"nvrtc\"",
+        );
+        let refused = crate::config::parse(&text, &dir.join("variants.toml")).unwrap_err();
+        assert!(
+            refused.to_string().contains(
+                "NVRTC compiles device code only, and the file includes ../include/k.cuh, which includes the host header <stdio.h>"
+            ),
+            "{refused}"
         );
     }
 

@@ -160,7 +160,7 @@ impl<'c> Context<'c> {
             (None, None) => {
                 let shown = self.shown_source(raw, &source_path);
                 self.refuse_overridden_defines(raw, &kernels[&source_path], &shown)?;
-                let settings = self.compile_settings(raw, &kernels[&source_path])?;
+                let settings = self.compile_settings(raw, &source_path, &kernels[&source_path])?;
                 VariantKind::Kernel(KernelSource {
                     path: source_path,
                     entry: entry_name,
