@@ -1683,17 +1683,32 @@ pub(crate) fn pointer_use(body: &str, name: &str) -> PointerUse {
     let chars: Vec<char> = body.chars().collect();
     let (tokens, _) = tokenize(&chars);
     let mut found = PointerUse::default();
-    for i in 0..tokens.len() {
-        if !matches!(&tokens[i].0, Token::Ident(w) if w == name) {
-            continue;
+    // The pointer, then each local pointer declared from it (`float *x =
+    // d_x + blockDim.x * blockIdx.x;`), whose uses are the pointer's.
+    let mut names = vec![name.to_string()];
+    let mut next = 0;
+    while next < names.len() && next < MOST_POINTER_ALIASES {
+        let current = names[next].clone();
+        next += 1;
+        for i in 0..tokens.len() {
+            if !matches!(&tokens[i].0, Token::Ident(w) if *w == current) {
+                continue;
+            }
+            if names_another_thing(&tokens, i) {
+                continue;
+            }
+            if let Some(alias) = occurrence(&tokens, i, &current, &mut found) {
+                if !names.contains(&alias) {
+                    names.push(alias);
+                }
+            }
         }
-        if names_another_thing(&tokens, i) {
-            continue;
-        }
-        occurrence(&tokens, i, name, &mut found);
     }
     found
 }
+
+/// Local pointers followed at most from one pointer parameter.
+const MOST_POINTER_ALIASES: usize = 8;
 
 /// Whether the name at `i` is another thing than the variable it spells:
 /// a member (`s.name`, `s->name`) or a qualified name (`ns::name`,
@@ -1707,15 +1722,29 @@ fn names_another_thing(tokens: &[Located], i: usize) -> bool {
     member || (is(tokens, i + 1, ':') && is(tokens, i + 2, ':'))
 }
 
-/// Whether the kernel writes the pointer `name` only at `name[blockIdx.x]`
-/// (`d_out[blockIdx.x] = sdata[0];`, or `atomicAdd(&d_out[blockIdx.x],
-/// sum)` from each warp), each block one partial result (a reduction's
-/// per-block sums), and uses it in no other way: `Some(true)` when it adds
-/// to what is there (`+=`, an atomic), `Some(false)` when it assigns it.
-pub(crate) fn written_per_block(body: &str, name: &str) -> Option<bool> {
+/// How a kernel writes an output of partial results, where that is the
+/// only way it uses it ([`partial_output`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Partial {
+    /// Only at `name[blockIdx.x]` (or an index variable that holds
+    /// `blockIdx.x`): each block one partial result (a reduction's
+    /// per-block sums).
+    PerBlock,
+    /// Only its first element (`atomicAdd(name, sum)`, `*name += v`,
+    /// `name[0] = v`): one result for the whole grid.
+    One,
+}
+
+/// Whether the kernel writes the pointer `name` only as partial results
+/// (`d_out[blockIdx.x] = sdata[0];`, `atomicAdd(&d_out[bid], sum)` from
+/// each warp, `atomicAdd(d_sum, sum)`) and uses it in no other way, and
+/// whether it adds to what is there (`+=`, an atomic: `true`) or assigns
+/// it (`false`).
+pub(crate) fn partial_output(body: &str, name: &str) -> Option<(Partial, bool)> {
     let chars: Vec<char> = body.chars().collect();
     let (tokens, _) = tokenize(&chars);
-    let (mut writes, mut accumulates) = (0, false);
+    let block_variables = block_index_variables(&tokens);
+    let (mut kind, mut accumulates) = (None, false);
     for i in 0..tokens.len() {
         if !matches!(&tokens[i].0, Token::Ident(w) if w == name) {
             continue;
@@ -1723,36 +1752,83 @@ pub(crate) fn written_per_block(body: &str, name: &str) -> Option<bool> {
         if names_another_thing(&tokens, i) {
             continue;
         }
-        if !is(&tokens, i + 1, '[') {
+        // `atomicAdd(` ends `back` tokens before the name.
+        let atomic_at = |back: usize| {
+            i > back
+                && is(&tokens, i - back, '(')
+                && matches!(&tokens[i - back - 1].0, Token::Ident(f) if f.starts_with("atomic"))
+        };
+        let (this, after) = if is(&tokens, i + 1, '[') {
+            let close = group_end(&tokens, i + 1);
+            let index: Vec<&Token> = tokens[i + 2..close.saturating_sub(1)]
+                .iter()
+                .map(|(t, _)| t)
+                .collect();
+            let this = match index.as_slice() {
+                [Token::Ident(b), Token::Punct('.'), Token::Ident(x)]
+                    if b == "blockIdx" && x == "x" =>
+                {
+                    Partial::PerBlock
+                }
+                [Token::Ident(v)] if block_variables.contains(v) => Partial::PerBlock,
+                [Token::Ident(zero)] if zero == "0" => Partial::One,
+                _ => return None,
+            };
+            // `atomicAdd(&name[…], …)`.
+            let atomic =
+                i >= 1 && is(&tokens, i - 1, '&') && atomic_at(2) && is(&tokens, close, ',');
+            (
+                this,
+                assignment_at(&tokens, close).or(atomic.then_some(true))?,
+            )
+        } else if atomic_at(1) && is(&tokens, i + 1, ',') {
+            // `atomicAdd(name, …)`.
+            (Partial::One, true)
+        } else if i >= 1 && is(&tokens, i - 1, '*') {
+            // `*name = v`, `*name += v` (a product cannot be assigned to,
+            // so a `*` before an assigned name dereferences it, after a
+            // condition's `)` too).
+            (Partial::One, assignment_at(&tokens, i + 1)?)
+        } else {
+            return None;
+        };
+        if kind.is_some_and(|k| k != this) {
             return None;
         }
-        let close = group_end(&tokens, i + 1);
-        let index: Vec<&Token> = tokens[i + 2..close.saturating_sub(1)]
-            .iter()
-            .map(|(t, _)| t)
-            .collect();
-        let per_block = matches!(
-            index.as_slice(),
-            [Token::Ident(b), Token::Punct('.'), Token::Ident(x)] if b == "blockIdx" && x == "x"
-        );
-        let assigned = is(&tokens, close, '=') && !is(&tokens, close + 1, '=');
-        let compound = matches!(
-            tokens.get(close),
-            Some((Token::Punct('+' | '-' | '*' | '/'), _))
-        ) && is(&tokens, close + 1, '=');
-        // `atomicAdd(&name[blockIdx.x], …)`.
-        let atomic = i >= 3
-            && is(&tokens, i - 1, '&')
-            && is(&tokens, i - 2, '(')
-            && matches!(&tokens[i - 3].0, Token::Ident(f) if f.starts_with("atomic"))
-            && is(&tokens, close, ',');
-        if !per_block || !(assigned || compound || atomic) {
-            return None;
-        }
-        writes += 1;
-        accumulates |= compound || atomic;
+        kind = Some(this);
+        accumulates |= after;
     }
-    (writes > 0).then_some(accumulates)
+    kind.map(|kind| (kind, accumulates))
+}
+
+/// The variables a body declares to hold the block's index and never
+/// assigns again (`const int bid = blockIdx.x;`).
+fn block_index_variables(tokens: &[Located]) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for k in 1..tokens.len() {
+        let holds_block = is(tokens, k, '=')
+            && matches!(&tokens.get(k + 1), Some((Token::Ident(b), _)) if b == "blockIdx")
+            && is(tokens, k + 2, '.')
+            && matches!(&tokens.get(k + 3), Some((Token::Ident(x), _)) if x == "x")
+            && is(tokens, k + 4, ';');
+        let declared = k >= 2 && matches!(&tokens[k - 2].0, Token::Ident(_));
+        if let (true, true, Token::Ident(variable)) = (holds_block, declared, &tokens[k - 1].0) {
+            found.push(variable.clone());
+        }
+    }
+    // One assigned anywhere else is not the block's index throughout.
+    found.retain(|variable| {
+        let assignments = (0..tokens.len())
+            .filter(|&k| matches!(&tokens[k].0, Token::Ident(w) if w == variable))
+            .filter(|&k| {
+                assignment_at(tokens, k + 1).is_some()
+                    || increment_at(tokens, k + 1)
+                    || (k > 0 && increment_at(tokens, k - 1))
+            })
+            .count();
+        assignments == 1
+    });
+    found
 }
 
 /// The dimensions a kernel's body indexes: of its block (`threadIdx`,
@@ -1972,7 +2048,7 @@ fn pointer_call(function: &str, argument: usize) -> Option<PointerUse> {
 }
 
 /// What the occurrence of the pointer `name` at token `i` does.
-fn occurrence(tokens: &[Located], i: usize, name: &str, found: &mut PointerUse) {
+fn occurrence(tokens: &[Located], i: usize, name: &str, found: &mut PointerUse) -> Option<String> {
     // Grow the expression around it while it stays one access: subscripts,
     // `*` and `&`, casts, parentheses and sums with the pointer.
     let (mut lo, mut hi, mut level) = (i, i + 1, 0i32);
@@ -2030,22 +2106,22 @@ fn occurrence(tokens: &[Located], i: usize, name: &str, found: &mut PointerUse) 
             }
             None => found.read = true,
         }
-        return;
+        return None;
     }
     if level < 0 {
         found.escapes = true;
-        return;
+        return None;
     }
     // The pointer's value: moved (`p += BK;`) or tested, which touches no
     // element; given to a function; or copied, which the scan cannot follow.
     if assignment.is_some() || increment {
-        return;
+        return None;
     }
     let start = statement_start(tokens, lo);
     if matches!(&tokens[start].0, Token::Ident(w) if w == name)
         && assignment_at(tokens, start + 1).is_some()
     {
-        return;
+        return None;
     }
     if let Some(open) = enclosing_paren(tokens, lo).filter(|&open| opens_call(tokens, open)) {
         let argument = tokens[open + 1..lo]
@@ -2071,7 +2147,7 @@ fn occurrence(tokens: &[Located], i: usize, name: &str, found: &mut PointerUse) 
             }
             None => found.escapes = true,
         }
-        return;
+        return None;
     }
     let compared = |k: usize| match tokens.get(k) {
         Some((Token::Punct('<' | '>' | '?' | '|' | '!'), _)) => true,
@@ -2083,9 +2159,22 @@ fn occurrence(tokens: &[Located], i: usize, name: &str, found: &mut PointerUse) 
         _ => and_and(tokens, k),
     };
     if compared(hi) || (lo > 0 && compared(lo - 1)) {
-        return;
+        return None;
+    }
+    // Copied into a local pointer it declares (`float *x = p + off;`): the
+    // uses of that pointer are this one's.
+    let declared = lo >= 3
+        && is(tokens, lo - 1, '=')
+        && is(tokens, lo - 3, '*')
+        && matches!(
+            tokens.get(hi),
+            Some((Token::Punct(';' | ',' | '+' | '-'), _))
+        );
+    if let (true, Token::Ident(alias)) = (declared, &tokens[lo.saturating_sub(2)].0) {
+        return Some(alias.clone());
     }
     found.escapes = true;
+    None
 }
 
 /// The first token of the statement that holds token `k`.
@@ -2417,28 +2506,35 @@ mod tests {
     }
 
     #[test]
-    fn per_block_writes_are_the_only_use_of_a_partial() {
-        assert_eq!(
-            written_per_block("if (t == 0) out[blockIdx.x] = s[0];", "out"),
-            Some(false)
-        );
-        assert_eq!(
-            written_per_block("atomicAdd(&out[blockIdx.x], v);", "out"),
-            Some(true)
-        );
-        // Compared, written elsewhere, or a member of the same name: not only per block.
-        assert_eq!(
-            written_per_block("if (v > out[blockIdx.x]) out[blockIdx.x] = v;", "out"),
-            None
-        );
-        assert_eq!(
-            written_per_block("out[threadIdx.x] = 0; out[blockIdx.x] = 1;", "out"),
-            None
-        );
-        assert_eq!(
-            written_per_block("p->out = 1; out[blockIdx.x] = 2;", "out"),
-            Some(false)
-        );
+    fn partial_results_are_the_only_use_of_a_partial_output() {
+        use Partial::{One, PerBlock};
+        let cases = [
+            (
+                "if (t == 0) out[blockIdx.x] = s[0];",
+                Some((PerBlock, false)),
+            ),
+            ("atomicAdd(&out[blockIdx.x], v);", Some((PerBlock, true))),
+            (
+                "const int bid = blockIdx.x; if (tid == 0) out[bid] = s[0];",
+                Some((PerBlock, false)),
+            ),
+            ("atomicAdd(out, v);", Some((One, true))),
+            ("if (lane == 0) atomicAdd(&out[0], v);", Some((One, true))),
+            ("if (t == 0) *out += v;", Some((One, true))),
+            ("if (t == 0) out[0] = s[0];", Some((One, false))),
+            ("p->out = 1; out[blockIdx.x] = 2;", Some((PerBlock, false))),
+            // Compared, written elsewhere, mixed, or through a reassigned
+            // index: not only partial results.
+            ("if (v > out[blockIdx.x]) out[blockIdx.x] = v;", None),
+            ("out[threadIdx.x] = 0; out[blockIdx.x] = 1;", None),
+            ("out[blockIdx.x] = 1; atomicAdd(out, 2);", None),
+            ("int bid = blockIdx.x; bid += 1; out[bid] = 1;", None),
+            ("float x = *out;", None),
+            ("atomicAdd(&total, out[0]);", None),
+        ];
+        for (body, expected) in cases {
+            assert_eq!(partial_output(body, "out"), expected, "{body}");
+        }
     }
 
     #[test]
@@ -2931,7 +3027,30 @@ mod tests {
                 false,
             ),
             ("helper(p, n);", "p", false, false, true),
-            ("float *q = p + i; *q = 1;", "p", false, false, true),
+            // A local pointer declared from it is followed.
+            ("float *q = p + i; *q = 1;", "p", false, true, false),
+            (
+                "float* x = p + blockDim.x * blockIdx.x; x[t] += x[t + o];",
+                "p",
+                true,
+                true,
+                false,
+            ),
+            (
+                "const float *row = &p[r * K]; v = row[k];",
+                "p",
+                true,
+                false,
+                false,
+            ),
+            (
+                "float *q = p; float *r = q + 1; helper(r);",
+                "p",
+                false,
+                false,
+                true,
+            ),
+            ("q = p + i; *q = 1;", "p", false, false, true),
             ("x = helper(p[i]);", "p", true, false, false),
             ("FLOAT4(p[i]) = v;", "p", false, true, false),
             (

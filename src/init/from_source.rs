@@ -1115,7 +1115,21 @@ impl<'a> Draft<'a> {
         if !written || !self.around.loops.is_empty() {
             return None;
         }
-        let accumulates = kernels::written_per_block(body, &name)?;
+        let (partial, accumulates) = kernels::partial_output(body, &name)?;
+        if partial == kernels::Partial::One {
+            return Some(Count {
+                toml: "1".to_string(),
+                comment: format!(
+                    "one result for the whole grid (only {name}'s first element is written): compared by its sum{}",
+                    match accumulates {
+                        true => ", added to from zero",
+                        false => "",
+                    }
+                ),
+                summed: true,
+                zeroed: accumulates,
+            });
+        }
         let grid = self
             .geometry(scanned, problem, &Turn::once(problem.n as f64))
             .into_iter()
@@ -4157,6 +4171,11 @@ sequence = [
                 for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
                 if ((threadIdx.x & 31) == 0) atomicAdd(&out[blockIdx.x], v);
             }
+            __global__ void reduce_total(const float *in, float *total) {
+                float v = in[blockIdx.x * blockDim.x + threadIdx.x];
+                for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
+                if ((threadIdx.x & 31) == 0) atomicAdd(total, v);
+            }
             int main() {
                 const int N = 1 << 24;
                 float *d_in, *d_out;
@@ -4166,6 +4185,7 @@ sequence = [
                 reduce_two<<<N / THREADS / 2, THREADS>>>(d_in, d_out);
                 scatter<<<N / THREADS, THREADS>>>(d_in, d_out);
                 reduce_atomic<<<N / THREADS, THREADS>>>(d_in, d_out);
+                reduce_total<<<N / THREADS, THREADS>>>(d_in, d_out);
             }
         "#;
         let (root, text) = draft(&[("r.cu", source)], "r.cu", "s");
@@ -4175,6 +4195,8 @@ sequence = [
             "{ name = \"out\", buffer = \"f32\", count = \"floor(N / 256) / 2\", output = true, compare = \"sum\" },",
             // Each warp adds to its block's partial: they start at zero.
             "{ name = \"out\", buffer = \"f32\", count = \"N / 256\", output = true, fill = \"zeros\", compare = \"sum\" },  # one partial result a block (out[blockIdx.x]): as many as the grid's blocks, compared by their sum, each added to from zero",
+            // One total that every warp adds to: a single value, from zero.
+            "{ name = \"total\", buffer = \"f32\", count = 1, output = true, fill = \"zeros\", compare = \"sum\" },  # one result for the whole grid (only total's first element is written): compared by its sum, added to from zero",
             // Written at every thread's element: compared element by element.
             "{ name = \"out\", buffer = \"f32\", count = \"N / 256\", output = true },  # the file allocates",
         ] {
