@@ -1697,10 +1697,10 @@ pub(crate) fn pointer_use(body: &str, name: &str) -> PointerUse {
             if names_another_thing(&tokens, i) {
                 continue;
             }
-            if let Some(alias) = occurrence(&tokens, i, &current, &mut found) {
-                if !names.contains(&alias) {
-                    names.push(alias);
-                }
+            if let Some(alias) = occurrence(&tokens, i, &current, &mut found)
+                && !names.contains(&alias)
+            {
+                names.push(alias);
             }
         }
     }
