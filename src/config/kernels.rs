@@ -38,6 +38,9 @@ pub(crate) struct Kernels {
     pub(crate) integers: Vec<(String, i64)>,
     /// Names the file gives `true` or `false`: `const bool FAST = false;`.
     pub(crate) booleans: Vec<(String, bool)>,
+    /// The kernel instances the file instantiates explicitly (`template
+    /// __global__ void sgemm_v2<32>(…);` gives `sgemm_v2<32>`), in order.
+    pub(crate) instantiated: Vec<String>,
     /// The `dim3` variables its host code declares, in source order.
     pub(crate) dim3s: Vec<Dim3>,
     /// `name = &function;` and `name = function;` (a function pointer
@@ -393,6 +396,11 @@ pub(crate) fn scan(source: &str) -> Kernels {
                     i = end;
                     continue;
                 }
+                if let Some((name, arguments)) = explicit_instance(&tokens, i + 1) {
+                    found
+                        .instantiated
+                        .push(format!("{}<{arguments}>", qualified(&scopes, &name)));
+                }
             }
             Token::Ident(word) if word == "__global__" => {
                 if let Some((name, open)) = function_name(&tokens[i + 1..]) {
@@ -743,6 +751,25 @@ fn namespace_at(tokens: &[Located], start: usize) -> Option<(String, usize)> {
             Token::Punct(':') => name.push(':'),
             Token::Punct('{') => return Some((name, start + offset)),
             _ => return None,
+        }
+    }
+    None
+}
+
+/// The kernel and template arguments of an explicit instantiation whose
+/// tokens follow `template` from `start` (`__global__ void sgemm_v2<32>(int
+/// M, …);` gives `sgemm_v2` and `32`); `None` for anything else.
+fn explicit_instance(tokens: &[Located], start: usize) -> Option<(String, String)> {
+    let mut kernel = false;
+    for k in start..tokens.len() {
+        match &tokens[k].0 {
+            Token::Ident(word) if word == "__global__" => kernel = true,
+            Token::Ident(name) if kernel && is(tokens, k + 1, '<') => {
+                let (arguments, end) = template_at(tokens, k + 1)?;
+                return is(tokens, end, '(').then(|| (name.clone(), arguments));
+            }
+            Token::Punct(';' | '{' | '}' | '(') => return None,
+            _ => {}
         }
     }
     None

@@ -2027,14 +2027,46 @@ fn entry_of(kernel: &Kernel, launch: Option<&Launch>, scanned: &Kernels) -> (Set
                 instance,
             )
         }
-        (Some(parameters), _) => (
-            Setting::new(
-                "entry",
-                quoted(&format!("{}<…>", kernel.name)),
-                spaced(format!("fill in: a value for each of <{parameters}>")),
-            ),
-            Vec::new(),
-        ),
+        (Some(parameters), _) => {
+            let instances: Vec<&String> = scanned
+                .instantiated
+                .iter()
+                .filter(|instance| kernels::entry_base(instance) == kernel.name)
+                .collect();
+            match instances.as_slice() {
+                [] => (
+                    Setting::new(
+                        "entry",
+                        quoted(&format!("{}<…>", kernel.name)),
+                        spaced(format!("fill in: a value for each of <{parameters}>")),
+                    ),
+                    Vec::new(),
+                ),
+                [only] => (
+                    Setting::new(
+                        "entry",
+                        quoted(only),
+                        spaced("the instance the file instantiates explicitly".to_string()),
+                    ),
+                    signature::instance_arguments(only).unwrap_or_default(),
+                ),
+                [first, ..] => (
+                    Setting::new(
+                        "entry",
+                        quoted(first),
+                        spaced(format!(
+                            "fill in: one of the instances the file instantiates explicitly: {}",
+                            instances
+                                .iter()
+                                .map(|i| i.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )),
+                    ),
+                    signature::instance_arguments(first).unwrap_or_default(),
+                ),
+            }
+        }
         (None, _) => (
             Setting::new("entry", quoted(&kernel.name), String::new()),
             Vec::new(),
@@ -3178,6 +3210,28 @@ mod tests {
             ),
             "{text}"
         );
+
+        // A template the file only instantiates explicitly (its
+        // definitions compiled on their own, launched elsewhere): one of
+        // those instances, marked as a choice where there are several.
+        let source = r#"
+            namespace k {
+            template <const int BLOCK> __global__ void tiled(float *a) { a[blockIdx.x * BLOCK + threadIdx.x] = 1; }
+            template __global__ void tiled<16>(float *a);
+            template __global__ void tiled<32>(float *a);
+            template <typename T, int W> __global__ void wide(T *a) { a[threadIdx.x * W] = 1; }
+            template __global__ void wide<float, 4>(float *a);
+            }
+        "#;
+        let (root, text) = draft(&[("e.cu", source)], "e.cu", "e");
+        let text = text.unwrap();
+        for expected in [
+            "entry = \"k::tiled<16>\"                # fill in: one of the instances the file instantiates explicitly: k::tiled<16>, k::tiled<32>\n",
+            "entry = \"k::wide<float, 4>\"                # the instance the file instantiates explicitly\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        assert_eq!(super::tests::plan(root.path(), "e").variants.len(), 2);
     }
 
     #[test]
