@@ -402,10 +402,48 @@ fn no_kernels(source: &str, origin: &Origin, declared_by_macro: bool) -> String 
         );
     }
     let Some(first) = headers.first() else {
-        return format!(
-            "{} defines no __global__ function: give the .cu or .cuh file that holds your kernels",
-            origin.typed.display()
-        );
+        // Kernels its headers declare, defined elsewhere and launched from
+        // another file (a `main` that calls the wrappers of
+        // `src/utils.cu`): the file near it that launches one of them.
+        let mut search = Search::new(folder_of(origin.typed));
+        let declared: Vec<String> = runner_headers(source, origin, &mut search)
+            .iter()
+            .flat_map(|(_, text)| kernels::scan(text).kernels)
+            .map(|kernel| kernel.name)
+            .collect();
+        let itself = origin.typed.canonicalize().ok();
+        let runner = match declared.is_empty() {
+            true => None,
+            false => search
+                .nearby_sources()
+                .into_iter()
+                .find(|(path, _, found)| {
+                    path.canonicalize().ok() != itself
+                        && found
+                            .launches
+                            .iter()
+                            .any(|launch| declared.contains(&kernels::entry_base(&launch.callee)))
+                }),
+        };
+        let shown = |path: &Path| {
+            std::env::current_dir()
+                .ok()
+                .and_then(|here| pathdiff::diff_paths(path, here))
+                .unwrap_or_else(|| path.to_path_buf())
+        };
+        return match runner.map(|(path, ..)| shown(&path)) {
+            Some(runner) => format!(
+                "{} defines no __global__ function and launches none; {} near it launches kernels: give that file (`gpuprof init {} --from {}`)",
+                origin.typed.display(),
+                runner.display(),
+                origin.folder.display(),
+                runner.display()
+            ),
+            None => format!(
+                "{} defines no __global__ function: give the .cu or .cuh file that holds your kernels",
+                origin.typed.display()
+            ),
+        };
     };
     const SHOWN: usize = 8;
     let mut listed: Vec<String> = headers
@@ -430,7 +468,7 @@ fn no_kernels(source: &str, origin: &Origin, declared_by_macro: bool) -> String 
 fn headers_with_kernels(typed: &Path, source: &str) -> Vec<PathBuf> {
     crate::build::headers::local_headers(typed, source)
         .into_iter()
-        .filter(|(_, text)| !kernels::scan(text).kernels.is_empty())
+        .filter(|(_, text)| kernels::scan(text).kernels.iter().any(|k| k.body.is_some()))
         .map(|(path, _)| path)
         .collect()
 }
@@ -4043,6 +4081,35 @@ sequence = [
         assert!(
             text.contains("{ name = \"C\", buffer = \"f32\", count = \"N*N\", output = true }"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn a_main_that_launches_nothing_itself_is_pointed_at_the_file_that_does() {
+        let files = [
+            (
+                "p/main.cu",
+                "#include \"include/kernels.cuh\"\nfloat call_kernel(int which, float *A, int n);\nint main() { return call_kernel(1, 0, 1 << 20) > 0; }\n",
+            ),
+            (
+                "p/include/kernels.cuh",
+                "__global__ void scale(float *A, int n);\n",
+            ),
+            (
+                "p/src/kernels.cu",
+                "#include \"kernels.cuh\"\n__global__ void scale(float *A, int n) { A[threadIdx.x] *= 2; }\n",
+            ),
+            (
+                "p/src/utils.cu",
+                "#include \"kernels.cuh\"\nfloat call_kernel(int which, float *A, int n) { scale<<<n / 256, 256>>>(A, n); return 0; }\n",
+            ),
+        ];
+        let (_root, written) = draft(&files, "p/main.cu", "suite");
+        let message = written.unwrap_err();
+        assert!(
+            message.contains("main.cu defines no __global__ function and launches none; ")
+                && message.contains("p/src/utils.cu near it launches kernels: give that file"),
+            "{message}"
         );
     }
 
