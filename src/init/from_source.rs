@@ -1498,13 +1498,8 @@ impl<'a> Draft<'a> {
             .filter_map(|name| Some((name.clone(), size_define(name, scanned, block_like)?)))
             .collect();
         for (variable, _) in self.mapped(launch, scanned) {
-            let value = initializer(&variable, scanned)
-                .and_then(|i| translate(i, &[], &[], scanned, &mut Vec::new(), 1))
-                .and_then(|t| Expr::parse(&t))
-                .and_then(|e| e.value(0.0))
-                .filter(|v| *v >= 1.0 && v.fract() == 0.0 && *v < 1e12);
-            if let Some(value) = value {
-                found.push((variable, value as i64));
+            if let Some(value) = initialized_count(&variable, scanned) {
+                found.push((variable, value));
             }
         }
         found
@@ -2012,17 +2007,37 @@ fn divisors(text: &str) -> Vec<String> {
 
 /// The value of the file's integer constant `name` when it is the file's
 /// problem size: not a block's size (`block_like`), and bounding a kernel
-/// (named in a kernel's body) or sizing an allocation.
+/// (named in a kernel's body) or sizing an allocation; or of a host
+/// variable initialized to a constant that sizes an allocation.
 fn size_define(name: &str, scanned: &Kernels, block_like: &[String]) -> Option<i64> {
-    let (_, value) = scanned.integers.iter().rev().find(|(n, _)| n == name)?;
-    if block_like.iter().any(|b| b == name) || *value < 1 {
+    let value = match scanned.integers.iter().rev().find(|(n, _)| n == name) {
+        Some((_, value)) => *value,
+        // A plain variable the host initializes (`int N = 1 << 16;`), where
+        // it sizes an allocation: a kernel's parameter of the same name
+        // says nothing about a host variable.
+        None if allocates(name, scanned) => initialized_count(name, scanned)?,
+        None => return None,
+    };
+    if block_like.iter().any(|b| b == name) || value < 1 {
         return None;
     }
     let mut in_kernel = Vec::new();
     for body in scanned.kernels.iter().filter_map(|k| k.body.as_deref()) {
         names_through(body, scanned, 4, &mut in_kernel);
     }
-    (in_kernel.iter().any(|n| n == name) || allocates(name, scanned)).then_some(*value)
+    (in_kernel.iter().any(|n| n == name) || allocates(name, scanned)).then_some(value)
+}
+
+/// The whole number, at least 1, that the host variable `name` is
+/// initialized to, worked out from the file's own values (`int N = 1 <<
+/// 16;`, `size_t n = ROWS * COLS;`).
+fn initialized_count(name: &str, scanned: &Kernels) -> Option<i64> {
+    initializer(name, scanned)
+        .and_then(|i| translate(i, &[], &[], scanned, &mut Vec::new(), 1))
+        .and_then(|t| Expr::parse(&t))
+        .and_then(|e| e.value(0.0))
+        .filter(|v| *v >= 1.0 && v.fract() == 0.0 && *v < 1e12)
+        .map(|v| v as i64)
 }
 
 /// The `entry` of `kernel`'s variant, from the instance `launch` names
@@ -3353,6 +3368,43 @@ mod tests {
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
+    }
+
+    #[test]
+    fn a_host_variable_that_sizes_an_allocation_is_the_problem_size() {
+        // No scalar passes the size: it reaches the launch only through
+        // the grid's variable, and the allocation.
+        let source = r#"
+            __global__ void sum(int *v, int *v_r) {
+                __shared__ int s[256];
+                s[threadIdx.x] = v[blockIdx.x * blockDim.x + threadIdx.x];
+                __syncthreads();
+                if (threadIdx.x == 0) v_r[blockIdx.x] = s[0];
+            }
+            int main() {
+                int N = 1 << 16;
+                size_t bytes = N * sizeof(int);
+                int *d_v, *d_v_r;
+                cudaMalloc(&d_v, bytes);
+                cudaMalloc(&d_v_r, bytes);
+                const int TB_SIZE = 256;
+                int GRID_SIZE = N / TB_SIZE;
+                sum<<<GRID_SIZE, TB_SIZE>>>(d_v, d_v_r);
+            }
+        "#;
+        let (root, text) = draft(&[("r.cu", source)], "r.cu", "s");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [65536]                # fill in: the problem sizes, each binds N; 65536 is the file's N\n",
+            "grid = [\"N / 256\"]",
+            "{ name = \"v\", buffer = \"i32\", count = \"N\", fill = \"random\" },  # the file allocates N * sizeof(int) for `d_v`",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        assert_eq!(
+            plan(root.path(), "s").variants[0].instances[0].grid,
+            [256, 1, 1]
+        );
     }
 
     #[test]
