@@ -2012,10 +2012,13 @@ fn divisors(text: &str) -> Vec<String> {
 fn size_define(name: &str, scanned: &Kernels, block_like: &[String]) -> Option<i64> {
     let value = match scanned.integers.iter().rev().find(|(n, _)| n == name) {
         Some((_, value)) => *value,
-        // A plain variable the host initializes (`int N = 1 << 16;`), where
-        // it sizes an allocation: a kernel's parameter of the same name
-        // says nothing about a host variable.
-        None if allocates(name, scanned) => initialized_count(name, scanned)?,
+        // A plain variable the host initializes to a number (`int N = 1 <<
+        // 16;`), where it sizes an allocation: a kernel's parameter of the
+        // same name says nothing about a host variable, and one computed
+        // from other names (`block_num = N / 512`) is derived from them.
+        None if allocates(name, scanned) && initialized_to_a_number(name, scanned) => {
+            initialized_count(name, scanned)?
+        }
         None => return None,
     };
     if block_like.iter().any(|b| b == name) || value < 1 {
@@ -2026,6 +2029,16 @@ fn size_define(name: &str, scanned: &Kernels, block_like: &[String]) -> Option<i
         names_through(body, scanned, 4, &mut in_kernel);
     }
     (in_kernel.iter().any(|n| n == name) || allocates(name, scanned)).then_some(value)
+}
+
+/// Whether the host variable `name` is initialized to an expression of
+/// numbers alone (`1 << 16`, `32 * 1024 * 1024`).
+fn initialized_to_a_number(name: &str, scanned: &Kernels) -> bool {
+    initializer(name, scanned).is_some_and(|initial| {
+        let mut names = Vec::new();
+        names_through(initial, scanned, 0, &mut names);
+        names.is_empty()
+    })
 }
 
 /// The whole number, at least 1, that the host variable `name` is
@@ -3384,11 +3397,12 @@ mod tests {
             int main() {
                 int N = 1 << 16;
                 size_t bytes = N * sizeof(int);
+                const int TB_SIZE = 256;
+                // Derived from N: not a second problem size.
+                int GRID_SIZE = N / TB_SIZE;
                 int *d_v, *d_v_r;
                 cudaMalloc(&d_v, bytes);
-                cudaMalloc(&d_v_r, bytes);
-                const int TB_SIZE = 256;
-                int GRID_SIZE = N / TB_SIZE;
+                cudaMalloc(&d_v_r, GRID_SIZE * sizeof(int));
                 sum<<<GRID_SIZE, TB_SIZE>>>(d_v, d_v_r);
             }
         "#;
