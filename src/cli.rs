@@ -267,9 +267,9 @@ pub enum Command {
         /// The folder to create them in (made if missing)
         #[arg(default_value = ".")]
         folder: PathBuf,
-        /// Write a variants.toml for the kernels of your own .cu file instead: every kernel and template, its parameters as args to fill in, geometry from its literal <<<…>>> launches
-        #[arg(long, value_name = "FILE.cu")]
-        from: Option<PathBuf>,
+        /// Write a variants.toml for the kernels of your own .cu file instead: every kernel and template, its parameters as args to fill in, geometry from its literal <<<…>>> launches; several files (`--from naive.cu tiled.cu`) make one suite, a variant per kernel of each, in order
+        #[arg(long, value_name = "FILE.cu", num_args = 1..)]
+        from: Vec<PathBuf>,
     },
     /// Internal: run a harness job (used by `gpuprof report`, also under ncu)
     #[command(hide = true)]

@@ -90,7 +90,7 @@ fn main() -> ExitCode {
             after,
             json,
         } => diff(&before, &after, json),
-        Command::Init { folder, from } => init(&folder, from.as_deref()),
+        Command::Init { folder, from } => init(&folder, &from),
         Command::Compare {
             inputs,
             names,
@@ -153,9 +153,9 @@ fn misrouted_input(command: &Command) -> Option<String> {
         Command::Compare { inputs, .. } => inputs
             .iter()
             .find_map(|input| misrouted(Reader::Compare, input)),
-        Command::Init {
-            from: Some(source), ..
-        } => misrouted(Reader::InitFrom, source),
+        Command::Init { from, .. } => from
+            .iter()
+            .find_map(|source| misrouted(Reader::InitFrom, source)),
         _ => None,
     }
 }
@@ -213,10 +213,10 @@ fn check(config: &std::path::Path, architecture: (u32, u32)) -> ExitCode {
 }
 
 /// `gpuprof init`: writes a starting suite and says what to run next.
-fn init(folder: &std::path::Path, from: Option<&std::path::Path>) -> ExitCode {
-    let written = match from {
-        Some(source) => gpuprof::init::write_from(folder, source).map(|path| vec![path]),
-        None => gpuprof::init::write(folder),
+fn init(folder: &std::path::Path, from: &[std::path::PathBuf]) -> ExitCode {
+    let written = match from.is_empty() {
+        false => gpuprof::init::write_from(folder, from).map(|path| vec![path]),
+        true => gpuprof::init::write(folder),
     };
     match written {
         Ok(written) => {
@@ -225,7 +225,7 @@ fn init(folder: &std::path::Path, from: Option<&std::path::Path>) -> ExitCode {
                 .map(|path| format!("wrote {}\n", path.display()))
                 .collect();
             let toml = folder.join("variants.toml");
-            text.push_str(&match from {
+            text.push_str(&match from.first() {
                 Some(_) => format!(
                     "next: fill in what is marked `fill in`, then check it without a GPU: gpuprof report {} --check\n",
                     toml.display()

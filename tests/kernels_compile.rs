@@ -389,8 +389,9 @@ fn drafted(files: &[(&str, &str)], source: &str) -> String {
     for (name, text) in files {
         std::fs::write(folder.path().join(name), text).unwrap();
     }
-    let written = gpuprof::init::write_from(&folder.path().join("s"), &folder.path().join(source))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let written =
+        gpuprof::init::write_from(&folder.path().join("s"), &[folder.path().join(source)])
+            .unwrap_or_else(|e| panic!("{e}"));
     std::fs::read_to_string(written).unwrap()
 }
 

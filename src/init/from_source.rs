@@ -70,45 +70,135 @@ const SIZES: [u32; 3] = [1_048_576, 1024, 128];
 /// The buffer count for 1, 2 or 3 dimensions.
 const COUNTS: [&str; 3] = ["N", "N*N", "N*N*N"];
 
-/// The variants.toml text for the CUDA file whose text is `source`.
-pub fn suite_for(source: &str, origin: &Origin, suite_name: &str) -> Result<String, String> {
-    let mut scanned = kernels::scan_file(origin.typed, source);
-    let near = near_includes(source, origin);
-    // NVRTC finds no C or C++ library header, so a header of the file's
-    // that includes one (or launches kernels) makes it nvcc's too.
-    let host = scanned.host_code.clone().or_else(|| {
-        crate::build::headers::host_code_of_headers(origin.typed, source, &near.folders(), &[])
-            .map(|(header, what)| format!("a header it includes, {header}, {what}"))
-    });
-    let homes = match scanned.kernels.is_empty() {
-        false => Homes::own(origin, near.lines(origin), scanned.kernels.len()),
-        true => Homes::included(&mut scanned, source, origin)
-            .ok_or_else(|| no_kernels(source, origin, scanned.declared_by_macro))?,
-    };
-    let code = Code::new(source);
-    let mut drafts: Vec<Draft> = scanned
-        .kernels
+/// One file given to `--from`, read for its kernels: where they are
+/// defined, what compiles it, and the loops around its launches.
+struct ReadFile<'f> {
+    origin: &'f Origin<'f>,
+    scanned: Kernels,
+    near: NearIncludes,
+    /// Why nvcc compiles it (`None`: NVRTC).
+    host: Option<String>,
+    homes: Homes,
+    code: Code,
+}
+
+impl<'f> ReadFile<'f> {
+    fn new(source: &'f str, origin: &'f Origin<'f>) -> Result<ReadFile<'f>, String> {
+        let mut scanned = kernels::scan_file(origin.typed, source);
+        let near = near_includes(source, origin);
+        // NVRTC finds no C or C++ library header, so a header of the
+        // file's that includes one (or launches kernels) makes it nvcc's
+        // too.
+        let host = scanned.host_code.clone().or_else(|| {
+            crate::build::headers::host_code_of_headers(origin.typed, source, &near.folders(), &[])
+                .map(|(header, what)| format!("a header it includes, {header}, {what}"))
+        });
+        let homes = match scanned.kernels.is_empty() {
+            false => Homes::own(origin, near.lines(origin), scanned.kernels.len()),
+            true => Homes::included(&mut scanned, source, origin)
+                .ok_or_else(|| no_kernels(source, origin, scanned.declared_by_macro))?,
+        };
+        Ok(ReadFile {
+            origin,
+            scanned,
+            near,
+            host,
+            homes,
+            code: Code::new(source),
+        })
+    }
+
+    /// The header of a suite of this file alone.
+    fn header(&self, suite_name: &str) -> String {
+        match self.homes.runner {
+            false => own_header(self.origin.relative, suite_name, self.host.as_deref()),
+            true => runner_header(self.origin.relative, suite_name, &self.homes),
+        }
+    }
+}
+
+/// The variants.toml text for the kernels of the CUDA files `files`
+/// (each one's text and where it is): one suite, of one file or of a
+/// ladder whose steps are files of their own (`naive.cu`, `tiled.cu`).
+/// Variants keep the files' order; names two files share get the file's
+/// name after them.
+pub fn suite_for_files(files: &[(&str, &Origin)], suite_name: &str) -> Result<String, String> {
+    let read: Vec<ReadFile> = files
         .iter()
-        .map(|kernel| Draft::new(kernel, &scanned, &code))
+        .map(|(source, origin)| ReadFile::new(source, origin))
+        .collect::<Result<_, _>>()?;
+    let mut drafts: Vec<Vec<Draft>> = Vec::new();
+    let mut types_notes = String::new();
+    for file in &read {
+        let mut these: Vec<Draft> = file
+            .scanned
+            .kernels
+            .iter()
+            .map(|kernel| Draft::new(kernel, &file.scanned, &file.code))
+            .collect();
+        types_notes.push_str(&read_types_from_compiler(
+            &mut these,
+            file.origin,
+            file.host.is_some(),
+            &file.near.folders(),
+        ));
+        drafts.push(these);
+    }
+    name_apart(&mut drafts, &read);
+    let problems: Vec<(usize, Problem)> = read
+        .iter()
+        .zip(&drafts)
+        .map(|(file, these)| {
+            let dimensions = these.iter().map(|d| d.dimensions).max().unwrap_or(1);
+            (dimensions, Problem::of(these, &file.scanned, dimensions))
+        })
         .collect();
-    let types_note = read_types_from_compiler(&mut drafts, origin, host.is_some(), &near.folders());
-    let dimensions = drafts.iter().map(|d| d.dimensions).max().unwrap_or(1);
-    let problem = Problem::of(&drafts, &scanned, dimensions);
-    let naive = drafts
-        .iter()
-        .position(|d| d.name.to_lowercase().contains("naive"));
-    let mut text = match homes.runner {
-        false => own_header(origin.relative, suite_name, host.as_deref()),
-        true => runner_header(origin.relative, suite_name, &homes),
+    let naive = drafts.iter().enumerate().find_map(|(f, these)| {
+        these
+            .iter()
+            .position(|d| d.name.to_lowercase().contains("naive"))
+            .map(|d| (f, d))
+    });
+    let (baseline_file, baseline_draft) = naive.unwrap_or((0, 0));
+    let mut text = match read.as_slice() {
+        [only] => only.header(suite_name),
+        _ => files_header(&read, suite_name),
     };
-    text.insert_str(text.find("version = 1").unwrap_or(0), &types_note);
+    text.insert_str(text.find("version = 1").unwrap_or(0), &types_notes);
+    let (dimensions, problem) = &problems[baseline_file];
+    let others: Vec<String> = read
+        .iter()
+        .zip(&problems)
+        .filter(|(_, (_, other))| other.n != problem.n)
+        .map(|(file, (_, other))| match other.names.is_empty() {
+            true => format!("{} sets none", file.origin.relative.display()),
+            false => format!(
+                "{}'s {} is {}",
+                file.origin.relative.display(),
+                other.names.join(", "),
+                other.n
+            ),
+        })
+        .collect();
     let _ = writeln!(
         text,
-        "sizes = [{}]                # fill in: the problem sizes, each binds N{}{}",
+        "sizes = [{}]                # fill in: the problem sizes, each binds N{}{}{}",
         problem.n,
         match problem.names.is_empty() {
             true => String::new(),
-            false => format!("; {} is the file's {}", problem.n, problem.names.join(", ")),
+            false => format!(
+                "; {} is {} {}",
+                problem.n,
+                match read.len() {
+                    1 => "the file's".to_string(),
+                    _ => format!("{}'s", read[baseline_file].origin.relative.display()),
+                },
+                problem.names.join(", ")
+            ),
+        },
+        match others.is_empty() {
+            true => String::new(),
+            false => format!(" (the files differ: {})", others.join("; ")),
         },
         match dimensions {
             1 => String::new(),
@@ -116,24 +206,92 @@ pub fn suite_for(source: &str, origin: &Origin, suite_name: &str) -> Result<Stri
             _ => " (N×N×N elements: a kernel indexes in 3-D)".to_string(),
         }
     );
+    let baseline = &drafts[baseline_file][baseline_draft];
     let _ = match naive {
-        Some(index) => writeln!(
+        Some(_) => writeln!(
             text,
             "baseline = {}  # its name says naive: every other variant's output is compared with it, and every speedup measured against it",
-            quoted(&drafts[index].name)
+            quoted(&baseline.name)
         ),
         None => writeln!(
             text,
             "baseline = {}  # fill in: the variant every other variant's output is compared with, and every speedup measured against",
-            quoted(&drafts[0].name)
+            quoted(&baseline.name)
         ),
     };
-    let baseline = &drafts[naive.unwrap_or(0)];
-    for (draft, home) in drafts.iter().zip(&homes.of_kernel) {
-        let home = &homes.files[*home];
-        text.push_str(&draft.variant(&home.relative, &home.includes, &scanned, &problem, baseline));
+    for ((file, these), (_, problem)) in read.iter().zip(&drafts).zip(&problems) {
+        for (draft, home) in these.iter().zip(&file.homes.of_kernel) {
+            let home = &file.homes.files[*home];
+            text.push_str(&draft.variant(
+                &home.relative,
+                &home.includes,
+                &file.scanned,
+                problem,
+                baseline,
+            ));
+        }
     }
     Ok(text)
+}
+
+/// Makes the drafts' names unique across files: a name two files share
+/// gets its file's stem (`reduce-shared`), or, where the stems are the
+/// same too, its file's folder (`sumReduction-bank_conflicts`).
+fn name_apart(drafts: &mut [Vec<Draft>], read: &[ReadFile]) {
+    let label = |file: &ReadFile, by_folder: bool| -> String {
+        let path = file.origin.typed;
+        let part = match by_folder {
+            false => path.file_stem().map(|p| p.to_os_string()),
+            true => absolute(path)
+                .parent()
+                .and_then(Path::file_name)
+                .map(|p| p.to_os_string()),
+        };
+        part.map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let stems: Vec<String> = read.iter().map(|f| label(f, false)).collect();
+    let by_folder = stems
+        .iter()
+        .enumerate()
+        .any(|(i, s)| stems[..i].contains(s));
+    let names: Vec<(usize, String)> = drafts
+        .iter()
+        .enumerate()
+        .flat_map(|(f, these)| these.iter().map(move |d| (f, d.name.clone())))
+        .collect();
+    for (f, these) in drafts.iter_mut().enumerate() {
+        for draft in these.iter_mut() {
+            let shared = names
+                .iter()
+                .any(|(other, name)| *other != f && *name == draft.name);
+            if shared {
+                draft.name = format!("{}-{}", draft.name, label(&read[f], by_folder));
+            }
+        }
+    }
+}
+
+/// The header of a suite of several files' kernels: each file, and
+/// which compiler builds it.
+fn files_header(read: &[ReadFile], suite_name: &str) -> String {
+    let mut intro = String::from(
+        "# A starting suite for the kernels of several files, written by `gpuprof init --from`,\n\
+         # each variant compiled from its own file:\n",
+    );
+    for file in read {
+        let compiler = match (&file.host, file.homes.runner) {
+            (_, true) => "the kernels it launches, each from the file that defines it".to_string(),
+            (Some(reason), false) => format!("nvcc compiles it ({reason})"),
+            (None, false) => "NVRTC compiles it (device code only)".to_string(),
+        };
+        let _ = writeln!(intro, "#   {}: {compiler}", file.origin.relative.display());
+    }
+    suite_table(
+        &intro,
+        suite_name,
+        &format!("kernels of {} files", read.len()),
+    )
 }
 
 /// The files that define the drafted kernels: the file given, or, for a
@@ -2707,15 +2865,99 @@ mod tests {
         source: &str,
         suite: &str,
     ) -> (tempfile::TempDir, Result<String, String>) {
+        draft_of(files, &[source], suite)
+    }
+
+    /// [`draft`] of a suite of several of the files (`sources`).
+    fn draft_of(
+        files: &[(&str, &str)],
+        sources: &[&str],
+        suite: &str,
+    ) -> (tempfile::TempDir, Result<String, String>) {
         let root = tempfile::tempdir().unwrap();
         for (path, text) in files {
             let path = root.path().join(path);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();
         }
-        let written = crate::init::write_from(&root.path().join(suite), &root.path().join(source))
+        let sources: Vec<PathBuf> = sources.iter().map(|s| root.path().join(s)).collect();
+        let written = crate::init::write_from(&root.path().join(suite), &sources)
             .map(|path| std::fs::read_to_string(path).unwrap());
         (root, written)
+    }
+
+    #[test]
+    fn several_files_make_one_ladder_with_names_kept_apart() {
+        let mmul = |body: &str| {
+            format!(
+                "__global__ void matrixMul(const int *a, const int *b, int *c, int N) {{\n\
+                 \x20   int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;\n\
+                 \x20   {body}\n\
+                 }}\n\
+                 int main() {{\n\
+                 \x20   int N = 1 << 10;\n\
+                 \x20   size_t bytes = N * N * sizeof(int);\n\
+                 \x20   int *d_a, *d_b, *d_c;\n\
+                 \x20   cudaMalloc(&d_a, bytes); cudaMalloc(&d_b, bytes); cudaMalloc(&d_c, bytes);\n\
+                 \x20   int THREADS = 32; int BLOCKS = N / THREADS;\n\
+                 \x20   dim3 threads(THREADS, THREADS); dim3 blocks(BLOCKS, BLOCKS);\n\
+                 \x20   matrixMul<<<blocks, threads>>>(d_a, d_b, d_c, N);\n\
+                 }}\n"
+            )
+        };
+        let naive = mmul(
+            "int t = 0; for (int k = 0; k < N; k++) t += a[row * N + k] * b[k * N + col]; c[row * N + col] = t;",
+        );
+        let tiled = mmul(
+            "__shared__ int s[1024]; s[threadIdx.y * 32 + threadIdx.x] = a[row * N + col]; __syncthreads(); c[row * N + col] = s[threadIdx.x * 32 + threadIdx.y] + b[row * N + col];",
+        );
+        let files = [
+            ("mm/baseline/mmul.cu", naive.as_str()),
+            ("mm/tiled/mmul.cu", tiled.as_str()),
+        ];
+        let (root, text) = draft_of(
+            &files,
+            &["mm/baseline/mmul.cu", "mm/tiled/mmul.cu"],
+            "suite",
+        );
+        let text = text.unwrap();
+        for expected in [
+            "# A starting suite for the kernels of several files, written by `gpuprof init --from`,\n",
+            "#   ../mm/baseline/mmul.cu: nvcc compiles it (it defines `main`)\n#   ../mm/tiled/mmul.cu: nvcc compiles it (it defines `main`)\n",
+            "name = \"suite\"\n",
+            "sizes = [1024]",
+            // The same kernel name in both files: each keeps its folder's.
+            "baseline = \"matrixMul-baseline\"  # fill in",
+            "name = \"matrixMul-tiled\"\nsource = \"../mm/tiled/mmul.cu\"\nentry = \"matrixMul\"\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        let plan = plan(root.path(), "suite");
+        assert_eq!(plan.variants.len(), 2);
+        assert_eq!(plan.variants[1].instances[0].grid, [32, 32, 1]);
+
+        // Files of their own names: the names stay, a naive one is the
+        // baseline wherever it is.
+        let files = [
+            (
+                "t/tiled.cu",
+                "__global__ void tiled(float *out, const float *in) { out[threadIdx.x] = in[threadIdx.x]; }\n",
+            ),
+            (
+                "t/naive.cu",
+                "__global__ void naive(float *out, const float *in) { out[threadIdx.x] = in[threadIdx.x]; }\n",
+            ),
+        ];
+        let (_root, text) = draft_of(&files, &["t/tiled.cu", "t/naive.cu"], "two");
+        let text = text.unwrap();
+        assert!(
+            text.contains("baseline = \"naive\"  # its name says naive"),
+            "{text}"
+        );
+        assert!(
+            text.contains("name = \"tiled\"\nsource = \"../t/tiled.cu\""),
+            "{text}"
+        );
     }
 
     fn plan(root: &Path, suite: &str) -> crate::config::Plan {

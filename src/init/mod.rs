@@ -35,7 +35,7 @@ const FILES: [(&str, &str); 3] = [
 /// Writes the starter files into `folder`; the paths written.
 pub fn write(folder: &Path) -> Result<Vec<PathBuf>, String> {
     let targets: Vec<PathBuf> = FILES.iter().map(|(name, _)| folder.join(name)).collect();
-    refuse_existing(&targets, None)?;
+    refuse_existing(&targets, &[])?;
     for ((_, text), target) in FILES.iter().zip(&targets) {
         let parent = target.parent().unwrap_or(folder);
         std::fs::create_dir_all(parent)
@@ -46,18 +46,32 @@ pub fn write(folder: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(targets)
 }
 
-/// Writes `folder/variants.toml` for the kernels of `source`; its path.
-pub fn write_from(folder: &Path, source: &Path) -> Result<PathBuf, String> {
+/// Writes `folder/variants.toml` for the kernels of `sources` (one suite,
+/// their variants in order); its path.
+pub fn write_from(folder: &Path, sources: &[PathBuf]) -> Result<PathBuf, String> {
     let target = folder.join("variants.toml");
-    refuse_existing(std::slice::from_ref(&target), Some(source))?;
-    let bytes =
-        std::fs::read(source).map_err(|e| format!("cannot read {}: {e}", source.display()))?;
-    let text = crate::config::source_text(&bytes);
+    refuse_existing(std::slice::from_ref(&target), sources)?;
+    let mut texts = Vec::with_capacity(sources.len());
+    for source in sources {
+        let bytes =
+            std::fs::read(source).map_err(|e| format!("cannot read {}: {e}", source.display()))?;
+        texts.push(crate::config::source_text(&bytes));
+    }
     let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let relative = pathdiff::diff_paths(absolute(source), absolute(folder))
-        .unwrap_or_else(|| absolute(source));
-    let stem = source
-        .file_stem()
+    let relatives: Vec<PathBuf> = sources
+        .iter()
+        .map(|source| {
+            pathdiff::diff_paths(absolute(source), absolute(folder))
+                .unwrap_or_else(|| absolute(source))
+        })
+        .collect();
+    // One file names the suite; several, the folder they are gathered in.
+    let gathered_in = absolute(folder);
+    let named = match sources {
+        [only] => only.file_stem(),
+        _ => gathered_in.file_name(),
+    };
+    let stem = named
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let name: String = stem
@@ -69,16 +83,19 @@ pub fn write_from(folder: &Path, source: &Path) -> Result<PathBuf, String> {
             },
         )
         .collect();
-    let origin = from_source::Origin {
-        typed: source,
-        folder,
-        relative: &relative,
-    };
-    let suite = from_source::suite_for(
-        &text,
-        &origin,
-        if name.is_empty() { "suite" } else { &name },
-    )?;
+    let origins: Vec<from_source::Origin> = sources
+        .iter()
+        .zip(&relatives)
+        .map(|(typed, relative)| from_source::Origin {
+            typed,
+            folder,
+            relative,
+        })
+        .collect();
+    let files: Vec<(&str, &from_source::Origin)> =
+        texts.iter().map(String::as_str).zip(&origins).collect();
+    let suite =
+        from_source::suite_for_files(&files, if name.is_empty() { "suite" } else { &name })?;
     std::fs::create_dir_all(folder)
         .map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
     std::fs::write(&target, suite)
@@ -88,10 +105,17 @@ pub fn write_from(folder: &Path, source: &Path) -> Result<PathBuf, String> {
 
 /// Refuses to overwrite: the advice names the command again, with the
 /// `--from` file as the user typed it.
-fn refuse_existing(targets: &[PathBuf], from: Option<&Path>) -> Result<(), String> {
-    let from = from
-        .map(|source| format!(" --from {}", source.display()))
-        .unwrap_or_default();
+fn refuse_existing(targets: &[PathBuf], from: &[PathBuf]) -> Result<(), String> {
+    let from: String = match from.is_empty() {
+        true => String::new(),
+        false => format!(
+            " --from {}",
+            from.iter()
+                .map(|source| source.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    };
     match targets.iter().find(|t| t.exists()) {
         Some(existing) => Err(format!(
             "{} already exists: gpuprof init writes only new files; choose an empty folder (`gpuprof init my-suite{from}`)",
@@ -130,7 +154,7 @@ mod tests {
     #[test]
     fn a_homework_file_gives_a_suite_that_loads_with_its_launches() {
         let folder = tempfile::tempdir().unwrap();
-        let written = write_from(folder.path(), &cpp("homework.cu")).unwrap();
+        let written = write_from(folder.path(), &[cpp("homework.cu")]).unwrap();
         let text = std::fs::read_to_string(&written).unwrap();
         assert!(
             text.contains("# nvcc compiles it (it defines `main`)."),
@@ -169,7 +193,7 @@ mod tests {
         assert_eq!(names, ["tiledCopy", "naiveCopy"]);
         assert_eq!(plan.variants[0].instances[0].block, [32, 1, 1]);
         assert_eq!(plan.variants[0].instances[0].grid, [32768, 1, 1]);
-        let again = write_from(folder.path(), &cpp("homework.cu")).unwrap_err();
+        let again = write_from(folder.path(), &[cpp("homework.cu")]).unwrap_err();
         assert!(
             again.ends_with(&format!(
                 "choose an empty folder (`gpuprof init my-suite --from {}`)",
@@ -182,7 +206,7 @@ mod tests {
     #[test]
     fn templates_without_a_launch_are_left_for_their_arguments() {
         let folder = tempfile::tempdir().unwrap();
-        let written = write_from(folder.path(), &cpp("templated.cu")).unwrap();
+        let written = write_from(folder.path(), &[cpp("templated.cu")]).unwrap();
         let text = std::fs::read_to_string(&written).unwrap();
         assert!(
             text.contains("entry = \"reduce6<…>\"                # fill in: a value for each of <unsigned int blockSize, bool nIsPow2>"),
@@ -195,7 +219,7 @@ mod tests {
         );
         let error = write_from(
             folder.path().join("none").as_path(),
-            &cpp("../../../Cargo.toml"),
+            &[cpp("../../../Cargo.toml")],
         )
         .unwrap_err();
         assert!(
