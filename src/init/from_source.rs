@@ -1150,6 +1150,7 @@ impl<'a> Draft<'a> {
     /// around the launch (none changes it).
     fn one_launch(&self, scanned: &Kernels, problem: &Problem) -> String {
         let mut text = self.around.notes.concat();
+        text.push_str(&self.launched_again(scanned));
         for setting in self.geometry(scanned, problem, &Turn::once(problem.n as f64)) {
             text.push_str(&setting.line());
         }
@@ -1166,6 +1167,38 @@ impl<'a> Draft<'a> {
         text.push_str(&self.module_arrays(scanned));
         text.push_str("]\n");
         text
+    }
+
+    /// A note on the file's other launches of this kernel that differ from
+    /// the one drafted (`sumReduction<<<1, TB_SIZE>>>(d_v_r, d_v_r)`, the
+    /// second pass of a reduction): they are not drafted.
+    fn launched_again(&self, scanned: &Kernels) -> String {
+        let Some(drafted) = self.launch() else {
+            return String::new();
+        };
+        let mut others: Vec<String> = Vec::new();
+        for launch in scanned.launches.iter().filter(|l| {
+            l.at != drafted.at
+                && kernels::entry_base(&l.callee) == kernels::entry_base(&drafted.callee)
+                && (l.config != drafted.config || l.arguments != drafted.arguments)
+        }) {
+            let shown = format!(
+                "{}<<<{}>>>({})",
+                launch.callee,
+                launch.config.join(", "),
+                launch.arguments.join(", ")
+            );
+            if !others.contains(&shown) {
+                others.push(shown);
+            }
+        }
+        match others.is_empty() {
+            true => String::new(),
+            false => format!(
+                "# the file also launches {}: only its first launch is drafted; launches run one after another are a `sequence` of steps\n",
+                others.join(", ")
+            ),
+        }
     }
 
     /// A sequence of one step, which the loops around its launch repeat:
@@ -3646,6 +3679,7 @@ mod tests {
                 cudaMalloc(&d_v, bytes);
                 cudaMalloc(&d_v_r, GRID_SIZE * sizeof(int));
                 sum<<<GRID_SIZE, TB_SIZE>>>(d_v, d_v_r);
+                sum<<<1, TB_SIZE>>>(d_v_r, d_v_r);
             }
         "#;
         let (root, text) = draft(&[("r.cu", source)], "r.cu", "s");
@@ -3654,6 +3688,8 @@ mod tests {
             "sizes = [65536]                # fill in: the problem sizes, each binds N; 65536 is the file's N\n",
             "grid = [\"N / 256\"]",
             "{ name = \"v\", buffer = \"i32\", count = \"N\", fill = \"random\" },  # the file allocates N * sizeof(int) for `d_v`",
+            // The second pass over the partials is named, not drafted.
+            "# the file also launches sum<<<1, TB_SIZE>>>(d_v_r, d_v_r): only its first launch is drafted; launches run one after another are a `sequence` of steps\nblock = [256]\n",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
