@@ -2073,6 +2073,11 @@ impl Problem {
             for value in shape(launch, 0, scanned).map_or_else(Vec::new, |s| s.values) {
                 block_like.extend(divisors(&value));
             }
+            // Nor is a template argument (`Sgemv_v2<ROW_PER_WARP>`): a
+            // kernel's compile-time tiling.
+            if let Some((_, arguments)) = launch.callee.split_once('<') {
+                names_through(arguments.trim_end_matches('>'), scanned, 0, &mut block_like);
+            }
         }
         let mut found: Vec<(String, i64)> = Vec::new();
         for draft in drafts.iter().filter(|d| d.dimensions == dimensions) {
@@ -3697,6 +3702,36 @@ mod tests {
             plan(root.path(), "s").variants[0].instances[0].grid,
             [256, 1, 1]
         );
+    }
+
+    #[test]
+    fn a_template_argument_is_no_problem_size() {
+        // ROWS is the kernel's template parameter and the host's constant
+        // of the same name: a tiling, while M (from argv) stays the size.
+        let source = r#"
+            template <const int ROWS>
+            __global__ void gemv(const float *A, const float *x, float *y, const int M, const int N) {
+                int row = (blockDim.y * blockIdx.x + threadIdx.y) * ROWS;
+                if (row < M) y[row] = A[row * N] * x[0];
+            }
+            int main(int argc, char **argv) {
+                size_t M = atoi(argv[1]);
+                size_t N = atoi(argv[2]);
+                float *d_A, *d_x, *d_y;
+                cudaMalloc(&d_A, sizeof(float) * M * N);
+                cudaMalloc(&d_x, sizeof(float) * N);
+                cudaMalloc(&d_y, sizeof(float) * M);
+                const int ROWS = 2;
+                const int ROWS_PER_BLOCK = 4 * ROWS;
+                dim3 grid(M / ROWS_PER_BLOCK);
+                dim3 block(32, 4);
+                gemv<ROWS><<<grid, block>>>(d_A, d_x, d_y, M, N);
+            }
+        "#;
+        let (_root, text) = draft(&[("g.cu", source)], "g.cu", "s");
+        let text = text.unwrap();
+        assert!(!text.contains("is the file's ROWS"), "{text}");
+        assert!(text.contains("grid = [\"N / 8\"]"), "{text}");
     }
 
     #[test]
