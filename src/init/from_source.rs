@@ -136,9 +136,15 @@ pub fn suite_for_files(files: &[(&str, &Origin)], suite_name: &str) -> Result<St
             .iter()
             .map(|kernel| Draft::new(kernel, &file.scanned, &file.code))
             .collect();
+        // In a suite of several files, each file is named.
+        let named = match files.len() {
+            1 => "The file".to_string(),
+            _ => file.origin.relative.display().to_string(),
+        };
         types_notes.push_str(&read_types_from_compiler(
             &mut these,
             file.origin,
+            &named,
             file.host.is_some(),
             &file.near.folders(),
         ));
@@ -462,10 +468,12 @@ fn runner_header(relative: &Path, suite_name: &str, homes: &Homes) -> String {
 /// Gives the drafts of kernels whose parameter types the text does not
 /// say (an alias the scan cannot follow) the types of their compiled
 /// symbols (`compiled`); returns a comment for the header when the file
-/// could not be compiled, naming the types left to fill in.
+/// (`named` there: "The file", or its path in a suite of several) could
+/// not be compiled, naming the types left to fill in.
 fn read_types_from_compiler(
     drafts: &mut [Draft],
     origin: &Origin,
+    named: &str,
     needs_nvcc: bool,
     near_folders: &[PathBuf],
 ) -> String {
@@ -499,8 +507,9 @@ fn read_types_from_compiler(
                 }
             }
             format!(
-                "# The file does not say what {} are; compiling it to read them failed\n\
+                "# {} does not say what {} are; compiling it to read them failed\n\
                  # ({}), so their buffers are left to fill in.\n",
+                named,
                 types.join(", "),
                 why.replace('\n', " ")
             )
