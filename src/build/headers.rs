@@ -68,10 +68,7 @@ pub(crate) fn host_code_of_headers(
         .map(|folder| format!("-I{}", folder.display()))
         .chain(options.iter().cloned())
         .collect();
-    let home = match source.parent() {
-        Some(folder) if !folder.as_os_str().is_empty() => folder.canonicalize().ok(),
-        _ => Path::new(".").canonicalize().ok(),
-    };
+    let home = folder_of(source).canonicalize().ok();
     user_headers(source, text, &options, &[])
         .into_iter()
         .find_map(|(path, bytes)| {
@@ -178,6 +175,14 @@ pub(crate) fn local_headers(typed: &Path, source: &str) -> Vec<(PathBuf, String)
     .into_iter()
     .map(|(path, bytes)| (path, String::from_utf8_lossy(&bytes).into_owned()))
     .collect()
+}
+
+/// The folder that holds `file` (`.` for a bare file name).
+pub(crate) fn folder_of(file: &Path) -> &Path {
+    match file.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => Path::new("."),
+    }
 }
 
 /// `path` without `.` components (`./kernels/a.cuh` → `kernels/a.cuh`).

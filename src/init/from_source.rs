@@ -41,6 +41,7 @@
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
+use crate::build::headers::folder_of;
 use crate::config::kernels::{self, Kernel, Kernels, Launch, PointerUse};
 use crate::config::plan::ElementType;
 use crate::config::signature::{self, Parameter, Takes};
@@ -759,14 +760,6 @@ fn runner_headers(source: &str, origin: &Origin, search: &mut Search) -> Vec<(Pa
     .into_iter()
     .map(|(path, bytes)| (path, String::from_utf8_lossy(&bytes).into_owned()))
     .collect()
-}
-
-/// The folder that holds `file` (`.` for a bare file name).
-fn folder_of(file: &Path) -> &Path {
-    match file.parent() {
-        Some(folder) if !folder.as_os_str().is_empty() => folder,
-        _ => Path::new("."),
-    }
 }
 
 fn absolute(path: &Path) -> PathBuf {

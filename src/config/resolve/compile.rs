@@ -4,8 +4,11 @@
 //! options in `compile_options` (relative to the toml, checked to exist)
 //! and the `defines`, whose values are numbers or
 //! expressions over the size symbols, compiled once here and evaluated at
-//! every size.
+//! every size. Whether a source's headers hold host code is looked for
+//! once per source and include folders.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use toml::Spanned;
@@ -48,6 +51,40 @@ impl HostCode {
     }
 }
 
+/// A source with its include folders and compile options.
+type CompiledSource = (PathBuf, Vec<PathBuf>, Vec<String>);
+
+/// The host code of each source's headers ([`host_code_of_headers`]): the
+/// header and what it does, by [`CompiledSource`].
+#[derive(Default)]
+pub(super) struct HostCodes(RefCell<HashMap<CompiledSource, Option<(String, String)>>>);
+
+impl HostCodes {
+    /// The first header of `source` that holds host code, with what it
+    /// does; read once for the same source, folders and options.
+    fn of(
+        &self,
+        source: &Path,
+        include_dirs: &[PathBuf],
+        options: &[String],
+    ) -> Option<(String, String)> {
+        let key = (
+            source.to_path_buf(),
+            include_dirs.to_vec(),
+            options.to_vec(),
+        );
+        if let Some(known) = self.0.borrow().get(&key) {
+            return known.clone();
+        }
+        let found = std::fs::read(source).ok().and_then(|bytes| {
+            let text = crate::config::source_text(&bytes);
+            host_code_of_headers(source, &text, include_dirs, options)
+        });
+        self.0.borrow_mut().insert(key, found.clone());
+        found
+    }
+}
+
 /// A kernel's compiler, the reason it was chosen, its include folders and
 /// its extra compiler options.
 pub(super) struct CompileSettings {
@@ -73,11 +110,10 @@ impl<'c> Context<'c> {
             merged(raw, self.defaults, |r| &r.compiler).filter(|m| m.value.get_ref() != "auto");
         let host = match &scanned.host_code {
             Some(own) => Some(HostCode::Own(own.clone())),
-            None => std::fs::read(source).ok().and_then(|bytes| {
-                let text = crate::config::source_text(&bytes);
-                host_code_of_headers(source, &text, &include_dirs, &options)
-                    .map(|(header, what)| HostCode::Header(header, what))
-            }),
+            None => self
+                .host_codes
+                .of(source, &include_dirs, &options)
+                .map(|(header, what)| HostCode::Header(header, what)),
         };
         let (compiler, reason) = match (chosen.as_ref().map(|m| m.value), &host) {
             (None, None) => (

@@ -105,12 +105,14 @@ pub(crate) fn resolve(raw: &RawFile, text: &str, path: &Path) -> Result<Plan, Co
     let defaults = defaults(&doc, raw)?;
     let names = variant_names(&doc, raw)?;
     check_baseline(&doc, &suite.baseline, &names)?;
+    let host_codes = compile::HostCodes::default();
     let context = Context {
         doc: &doc,
         sizes: &sizes,
         names: &names,
         baseline: suite.baseline.get_ref(),
         defaults,
+        host_codes: &host_codes,
     };
     let constants: BTreeMap<String, i64> = suite
         .constants
@@ -192,6 +194,10 @@ struct Context<'a> {
     names: &'a [String],
     baseline: &'a str,
     defaults: Option<&'a RawVariant>,
+    /// What each source's headers hold that NVRTC cannot compile, looked
+    /// for once per source and include folders (many variants, and every
+    /// point of a sweep, share a file).
+    host_codes: &'a compile::HostCodes,
 }
 
 /// A key's value from the variant, else from `[defaults]`.

@@ -126,6 +126,7 @@ impl<'c> Context<'c> {
                 names: self.names,
                 baseline: self.baseline,
                 defaults: self.defaults,
+                host_codes: self.host_codes,
             };
             let mut one = context.variant(&raw, &point.variant_name(), kernels)?;
             if one.variant.kernel().is_none() {
