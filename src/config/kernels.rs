@@ -84,6 +84,18 @@ pub(crate) struct Kernels {
     /// The module variables it declares (`__constant__ float c_Kernel[17];`,
     /// `__device__ int counter;`), which a buffer with `symbol` fills.
     pub(crate) variables: Vec<ModuleVariable>,
+    /// The `__device__` functions it defines (helpers a kernel hands its
+    /// pointers to: `load_tile(As, A, …)`), to follow a pointer into.
+    pub(crate) functions: Vec<DeviceFunction>,
+}
+
+/// A `__device__` function the file defines: its name, its parameters'
+/// names in order (`None` for an unnamed one) and its body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DeviceFunction {
+    pub(crate) name: String,
+    pub(crate) parameters: Vec<Option<String>>,
+    pub(crate) body: String,
 }
 
 /// A function-like macro, or a function that returns one expression.
@@ -341,12 +353,16 @@ enum Scope {
 /// arrays and launches too); the file's own come last, so they win.
 pub(crate) fn scan_file(path: &std::path::Path, source: &str) -> Kernels {
     let mut found = scan(source);
-    let mut integers: Vec<(String, i64)> = crate::build::headers::local_headers(path, source)
+    let headers = crate::build::headers::local_headers(path, source);
+    let mut integers: Vec<(String, i64)> = headers
         .iter()
         .flat_map(|(_, text)| scan(text).integers)
         .collect();
     integers.append(&mut found.integers);
     found.integers = integers;
+    found
+        .functions
+        .extend(headers.iter().flat_map(|(_, text)| scan(text).functions));
     found
 }
 
@@ -420,6 +436,18 @@ pub(crate) fn scan(source: &str) -> Kernels {
                         Some(_) => {}
                         None => found.kernels.push(kernel),
                     }
+                }
+            }
+            Token::Ident(word) if word == "__device__" => {
+                if let Some((name, open)) = function_name(&tokens[i + 1..])
+                    && let Some(body) =
+                        body_after(&tokens, &chars, skip_group(&tokens, i + 1 + open))
+                {
+                    found.functions.push(DeviceFunction {
+                        name,
+                        parameters: parameter_names(&tokens, i + 1 + open),
+                        body,
+                    });
                 }
             }
             Token::Ident(word) if word == "main" && scopes.is_empty() => {
@@ -837,6 +865,48 @@ fn parameters_at(tokens: &[Located], open: usize) -> String {
         false => String::new(),
     }
 }
+
+/// The names of the parameters in the list whose `(` is at `open`, in
+/// order: the last word of each before a default or an array's `[`
+/// (`None` for an unnamed one: `float *`, `int`).
+fn parameter_names(tokens: &[Located], open: usize) -> Vec<Option<String>> {
+    let end = skip_group(tokens, open).saturating_sub(1);
+    let mut names = Vec::new();
+    let mut declared: Vec<&Token> = Vec::new();
+    let (mut depth, mut in_default) = (0i32, false);
+    for (token, _) in tokens.get(open + 1..end).unwrap_or_default() {
+        match token {
+            Token::Punct('(' | '[' | '{' | '<') => depth += 1,
+            Token::Punct(')' | ']' | '}' | '>') => depth -= 1,
+            Token::Punct(',') if depth == 0 => {
+                names.push(declared_name(&declared));
+                (declared, in_default) = (Vec::new(), false);
+                continue;
+            }
+            Token::Punct('=') if depth == 0 => in_default = true,
+            _ => {}
+        }
+        if depth == 0 && !in_default && !matches!(token, Token::Punct(']')) {
+            declared.push(token);
+        }
+    }
+    if !declared.is_empty() {
+        names.push(declared_name(&declared));
+    }
+    names
+}
+
+/// The name a parameter's declaration (`const float * __restrict__ a`)
+/// ends with: a word after at least one other token.
+fn declared_name(declared: &[&Token]) -> Option<String> {
+    match declared {
+        [_, .., Token::Ident(name)] if !QUALIFIERS.contains(&name.as_str()) => Some(name.clone()),
+        _ => None,
+    }
+}
+
+/// Words a parameter's type may end with, which are no name.
+const QUALIFIERS: [&str; 4] = ["__restrict__", "const", "volatile", "restrict"];
 
 /// The source text of `tokens`: one space wherever the source had
 /// whitespace or a comment between two of them (none before a comma or a
@@ -1705,8 +1775,50 @@ pub(crate) struct PointerUse {
 
 /// How `body` (a kernel's body) uses its pointer parameter `name`.
 /// Arithmetic on the pointer itself (`p += BK;`, `p = p + 1;`) and tests
-/// of it (`if (p)`) touch no element and count for nothing.
-pub(crate) fn pointer_use(body: &str, name: &str) -> PointerUse {
+/// of it (`if (p)`) touch no element and count for nothing. A pointer
+/// handed to one of the file's `functions` (`load_tile(As, A, k)`) is
+/// followed into it, as the parameter it becomes.
+pub(crate) fn pointer_use(body: &str, name: &str, functions: &[DeviceFunction]) -> PointerUse {
+    pointer_use_within(body, name, &Callees { functions, depth: 0 })
+}
+
+/// The `__device__` functions a pointer may be followed into, and how
+/// many calls deep the scan already is.
+struct Callees<'a> {
+    functions: &'a [DeviceFunction],
+    depth: usize,
+}
+
+/// Calls followed at most into `__device__` functions (a recursive one
+/// stops there).
+const MOST_CALLS_DEEP: usize = 4;
+
+impl Callees<'_> {
+    /// What the functions named `callee` do with their parameter at
+    /// `argument`: every overload that has one, together; `None` where
+    /// none is known or one is too deep to follow.
+    fn uses(&self, callee: &str, argument: usize) -> Option<PointerUse> {
+        if self.depth >= MOST_CALLS_DEEP {
+            return None;
+        }
+        let deeper = Callees {
+            functions: self.functions,
+            depth: self.depth + 1,
+        };
+        let mut together: Option<PointerUse> = None;
+        for function in self.functions.iter().filter(|f| f.name == callee) {
+            let parameter = function.parameters.get(argument)?.as_deref()?;
+            let uses = pointer_use_within(&function.body, parameter, &deeper);
+            let so_far = together.get_or_insert_with(PointerUse::default);
+            so_far.read |= uses.read;
+            so_far.written |= uses.written;
+            so_far.escapes |= uses.escapes;
+        }
+        together
+    }
+}
+
+fn pointer_use_within(body: &str, name: &str, callees: &Callees) -> PointerUse {
     let chars: Vec<char> = body.chars().collect();
     let (tokens, _) = tokenize(&chars);
     let mut found = PointerUse::default();
@@ -1724,7 +1836,7 @@ pub(crate) fn pointer_use(body: &str, name: &str) -> PointerUse {
             if names_another_thing(&tokens, i) {
                 continue;
             }
-            if let Some(alias) = occurrence(&tokens, i, &current, &mut found)
+            if let Some(alias) = occurrence(&tokens, i, &current, callees, &mut found)
                 && !names.contains(&alias)
             {
                 names.push(alias);
@@ -1976,6 +2088,37 @@ fn named_cast_before(tokens: &[Located], open: usize) -> Option<usize> {
     matches!(&tokens[start].0, Token::Ident(w) if w.ends_with("_cast")).then_some(start)
 }
 
+/// The function a template call whose `(` is at `open` calls
+/// (`load_tile<BM, BK>(`), by its name.
+fn template_callee(tokens: &[Located], open: usize) -> Option<&str> {
+    let close = open.checked_sub(1).filter(|&k| is(tokens, k, '>'))?;
+    let mut depth = 0usize;
+    let mut k = close;
+    loop {
+        match tokens[k].0 {
+            Token::Punct('>') => depth += 1,
+            Token::Punct('<') => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            Token::Punct(';' | '{' | '}') => return None,
+            _ => {}
+        }
+        k = k.checked_sub(1)?;
+    }
+    match &tokens.get(k.checked_sub(1)?)?.0 {
+        Token::Ident(name) if !member_call(tokens, k - 1) => Some(name),
+        _ => None,
+    }
+}
+
+/// Whether the name at `k` is called as a member (`s.f(`, `s->f(`).
+fn member_call(tokens: &[Located], k: usize) -> bool {
+    k > 0 && is(tokens, k - 1, '.') || (k > 1 && is(tokens, k - 1, '>') && is(tokens, k - 2, '-'))
+}
+
 /// Whether the `(` at `open` is a call's or a statement's (`f(`, `if (`,
 /// `a[i](`), not a pair of parentheses around an expression.
 fn opens_call(tokens: &[Located], open: usize) -> bool {
@@ -2075,7 +2218,13 @@ fn pointer_call(function: &str, argument: usize) -> Option<PointerUse> {
 }
 
 /// What the occurrence of the pointer `name` at token `i` does.
-fn occurrence(tokens: &[Located], i: usize, name: &str, found: &mut PointerUse) -> Option<String> {
+fn occurrence(
+    tokens: &[Located],
+    i: usize,
+    name: &str,
+    callees: &Callees,
+    found: &mut PointerUse,
+) -> Option<String> {
     // Grow the expression around it while it stays one access: subscripts,
     // `*` and `&`, casts, parentheses and sums with the pointer.
     let (mut lo, mut hi, mut level) = (i, i + 1, 0i32);
@@ -2150,7 +2299,9 @@ fn occurrence(tokens: &[Located], i: usize, name: &str, found: &mut PointerUse) 
     {
         return None;
     }
-    if let Some(open) = enclosing_paren(tokens, lo).filter(|&open| opens_call(tokens, open)) {
+    if let Some(open) = enclosing_paren(tokens, lo).filter(|&open| {
+        opens_call(tokens, open) || template_callee(tokens, open).is_some()
+    }) {
         let argument = tokens[open + 1..lo]
             .iter()
             .scan(0i32, |depth, (t, _)| {
@@ -2164,8 +2315,13 @@ fn occurrence(tokens: &[Located], i: usize, name: &str, found: &mut PointerUse) 
             .filter(|&comma| comma)
             .count();
         let called = match &tokens[open - 1].0 {
-            Token::Ident(function) => pointer_call(function, argument),
-            _ => None,
+            Token::Ident(function) => pointer_call(function, argument).or_else(|| {
+                (!member_call(tokens, open - 1))
+                    .then(|| callees.uses(function, argument))
+                    .flatten()
+            }),
+            _ => template_callee(tokens, open)
+                .and_then(|function| callees.uses(function, argument)),
         };
         match called {
             Some(uses) => {
@@ -2174,6 +2330,7 @@ fn occurrence(tokens: &[Located], i: usize, name: &str, found: &mut PointerUse) 
             }
             None => found.escapes = true,
         }
+        found.escapes |= called.is_some_and(|uses| uses.escapes);
         return None;
     }
     let compared = |k: usize| match tokens.get(k) {
@@ -3102,7 +3259,7 @@ mod tests {
         ];
         for (body, name, read, written, escapes) in cases {
             assert_eq!(
-                pointer_use(body, name),
+                pointer_use(body, name, &[]),
                 PointerUse {
                     read,
                     written,
@@ -3111,5 +3268,76 @@ mod tests {
                 "{body}"
             );
         }
+    }
+
+    #[test]
+    fn a_pointer_handed_to_a_device_function_is_followed_into_it() {
+        let source = "
+            template <int BM, int BK>
+            __device__ __forceinline__ void load_tile(float *dst, const float * __restrict__ src, int ld) {
+                dst[threadIdx.x] = src[threadIdx.x * ld];
+            }
+            __device__ void store(float *out, float v) { out[threadIdx.x] = v; }
+            __device__ void bump(float *acc) { acc[0] += 1.0f; }
+            __device__ void recurse(float *p, int n) { if (n) recurse(p, n - 1); }
+            __device__ void pass_on(float *q, float v) { store(q, v); }
+            __device__ void mystery(float *p, int n);
+            __device__ float counter;
+            __global__ void k(float *a, float *b, float *c, float *d, float *e, float *f, float *g) {
+                __shared__ float tile[256];
+                load_tile<64, 8>(tile, a, 4);
+                store(b + blockIdx.x * 256, tile[0]);
+                bump(c);
+                recurse(d, 3);
+                pass_on(e, 1.0f);
+                mystery(f, 2);
+                s.store(g, 1.0f);
+            }
+        ";
+        let scanned = scan(source);
+        let names: Vec<(&str, Vec<Option<&str>>)> = scanned
+            .functions
+            .iter()
+            .map(|f| {
+                let parameters = f.parameters.iter().map(Option::as_deref).collect();
+                (f.name.as_str(), parameters)
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("load_tile", vec![Some("dst"), Some("src"), Some("ld")]),
+                ("store", vec![Some("out"), Some("v")]),
+                ("bump", vec![Some("acc")]),
+                ("recurse", vec![Some("p"), Some("n")]),
+                ("pass_on", vec![Some("q"), Some("v")]),
+            ]
+        );
+        let body = scanned.kernels[0].body.as_deref().unwrap();
+        let uses = |name: &str| {
+            let found = pointer_use(body, name, &scanned.functions);
+            (found.read, found.written, found.escapes)
+        };
+        assert_eq!(uses("a"), (true, false, false), "read by load_tile");
+        assert_eq!(uses("b"), (false, true, false), "written by store");
+        assert_eq!(uses("c"), (true, true, false), "added to by bump");
+        // Followed as deep as it goes, then handed on.
+        assert_eq!(uses("d"), (false, false, true), "recursion");
+        assert_eq!(uses("e"), (false, true, false), "through pass_on to store");
+        assert_eq!(uses("f"), (false, false, true), "only declared");
+        assert_eq!(uses("g"), (false, false, true), "a member's call");
+        // Without the functions, every one is handed on.
+        assert!(pointer_use(body, "a", &[]).escapes);
+    }
+
+    #[test]
+    fn parameter_names_skip_qualifiers_defaults_and_arrays() {
+        let source = "__device__ void f(const float * __restrict__ a, int, float b[16], \
+                      Pair<int, 4> p, float *, int n = 3) {}";
+        let names = &scan(source).functions[0].parameters;
+        assert_eq!(
+            names.iter().map(Option::as_deref).collect::<Vec<_>>(),
+            [Some("a"), None, Some("b"), Some("p"), None, Some("n")]
+        );
     }
 }

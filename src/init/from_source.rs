@@ -42,7 +42,7 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use crate::build::headers::folder_of;
-use crate::config::kernels::{self, Kernel, Kernels, Launch, PointerUse};
+use crate::config::kernels::{self, DeviceFunction, Kernel, Kernels, Launch, PointerUse};
 use crate::config::plan::ElementType;
 use crate::config::signature::{self, Parameter, Takes};
 
@@ -355,6 +355,7 @@ impl Homes {
             scanned
                 .expression_functions
                 .extend(found.expression_functions);
+            scanned.functions.extend(found.functions);
             if found.kernels.is_empty() {
                 continue;
             }
@@ -388,6 +389,7 @@ impl Homes {
                 *header = match headers.iter().position(|(known, _)| known == path) {
                     Some(known) => known,
                     None => {
+                        scanned.functions.extend(files[index].2.functions.clone());
                         headers.push((path.clone(), files[index].1.clone()));
                         headers.len() - 1
                     }
@@ -955,6 +957,9 @@ impl Setting {
 struct Draft<'a> {
     name: String,
     kernel: &'a Kernel,
+    /// The `__device__` functions of its file and headers, which its
+    /// pointers may be handed to.
+    functions: &'a [DeviceFunction],
     /// Its `entry`: the instance the file launches, or one to fill in.
     entry: Setting,
     parameters: Option<Vec<Parameter>>,
@@ -1036,6 +1041,7 @@ impl<'a> Draft<'a> {
         let mut draft = Draft {
             name: variant_name(&kernel.name),
             kernel,
+            functions: &scanned.functions,
             parameters,
             launched,
             indexed,
@@ -1554,7 +1560,7 @@ impl<'a> Draft<'a> {
             };
             let named = regex::Regex::new(&format!(r"\b{}\b", regex::escape(&variable.name)))
                 .is_ok_and(|word| word.is_match(body));
-            let use_ = kernels::pointer_use(body, &variable.name);
+            let use_ = kernels::pointer_use(body, &variable.name, &scanned.functions);
             if !named || use_.written {
                 continue;
             }
@@ -1588,7 +1594,11 @@ impl<'a> Draft<'a> {
     /// How the body uses the pointer `parameter`, where it can be read.
     fn uses(&self, parameter: &Parameter) -> Option<PointerUse> {
         let name = parameter.name()?;
-        Some(kernels::pointer_use(self.kernel.body.as_deref()?, &name))
+        Some(kernels::pointer_use(
+            self.kernel.body.as_deref()?,
+            &name,
+            self.functions,
+        ))
     }
 
     /// The buffers it compares after a run: name and element type.
