@@ -63,13 +63,8 @@ pub(crate) fn host_code_of_headers(
     folders: &[PathBuf],
     options: &[String],
 ) -> Option<(String, String)> {
-    let options: Vec<String> = folders
-        .iter()
-        .map(|folder| format!("-I{}", folder.display()))
-        .chain(options.iter().cloned())
-        .collect();
     let home = folder_of(source).canonicalize().ok();
-    user_headers(source, text, &options, &[])
+    headers_in(source, text, folders, options)
         .into_iter()
         .find_map(|(path, bytes)| {
             let reason = kernels::scan(&String::from_utf8_lossy(&bytes)).host_code?;
@@ -80,6 +75,23 @@ pub(crate) fn host_code_of_headers(
             let what = reason.strip_prefix("it ").unwrap_or(&reason).to_string();
             Some((shown.display().to_string(), what))
         })
+}
+
+/// The headers `source` (whose text is `text`) includes ([`user_headers`])
+/// found beside the including file, in `folders` or in the include
+/// folders of the compile `options`.
+pub(crate) fn headers_in(
+    source: &Path,
+    text: &str,
+    folders: &[PathBuf],
+    options: &[String],
+) -> Vec<(PathBuf, Vec<u8>)> {
+    let options: Vec<String> = folders
+        .iter()
+        .map(|folder| format!("-I{}", folder.display()))
+        .chain(options.iter().cloned())
+        .collect();
+    user_headers(source, text, &options, &[])
 }
 
 /// The files `source` (whose text is `text`) includes, directly or

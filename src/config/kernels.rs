@@ -17,6 +17,7 @@
 //! literals are skipped, and preprocessor lines are read only for
 //! `#include` and `#define`.
 
+use super::inline_asm;
 use super::signature::{scalar_aliases, split_top_level};
 use std::ops::Range;
 
@@ -138,35 +139,9 @@ impl ExpressionFunction {
 /// `#define NAME(a, b) BODY` lines of `directives` and functions whose
 /// body is `{ return EXPRESSION; }`, in order.
 fn expression_functions(directives: &[String], tokens: &[Located]) -> Vec<ExpressionFunction> {
-    let macros = directives.iter().filter_map(|directive| {
-        let rest = directive.strip_prefix("define")?.trim_start();
-        let open = rest.find('(')?;
-        let name = &rest[..open];
-        let close = open + rest[open..].find(')')?;
-        let is_name = |text: &str| {
-            text.chars()
-                .next()
-                .is_some_and(|c| c.is_alphabetic() || c == '_')
-                && text.chars().all(|c| c.is_alphanumeric() || c == '_')
-        };
-        let parameters: Vec<String> = rest[open + 1..close]
-            .split(',')
-            .map(|p| p.trim().to_string())
-            .collect();
-        let body = rest[close + 1..]
-            .split("//")
-            .next()?
-            .split("/*")
-            .next()?
-            .trim();
-        (is_name(name) && parameters.iter().all(|p| is_name(p)) && !body.is_empty()).then(|| {
-            ExpressionFunction {
-                name: name.to_string(),
-                parameters,
-                body: body.to_string(),
-            }
-        })
-    });
+    let macros = directives
+        .iter()
+        .filter_map(|directive| function_like_macro(directive));
     let functions = (1..tokens.len()).filter_map(|i| {
         let Token::Ident(name) = &tokens[i].0 else {
             return None;
@@ -195,6 +170,38 @@ fn expression_functions(directives: &[String], tokens: &[Located]) -> Vec<Expres
         })
     });
     macros.chain(functions).collect()
+}
+
+/// A `#define NAME(a, b) body` directive (without its `#`) as a function:
+/// its name, its parameters and its body without a trailing comment.
+fn function_like_macro(directive: &str) -> Option<ExpressionFunction> {
+    let rest = directive.strip_prefix("define")?.trim_start();
+    let open = rest.find('(')?;
+    let name = &rest[..open];
+    let close = open + rest[open..].find(')')?;
+    let is_name = |text: &str| {
+        text.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && text.chars().all(|c| c.is_alphanumeric() || c == '_')
+    };
+    let parameters: Vec<String> = rest[open + 1..close]
+        .split(',')
+        .map(|p| p.trim().to_string())
+        .collect();
+    let body = rest[close + 1..]
+        .split("//")
+        .next()?
+        .split("/*")
+        .next()?
+        .trim();
+    (is_name(name) && parameters.iter().all(|p| is_name(p)) && !body.is_empty()).then(|| {
+        ExpressionFunction {
+            name: name.to_string(),
+            parameters,
+            body: body.to_string(),
+        }
+    })
 }
 
 /// One `__constant__` or `__device__` variable of a source.
@@ -353,16 +360,12 @@ enum Scope {
 /// arrays and launches too); the file's own come last, so they win.
 pub(crate) fn scan_file(path: &std::path::Path, source: &str) -> Kernels {
     let mut found = scan(source);
-    let headers = crate::build::headers::local_headers(path, source);
-    let mut integers: Vec<(String, i64)> = headers
+    let mut integers: Vec<(String, i64)> = crate::build::headers::local_headers(path, source)
         .iter()
         .flat_map(|(_, text)| scan(text).integers)
         .collect();
     integers.append(&mut found.integers);
     found.integers = integers;
-    found
-        .functions
-        .extend(headers.iter().flat_map(|(_, text)| scan(text).functions));
     found
 }
 
@@ -503,6 +506,19 @@ pub(crate) fn scan(source: &str) -> Kernels {
     found.unguarded_defines = unguarded_defines(source);
     found.variables = module_variables(&tokens);
     found.expression_functions = expression_functions(&directives, &tokens);
+    // A function-like macro a kernel hands a pointer to (`CP_ASYNC_CG(dst,
+    // &src[i], 16)`, which expands to inline assembly) is followed like a
+    // function.
+    found.functions.extend(
+        directives
+            .iter()
+            .filter_map(|directive| function_like_macro(directive))
+            .map(|defined| DeviceFunction {
+                name: defined.name,
+                parameters: defined.parameters.into_iter().map(Some).collect(),
+                body: defined.body,
+            }),
+    );
     // `main` or a launch is the plainer reason; a header whose name
     // NVRTC does not provide may be the user's own.
     found.host_code = found.host_code.or_else(|| host_header(&directives));
@@ -1779,7 +1795,14 @@ pub(crate) struct PointerUse {
 /// handed to one of the file's `functions` (`load_tile(As, A, k)`) is
 /// followed into it, as the parameter it becomes.
 pub(crate) fn pointer_use(body: &str, name: &str, functions: &[DeviceFunction]) -> PointerUse {
-    pointer_use_within(body, name, &Callees { functions, depth: 0 })
+    pointer_use_within(
+        body,
+        name,
+        &Callees {
+            functions,
+            depth: 0,
+        },
+    )
 }
 
 /// The `__device__` functions a pointer may be followed into, and how
@@ -2120,13 +2143,49 @@ fn member_call(tokens: &[Located], k: usize) -> bool {
 }
 
 /// Whether the `(` at `open` is a call's or a statement's (`f(`, `if (`,
-/// `a[i](`), not a pair of parentheses around an expression.
+/// `a[i](`, an inline assembly operand's `"l"(`), not a pair of
+/// parentheses around an expression.
 fn opens_call(tokens: &[Located], open: usize) -> bool {
     open > 0
         && matches!(
             tokens[open - 1].0,
-            Token::Ident(_) | Token::Punct(')' | ']')
+            Token::Ident(_) | Token::Punct(')' | ']') | Token::Str(_)
         )
+}
+
+/// For the `(` at `open` of an inline assembly operand (`asm volatile("…"
+/// : "=f"(v) : "l"(p))`), the statement's template and the operand's
+/// number in it.
+fn asm_operand(tokens: &[Located], open: usize) -> Option<(String, usize)> {
+    if !matches!(tokens.get(open.checked_sub(1)?)?.0, Token::Str(_)) {
+        return None;
+    }
+    let statement = enclosing_paren(tokens, open - 1)?;
+    let mut keyword = statement.checked_sub(1)?;
+    while matches!(&tokens[keyword].0, Token::Ident(w) if w.contains("volatile") || w == "__inline__")
+    {
+        keyword = keyword.checked_sub(1)?;
+    }
+    if !matches!(&tokens[keyword].0, Token::Ident(w) if w == "asm" || w == "__asm__" || w == "__asm")
+    {
+        return None;
+    }
+    let mut template = String::new();
+    let mut k = statement + 1;
+    while let Some((Token::Str(piece), _)) = tokens.get(k) {
+        template.push_str(piece);
+        k += 1;
+    }
+    let mut operand = 0;
+    while k + 1 < open {
+        if matches!(tokens[k].0, Token::Str(_)) && is(tokens, k + 1, '(') {
+            operand += 1;
+            k = group_end(tokens, k + 1);
+            continue;
+        }
+        k += 1;
+    }
+    Some((template, operand))
 }
 
 /// Whether the call whose `(` is at `open` and `)` at `close` is assigned
@@ -2190,8 +2249,8 @@ fn pointer_sum(tokens: &[Located], lo: usize, hi: usize) -> Option<(usize, usize
     Some((open + 1, close))
 }
 
-/// Functions that read (`__ldg`) or write (`__stcs`, `memcpy`'s
-/// destination) through the pointer they are given first.
+/// Functions that read (`__ldg`, WMMA's `load_matrix_sync`) or write
+/// (`__stcs`, `memcpy`'s destination) through a pointer they are given.
 fn pointer_call(function: &str, argument: usize) -> Option<PointerUse> {
     let read = PointerUse {
         read: true,
@@ -2212,6 +2271,10 @@ fn pointer_call(function: &str, argument: usize) -> Option<PointerUse> {
         ("__stwb" | "__stcg" | "__stcs" | "__stwt", 0) => Some(written),
         ("memcpy" | "memset" | "memcpy_async" | "__pipeline_memcpy_async", 0) => Some(written),
         ("memcpy" | "memcpy_async" | "__pipeline_memcpy_async", 1) => Some(read),
+        // WMMA's fragments: `load_matrix_sync(frag, p, ld)`,
+        // `store_matrix_sync(p, frag, ld, layout)`.
+        ("load_matrix_sync", 1) => Some(read),
+        ("store_matrix_sync", 0) => Some(written),
         ("if" | "while" | "switch" | "sizeof" | "for", _) => Some(PointerUse::default()),
         _ => None,
     }
@@ -2251,6 +2314,8 @@ fn occurrence(
         } else if lo > 0 && is(tokens, lo - 1, '(') && group_end(tokens, lo - 1) == hi + 1 {
             match named_cast_before(tokens, lo - 1) {
                 Some(start) => lo = start,
+                // `(const char *)(p + off)`: parentheses after a cast.
+                None if c_cast_before(tokens, lo - 1).is_some() => lo -= 1,
                 None if opens_call(tokens, lo - 1) => {
                     match level >= 1 && call_assigned(tokens, lo - 1, hi) {
                         true => lo -= 2,
@@ -2299,9 +2364,9 @@ fn occurrence(
     {
         return None;
     }
-    if let Some(open) = enclosing_paren(tokens, lo).filter(|&open| {
-        opens_call(tokens, open) || template_callee(tokens, open).is_some()
-    }) {
+    if let Some(open) = enclosing_paren(tokens, lo)
+        .filter(|&open| opens_call(tokens, open) || template_callee(tokens, open).is_some())
+    {
         let argument = tokens[open + 1..lo]
             .iter()
             .scan(0i32, |depth, (t, _)| {
@@ -2320,8 +2385,17 @@ fn occurrence(
                     .then(|| callees.uses(function, argument))
                     .flatten()
             }),
-            _ => template_callee(tokens, open)
-                .and_then(|function| callees.uses(function, argument)),
+            Token::Str(_) => asm_operand(tokens, open).map(|(template, operand)| {
+                let (read, written, escapes) = inline_asm::operand_use(&template, operand);
+                PointerUse {
+                    read,
+                    written,
+                    escapes,
+                }
+            }),
+            _ => {
+                template_callee(tokens, open).and_then(|function| callees.uses(function, argument))
+            }
         };
         match called {
             Some(uses) => {
@@ -2443,8 +2517,14 @@ fn tokenize(chars: &[char]) -> (Vec<Located>, Vec<String>) {
             let mut directive = String::new();
             i += 1;
             while i < chars.len() && chars[i] != '\n' {
-                if chars[i] == '\\' && chars.get(i + 1) == Some(&'\n') {
-                    i += 2;
+                // A line continued, with Unix or Windows line ends.
+                let continued = match (chars.get(i + 1), chars.get(i + 2)) {
+                    (Some('\n'), _) => Some(2),
+                    (Some('\r'), Some('\n')) => Some(3),
+                    _ => None,
+                };
+                if let (true, Some(length)) = (chars[i] == '\\', continued) {
+                    i += length;
                     directive.push(' ');
                     continue;
                 }
@@ -2491,8 +2571,9 @@ pub(crate) fn skip_until(chars: &[char], from: usize, end: &str) -> usize {
         .unwrap_or(chars.len())
 }
 
-/// A string or character literal starting at `start`: its contents and
-/// the index after its closing quote.
+/// A string or character literal starting at `start`: its contents (with
+/// `\n`, `\t` and escaped characters decoded) and the index after its
+/// closing quote.
 pub(crate) fn literal(chars: &[char], start: usize) -> (String, usize) {
     let quote = chars[start];
     let mut text = String::new();
@@ -2500,10 +2581,18 @@ pub(crate) fn literal(chars: &[char], start: usize) -> (String, usize) {
     while i < chars.len() && chars[i] != quote && chars[i] != '\n' {
         if chars[i] == '\\' {
             i += 1;
+            // The escapes of whitespace stay whitespace (an inline assembly
+            // template's instructions are split at them).
+            match chars.get(i) {
+                Some('n') => text.push('\n'),
+                Some('t') => text.push('\t'),
+                Some(&ch) => text.push(ch),
+                None => {}
+            }
+            i += 1;
+            continue;
         }
-        if let Some(&ch) = chars.get(i) {
-            text.push(ch);
-        }
+        text.push(chars[i]);
         i += 1;
     }
     (text, i + 1)
@@ -3255,6 +3344,27 @@ mod tests {
             ("x = HALF2(p[i]) == v;", "p", true, false, false),
             ("s.at(p[i]) = 1; if (p[i]) x = 1;", "p", true, false, false),
             ("x = sizeof(p);", "p", false, false, false),
+            (
+                "wmma::load_matrix_sync(a, p + k, K); wmma::store_matrix_sync(q + n, c, N, wmma::mem_row_major);",
+                "p",
+                true,
+                false,
+                false,
+            ),
+            (
+                "wmma::store_matrix_sync(p + n, c, N, wmma::mem_row_major);",
+                "p",
+                false,
+                true,
+                false,
+            ),
+            (
+                "const char *q = (const char *)(p + off); x = *(const float *)(q + 4);",
+                "p",
+                true,
+                false,
+                false,
+            ),
             ("", "p", false, false, false),
         ];
         for (body, name, read, written, escapes) in cases {
@@ -3328,6 +3438,56 @@ mod tests {
         assert_eq!(uses("g"), (false, false, true), "a member's call");
         // Without the functions, every one is handed on.
         assert!(pointer_use(body, "a", &[]).escapes);
+    }
+
+    #[test]
+    fn a_pointer_given_to_inline_assembly_is_read_or_written_by_its_instructions() {
+        let source = r#"
+            #define CP_ASYNC_CG(dst, src, bytes) \
+                asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], %2, %3;\n" \
+                             ::"r"(dst), "l"(src), "n"(bytes), "n"(bytes))
+            __device__ __forceinline__ void ldg32_nc(float &reg, const void *ptr, bool guard) {
+                asm volatile("{.reg .pred p;\n"
+                             " setp.ne.b32 p, %2, 0;\n"
+                             " @p ld.global.nc.f32 %0, [%1];}\n"
+                             : "=f"(reg)
+                             : "l"(ptr), "r"((int)guard));
+            }
+            __device__ __forceinline__ void stg128(float a, float b, const void *ptr) {
+                asm volatile("st.global.v2.f32 [%2], {%0, %1};" :: "f"(a), "f"(b), "l"(ptr));
+            }
+            __global__ void k(const float *A, float *B, float *C, float *Q, float *D) {
+                __shared__ float s[128];
+                const char *A_ldg_ptr = (const char *)(A + blockIdx.x * 128);
+                float r;
+                ldg32_nc(r, A_ldg_ptr + threadIdx.x * sizeof(float), true);
+                stg128(r, r, B + threadIdx.x);
+                CP_ASYNC_CG(smem_addr, &Q[threadIdx.x * 4], 16);
+                asm volatile("mov.b64 %0, %1;" : "=l"(addr) : "l"(D));
+                C[0] = r;
+            }
+        "#;
+        // The same with Windows line ends (a macro continued over `\\\r\n`).
+        for source in [source.to_string(), source.replace('\n', "\r\n")] {
+            let scanned = scan(&source);
+            let body = scanned.kernels[0].body.as_deref().unwrap();
+            let uses = |name: &str| {
+                let found = pointer_use(body, name, &scanned.functions);
+                (found.read, found.written, found.escapes)
+            };
+            assert_eq!(
+                uses("A"),
+                (true, false, false),
+                "ld.global.nc through a cast alias"
+            );
+            assert_eq!(uses("B"), (false, true, false), "st.global");
+            assert_eq!(
+                uses("Q"),
+                (true, false, false),
+                "cp.async's source, in a macro"
+            );
+            assert_eq!(uses("D"), (false, false, true), "moved into a register");
+        }
     }
 
     #[test]

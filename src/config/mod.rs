@@ -11,6 +11,7 @@
 
 pub mod error;
 mod expr;
+pub(crate) mod inline_asm;
 pub(crate) mod kernels;
 pub mod plan;
 mod raw;

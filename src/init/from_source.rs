@@ -7,9 +7,11 @@
 //! - Pointers: a `const` one is an input; another is read from its uses in
 //!   the kernel's body (`kernels::pointer_use`): written only, an output
 //!   (poisoned); read and written, an output with a fill; read only, an
-//!   input. Where the body cannot tell (a pointer handed on to a function),
-//!   an output with the advice to make it an input if the kernel only
-//!   reads it.
+//!   input. A pointer handed to a `__device__` function of the file or
+//!   its headers is followed into it. Where the body cannot tell (a
+//!   pointer handed to inline assembly or a library), filled and compared,
+//!   which holds whatever the kernel does with it, with the advice to drop
+//!   one half.
 //! - Geometry: a `<<<g, b>>>` launch of the kernel, directly or through a
 //!   function pointer the file assigns it to, with `dim3` variables,
 //!   integer constants, variable initializers and `sizeof` of scalar types
@@ -87,6 +89,14 @@ impl<'f> ReadFile<'f> {
     fn new(source: &'f str, origin: &'f Origin<'f>) -> Result<ReadFile<'f>, String> {
         let mut scanned = kernels::scan_file(origin.typed, source);
         let near = near_includes(source, origin);
+        // The `__device__` functions and macros of its headers, which its
+        // kernels may hand their pointers to.
+        for (_, text) in
+            crate::build::headers::headers_in(origin.typed, source, &near.folders(), &[])
+        {
+            let found = kernels::scan(&String::from_utf8_lossy(&text));
+            scanned.functions.extend(found.functions);
+        }
         // NVRTC finds no C or C++ library header, so a header of the
         // file's that includes one (or launches kernels) makes it nvcc's
         // too.
@@ -2726,7 +2736,8 @@ const BOTH: &str = "output = true, fill = \"random\"";
 /// role (`INPUT`, `OUTPUT` or `BOTH`) and what the comment adds; `None`
 /// for a pointer to a type gpuprof cannot make. An input when it points to
 /// `const` or the kernel only reads it, an output when it writes it, one
-/// with a fill when it reads and writes it.
+/// with a fill when it reads and writes it or hands it where the scan
+/// cannot follow (filled and compared holds whatever happens there).
 fn buffer_of(
     parameter: &Parameter,
     uses: Option<PointerUse>,
@@ -2758,9 +2769,9 @@ fn buffer_of(
             escapes: true,
             ..
         }) => (
-            OUTPUT,
+            BOTH,
             format!(
-                "; the kernel also hands `{shown}` on: if what it is handed to reads it, add fill = \"random\""
+                " (the kernel writes it and hands `{shown}` on where gpuprof cannot follow it: filled first in case that reads it, then compared; if it does not, drop the fill so elements left unwritten show)"
             ),
         ),
         Some(PointerUse {
@@ -2772,14 +2783,14 @@ fn buffer_of(
             (INPUT, " (the kernel does not use it)".to_string())
         }
         Some(PointerUse { escapes: true, .. }) => (
-            OUTPUT,
+            BOTH,
             format!(
-                "; the kernel hands `{shown}` on where gpuprof cannot follow it: if it only reads it, write fill = \"random\" instead of output = true"
+                " (the kernel hands `{shown}` on where gpuprof cannot follow it: filled, then compared, which holds whatever it does there; if it only reads it, drop output = true; if it only writes it, drop the fill)"
             ),
         ),
         None => (
-            OUTPUT,
-            "; if the kernel only reads it, write fill = \"random\" instead of output = true"
+            BOTH,
+            " (filled, then compared, which holds whatever the kernel does with it; if it only reads it, drop output = true; if it only writes it, drop the fill)"
                 .to_string(),
         ),
     };
@@ -3039,7 +3050,7 @@ mod tests {
             "{ name = \"both\", buffer = \"f32\", count = \"N\", output = true, fill = \"random\" },  # fill in: its element count (the kernel reads and writes it: filled, then compared)",
             "{ name = \"counts\", buffer = \"i32\", count = \"N\", output = true, fill = \"random\" }",
             "{ name = \"moved\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # fill in: its element count (the kernel only reads it)",
-            "{ name = \"handed\", buffer = \"f32\", count = \"N\", output = true },  # fill in: its element count; the kernel hands `handed` on where gpuprof cannot follow it",
+            "{ name = \"handed\", buffer = \"f32\", count = \"N\", output = true, fill = \"random\" },  # fill in: its element count (the kernel hands `handed` on where gpuprof cannot follow it: filled, then compared",
             "{ name = \"constant\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # fill in: its element count\n",
             "{ name = \"unused\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # fill in: its element count (the kernel does not use it)",
         ] {
@@ -3048,7 +3059,7 @@ mod tests {
         // A declaration without a body is left as before.
         let (_root, text) = draft(&[("d.cu", "__global__ void d(float *x);")], "d.cu", "s");
         assert!(
-            text.unwrap().contains("output = true },  # fill in: its element count; if the kernel only reads it, write fill = \"random\" instead of output = true"),
+            text.unwrap().contains("output = true, fill = \"random\" },  # fill in: its element count (filled, then compared, which holds whatever the kernel does with it"),
         );
     }
 
