@@ -295,8 +295,16 @@ fn kernel_line(
                     format::names_briefly(&record.compiled_with)
                 ),
             };
+            // What the compiler printed, and what gpuprof did to build
+            // the file's device code alone.
+            let said: String = record
+                .log
+                .lines()
+                .filter(|line| !line.trim().is_empty())
+                .map(|line| format!("\n  | {}", crate::render::terminal::visible(line)))
+                .collect();
             Built::Fine(format!(
-                "{described}\n  compiled at every size{sizes}: symbol {}{together}\n  {which}: {}",
+                "{described}\n  compiled at every size{sizes}: symbol {}{together}\n  {which}: {}{said}",
                 compiled
                     .first()
                     .map(|c| c.functions.join(", "))

@@ -64,6 +64,7 @@ fn compile(
             source,
             entries: &[entry.to_string()],
             compiler,
+            device_only: false,
             options: &options,
         },
         cache,
@@ -122,6 +123,7 @@ fn every_kernel_variant_of_every_bundled_suite_compiles_for_sm_90() {
                     source: &kernel.path,
                     entries: &kernel.entries_at(instance),
                     compiler: kernel.compiler,
+                    device_only: kernel.device_only,
                     options: &options,
                 };
                 match build::compile(request, &cache) {
@@ -623,4 +625,117 @@ fn variants_of_one_file_are_built_by_one_compiler_run_and_a_bad_entry_fails_alon
             (_, Err(error)) => panic!("{}: {error}", plan.variants[index].name),
         }
     }
+}
+
+/// A PyTorch extension as such files are written: kernels, a helper
+/// header that includes torch too, bindings made by a macro and a
+/// `PYBIND11_MODULE`. Torch is not installed where the tests run.
+const EXTENSION_HELPERS: &str = r#"#pragma once
+#include <torch/types.h>
+#define CHECK_CUDA(x) TORCH_CHECK(x.is_cuda(), #x " must be a CUDA tensor")
+__device__ __forceinline__ float relu_of(float v) { return v > 0.f ? v : 0.f; }
+"#;
+
+const EXTENSION: &str = r#"#include <torch/extension.h>
+#include "helpers.h"
+
+template <int PER_THREAD>
+__global__ void relu_kernel(const float *x, float *y, int n) {
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) * PER_THREAD;
+  for (int k = 0; k < PER_THREAD; ++k)
+    if (i + k < n) y[i + k] = relu_of(x[i + k]);
+}
+
+#define BINDING(name, PER)                                                 \
+  void name(torch::Tensor x, torch::Tensor y) {                            \
+    CHECK_CUDA(x);                                                         \
+    int n = x.numel();                                                     \
+    relu_kernel<PER><<<(n + 255) / 256, 256>>>(x.data_ptr<float>(),        \
+                                               y.data_ptr<float>(), n);    \
+  }
+BINDING(relu_1, 1)
+BINDING(relu_4, 4)
+
+torch::Tensor relu(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  relu_1(x, y);
+  return y;
+}
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("relu", &relu, "relu");
+}
+"#;
+
+#[test]
+fn a_pytorch_extension_is_compiled_from_its_device_code_alone() {
+    if !nvcc_or_skip() {
+        return;
+    }
+    let folder = tempfile::tempdir().unwrap();
+    std::fs::write(folder.path().join("helpers.h"), EXTENSION_HELPERS).unwrap();
+    let source = folder.path().join("relu.cu");
+    std::fs::write(&source, EXTENSION).unwrap();
+    let cache = cache();
+    let options = build::options_for((9, 0), Compiler::Nvcc, Settings::default());
+    let entries = ["relu_kernel<4>".to_string()];
+    let request = |device_only: bool| Request {
+        source: &source,
+        entries: &entries,
+        compiler: Compiler::Nvcc,
+        device_only,
+        options: &options,
+    };
+    // As it is, it needs torch.
+    match build::compile(request(false), &cache) {
+        Err(BuildError::Compile { log, .. }) => assert!(log.contains("torch/"), "{log}"),
+        other => panic!("expected torch to be missing, got {other:?}"),
+    }
+    let compiled = build::compile(request(true), &cache).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(symbols::demangled(&compiled.functions[0]), "relu_kernel<4>");
+    for said in [
+        "gpuprof compiled the device code of relu.cu alone (device_only = true)",
+        "the macro call BINDING(…) left out (lines 18–19)",
+        "the host function relu left out (line 21)",
+        "the macro call PYBIND11_MODULE(…) left out (line 27)",
+        "an empty header stood in for <torch/extension.h>, found nowhere",
+        "an empty header stood in for <torch/types.h>, found nowhere",
+    ] {
+        assert!(compiled.log.contains(said), "{said}\n{}", compiled.log);
+    }
+    // The line info names the user's file, at its own lines.
+    let binary = std::fs::read(&compiled.cubin).unwrap();
+    let contains = |text: &str| binary.windows(text.len()).any(|w| w == text.as_bytes());
+    assert!(contains("relu.cu") && !contains("device-code.cu"));
+    // Reused from the cache, it says the same.
+    let again = build::compile(request(true), &cache).unwrap();
+    assert!(again.from_cache && again.log == compiled.log);
+
+    // init drafts it so, and `--check` builds it.
+    let suite = folder.path().join("s");
+    let written = gpuprof::init::write_from(&suite, std::slice::from_ref(&source)).unwrap();
+    let text = std::fs::read_to_string(&written).unwrap();
+    assert!(
+        text.contains("device_only = true  # <torch/extension.h>, <torch/types.h> found nowhere"),
+        "{text}"
+    );
+    // The instance is launched only inside the bindings' macro: the user
+    // names it.
+    std::fs::write(&written, text.replace("relu_kernel<…>", "relu_kernel<4>")).unwrap();
+    let checked = std::process::Command::new(env!("CARGO_BIN_EXE_gpuprof"))
+        .args(["report", "--check"])
+        .arg(&written)
+        .env("XDG_CACHE_HOME", folder.path().join("cache"))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&checked.stdout);
+    assert!(
+        checked.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&checked.stderr)
+    );
+    assert!(
+        out.contains("by nvcc (device_only = true: its device code alone"),
+        "{out}"
+    );
 }

@@ -1,7 +1,7 @@
 //! The content-addressed build cache: CUBINs stored under a hash of the
 //! source path and text, the compiler and its version, the entry, every
-//! compile option and the user's headers the source includes, each beside a small record of its kernels' symbols and
-//! the command that built it, written atomically so that a crash never
+//! compile option and the user's headers the source includes, each beside a small record of its kernels' symbols,
+//! the command that built it and what the compiler printed, written atomically so that a crash never
 //! leaves a truncated binary behind.
 
 use std::io::Write;
@@ -56,13 +56,17 @@ impl Cache {
         self.folder.join(format!("{key}.{extension}"))
     }
 
-    /// The CUBIN stored under `key`, its kernels' symbols and the command
-    /// that built it.
-    pub fn lookup(&self, key: &str) -> Option<(PathBuf, Vec<String>, String)> {
+    /// The CUBIN stored under `key`, its kernels' symbols, the command
+    /// that built it and what the compiler printed.
+    pub fn lookup(&self, key: &str) -> Option<(PathBuf, Vec<String>, String, String)> {
         let cubin = self.path(key, "cubin");
         let record = std::fs::read_to_string(self.path(key, "json")).ok()?;
-        let Record { functions, command } = serde_json::from_str(&record).ok()?;
-        cubin.is_file().then_some((cubin, functions, command))
+        let Record {
+            functions,
+            command,
+            log,
+        } = serde_json::from_str(&record).ok()?;
+        cubin.is_file().then_some((cubin, functions, command, log))
     }
 
     pub fn store(
@@ -71,6 +75,7 @@ impl Cache {
         binary: &[u8],
         functions: &[String],
         command: &str,
+        log: &str,
     ) -> Result<PathBuf, BuildError> {
         let failed = |e: std::io::Error| BuildError::Cache {
             path: self.folder.clone(),
@@ -80,6 +85,7 @@ impl Cache {
         let record = serde_json::to_string(&Record {
             functions: functions.to_vec(),
             command: command.to_string(),
+            log: log.to_string(),
         })
         .expect("a record serializes");
         let cubin = self.path(key, "cubin");
@@ -100,6 +106,10 @@ impl Cache {
 struct Record {
     functions: Vec<String>,
     command: String,
+    /// What the compiler printed (its warnings), shown again when the
+    /// binary is reused.
+    #[serde(default)]
+    log: String,
 }
 
 #[cfg(test)]
@@ -123,11 +133,16 @@ mod tests {
         assert_eq!(cache.lookup("k"), None);
         let functions = vec!["_Z1kv".to_string()];
         let stored = cache
-            .store("k", b"\x7fELF", &functions, "nvcc k.cu")
+            .store("k", b"\x7fELF", &functions, "nvcc k.cu", "warning: w")
             .unwrap();
         assert_eq!(
             cache.lookup("k"),
-            Some((stored.clone(), functions, "nvcc k.cu".to_string()))
+            Some((
+                stored.clone(),
+                functions,
+                "nvcc k.cu".to_string(),
+                "warning: w".to_string()
+            ))
         );
         assert_eq!(std::fs::read(stored).unwrap(), b"\x7fELF");
     }

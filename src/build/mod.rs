@@ -10,6 +10,7 @@
 //! Launches nothing.
 
 mod cache;
+pub(crate) mod device_only;
 pub(crate) mod headers;
 mod nvcc;
 mod nvrtc;
@@ -121,6 +122,8 @@ pub struct Request<'a> {
     pub source: &'a Path,
     pub entries: &'a [String],
     pub compiler: Compiler,
+    /// Only the file's device code is compiled ([`device_only`]; nvcc).
+    pub device_only: bool,
     pub options: &'a [String],
 }
 
@@ -296,7 +299,7 @@ fn compile_help(log: &str) -> Vec<String> {
                 "`{header}` belongs to the CUDA toolkit, and the toolkit this compiler uses does not have it: install the full toolkit (or the package of that library), or, if the file includes it without using it, list a folder holding a stand-in in `include_dirs`"
             ),
             HeaderOrigin::PythonBinding => format!(
-                "`{header}` belongs to a Python extension's binding code (PyTorch, pybind11): gpuprof compiles and launches the kernels itself, without Python, so give it a .cu or .cuh that holds the kernels without the binding (the binding file may include it), or list a folder holding a stand-in for `{header}` in `include_dirs`"
+                "`{header}` belongs to a Python extension's binding code (PyTorch, pybind11): gpuprof compiles and launches the kernels itself, without Python, so write device_only = true to compile the file's kernels without its host code (an empty header then stands in for `{header}`), or give it a .cu or .cuh that holds the kernels without the binding"
             ),
             HeaderOrigin::Elsewhere => format!(
                 "`{header}` was not found: list the folder that holds it in `include_dirs` (relative to the variants.toml)"
@@ -347,7 +350,7 @@ fn header_origin(header: &str) -> HeaderOrigin {
 /// The headers a compiler's `log` says it could not find, in order, each
 /// once: nvcc's (the host compiler's) `fatal error: NAME: No such file or
 /// directory` and NVRTC's `cannot open source file "NAME"`.
-fn missing_headers(log: &str) -> Vec<&str> {
+pub(super) fn missing_headers(log: &str) -> Vec<&str> {
     let mut missing: Vec<&str> = Vec::new();
     for line in log.lines() {
         let header = line
@@ -472,7 +475,11 @@ pub fn compile(request: Request, cache: &Cache) -> Result<Compiled, BuildError> 
         .collect();
     let source_name = source.to_string_lossy();
     let entries = request.entries.join("\n");
-    let mut parts: Vec<&str> = vec![&source_name, &text, &version, &entries];
+    let device_only = match request.device_only {
+        true => "device code only",
+        false => "",
+    };
+    let mut parts: Vec<&str> = vec![&source_name, &text, &version, &entries, device_only];
     parts.extend(header_parts.iter().map(String::as_str));
     let key = cache::key(&parts, request.options);
     let started = Instant::now();
@@ -489,8 +496,8 @@ pub fn compile(request: Request, cache: &Cache) -> Result<Compiled, BuildError> 
             }
         };
     let nvrtc_call = || format!("NVRTC {} {}", request.options.join(" "), source.display());
-    if let Some((cubin, functions, command)) = cache.lookup(&key) {
-        return Ok(describe(functions, command, String::new(), true, cubin));
+    if let Some((cubin, functions, command, log)) = cache.lookup(&key) {
+        return Ok(describe(functions, command, log, true, cubin));
     }
     let (binary, functions, command, log) = match &nvcc {
         None => {
@@ -513,11 +520,17 @@ pub fn compile(request: Request, cache: &Cache) -> Result<Compiled, BuildError> 
             (out.cubin, out.functions, nvrtc_call(), out.log)
         }
         Some(nvcc) => {
-            let out = nvcc::compile(nvcc, source, request.entries, request.options)?;
+            let out = nvcc::compile(
+                nvcc,
+                source,
+                request.entries,
+                request.options,
+                request.device_only,
+            )?;
             (out.cubin, out.functions, out.command, out.log)
         }
     };
-    let cubin = cache.store(&key, &binary, &functions, &command)?;
+    let cubin = cache.store(&key, &binary, &functions, &command, &log)?;
     Ok(describe(functions, command, log, false, cubin))
 }
 
@@ -611,7 +624,10 @@ mod tests {
         let torch = error("k.cu:1:10: fatal error: torch/extension.h: No such file or directory");
         assert!(
             torch
-                .contains("help: `torch/extension.h` belongs to a Python extension's binding code"),
+                .contains("help: `torch/extension.h` belongs to a Python extension's binding code")
+                && torch.contains(
+                    "write device_only = true to compile the file's kernels without its host code"
+                ),
             "{torch}"
         );
         let cstdint = error(

@@ -132,11 +132,13 @@ fn record(variant: &mut VariantBuild, names: &[&str], sizes: Vec<Served>, runs: 
     Ok(compiled_sizes)
 }
 
-/// One compiler run: `source` by `compiler` with `options`, building the
+/// One compiler run: `source` (its device code alone where `device_only`)
+/// by `compiler` with `options`, building the
 /// union of its members' entries.
 struct Run<'a> {
     source: &'a Path,
     compiler: Compiler,
+    device_only: bool,
     options: Vec<String>,
     entries: Vec<String>,
     members: Vec<Member>,
@@ -157,6 +159,7 @@ impl<'a> Run<'a> {
                 source: self.source,
                 entries: &self.entries,
                 compiler: self.compiler,
+                device_only: self.device_only,
                 options: &self.options,
             },
             cache,
@@ -181,6 +184,7 @@ impl<'a> Run<'a> {
         Run {
             source: self.source,
             compiler: self.compiler,
+            device_only: self.device_only,
             options: self.options.clone(),
             entries: union(&members),
             members,
@@ -250,6 +254,7 @@ fn shared_runs<'a>(variants: &[VariantBuild<'a>], compute_capability: (u32, u32)
             let same = runs.iter_mut().find(|run| {
                 run.source == kernel.path.as_path()
                     && run.compiler == kernel.compiler
+                    && run.device_only == kernel.device_only
                     && run.options == options
             });
             match same {
@@ -257,6 +262,7 @@ fn shared_runs<'a>(variants: &[VariantBuild<'a>], compute_capability: (u32, u32)
                 None => runs.push(Run {
                     source: &kernel.path,
                     compiler: kernel.compiler,
+                    device_only: kernel.device_only,
                     options,
                     entries: Vec::new(),
                     members: vec![member],

@@ -307,7 +307,7 @@ pub(crate) fn is_instance(entry: &str) -> bool {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Token {
+pub(crate) enum Token {
     Ident(String),
     /// A string literal's contents.
     Str(String),
@@ -315,7 +315,7 @@ enum Token {
 }
 
 /// A token and the character offset where it starts.
-type Located = (Token, usize);
+pub(crate) type Located = (Token, usize);
 
 /// Attribute-like macros that may stand between `__global__` and the name,
 /// each followed by a parenthesized argument list.
@@ -1046,7 +1046,7 @@ fn partner(c: char) -> Option<char> {
 /// Index after the group that the bracket at `open` (`(`, `[` or `{`)
 /// opens; the length when it never closes; `open` when no group starts
 /// there.
-fn group_end(tokens: &[Located], open: usize) -> usize {
+pub(crate) fn group_end(tokens: &[Located], open: usize) -> usize {
     let Some((Token::Punct(c @ ('(' | '[' | '{')), _)) = tokens.get(open) else {
         return open;
     };
@@ -2497,7 +2497,7 @@ fn skip_group(tokens: &[Located], start: usize) -> usize {
 
 /// The tokens of `chars` with their offsets, and the preprocessor lines
 /// (without `#`, continuations joined).
-fn tokenize(chars: &[char]) -> (Vec<Located>, Vec<String>) {
+pub(crate) fn tokenize(chars: &[char]) -> (Vec<Located>, Vec<String>) {
     let mut tokens = Vec::new();
     let mut directives = Vec::new();
     let mut i = 0;

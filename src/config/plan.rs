@@ -159,6 +159,11 @@ pub struct KernelSource {
     pub compiler_reason: String,
     /// Folders searched for `#include "…"` (absolute), besides the toolkit's.
     pub include_dirs: Vec<PathBuf>,
+    /// Only the file's device code is compiled (`device_only = true`): its
+    /// host functions and file-scope macro calls are left out, and an
+    /// empty header stands in for each header found nowhere.
+    #[serde(default)]
+    pub device_only: bool,
     /// For a variant that launches several kernels (`sequence`): the
     /// distinct entries its steps launch, in order of first use (the first
     /// is `entry`); empty for a single launch.

@@ -67,6 +67,7 @@ pub(crate) struct RawVariant {
     pub(crate) shared_bytes: Option<Spanned<ExprSource>>,
     pub(crate) compile_options: Option<Vec<Spanned<String>>>,
     pub(crate) compiler: Option<Spanned<String>>,
+    pub(crate) device_only: Option<Spanned<bool>>,
     pub(crate) include_dirs: Option<Vec<Spanned<String>>>,
     pub(crate) defines: Option<Spanned<BTreeMap<String, Spanned<ExprSource>>>>,
     pub(crate) sequence: Option<Spanned<Vec<Spanned<RawStep>>>>,

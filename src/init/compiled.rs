@@ -63,6 +63,7 @@ pub(super) fn parameters_of(
             source: path,
             entries,
             compiler,
+            device_only: false,
             options: &options,
         };
         build::compile(request, &Cache::default_location())

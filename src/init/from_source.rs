@@ -91,11 +91,8 @@ impl<'f> ReadFile<'f> {
         let near = near_includes(source, origin);
         // The `__device__` functions and macros of its headers, which its
         // kernels may hand their pointers to.
-        for (_, text) in
-            crate::build::headers::headers_in(origin.typed, source, &near.folders(), &[])
-        {
-            let found = kernels::scan(&String::from_utf8_lossy(&text));
-            scanned.functions.extend(found.functions);
+        for (_, text) in &near.headers {
+            scanned.functions.extend(kernels::scan(text).functions);
         }
         // NVRTC finds no C or C++ library header, so a header of the
         // file's that includes one (or launches kernels) makes it nvcc's
@@ -659,8 +656,11 @@ struct NearIncludes {
     /// Each folder near the file that holds some, with the headers (as
     /// included: `"kernel1.cuh"`).
     found: Vec<(PathBuf, Vec<String>)>,
-    /// Headers found nowhere.
+    /// Headers found nowhere, as included (`"kernel.cuh"`, `<mpi.h>`).
     missing: Vec<String>,
+    /// The user headers it includes (beside it or in the folders near
+    /// it), directly or through others, with their text.
+    headers: Vec<(PathBuf, String)>,
 }
 
 /// The `include_dirs` line (and a hint for each header found nowhere) for
@@ -706,7 +706,36 @@ fn near_includes(source: &str, origin: &Origin) -> NearIncludes {
             None => {}
         }
     }
-    NearIncludes { found, missing }
+    let folders: Vec<PathBuf> = found.iter().map(|(folder, _)| folder.clone()).collect();
+    let headers: Vec<(PathBuf, String)> =
+        crate::build::headers::headers_in(origin.typed, source, &folders, &[])
+            .into_iter()
+            .map(|(path, bytes)| (path, String::from_utf8_lossy(&bytes).into_owned()))
+            .collect();
+    // A library's header that one of those includes and no compiler finds
+    // (a PyTorch extension's helpers, `"utils.h"`, including
+    // `<torch/extension.h>`).
+    for (path, text) in &headers {
+        for include in kernels::includes(text).into_iter().filter(|i| !i.quoted) {
+            let header = &include.header;
+            let shown = format!("<{header}>");
+            let named = Path::new(header).extension().is_some();
+            let known = path.parent().is_some_and(|dir| dir.join(header).is_file())
+                || toolkit
+                    .iter()
+                    .chain(crate::build::toolkit::host_include_dirs())
+                    .chain(&folders)
+                    .any(|dir| dir.join(header).is_file());
+            if named && !known && !missing.contains(&shown) {
+                missing.push(shown);
+            }
+        }
+    }
+    NearIncludes {
+        found,
+        missing,
+        headers,
+    }
 }
 
 impl NearIncludes {
@@ -740,15 +769,35 @@ impl NearIncludes {
                 headers.join(", ")
             );
         }
-        if !missing.is_empty() {
+        // A library's header found nowhere (`<torch/extension.h>`) is the
+        // host code's, most likely: the kernels compile without it.
+        let (libraries, own): (Vec<&String>, Vec<&String>) =
+            missing.iter().partition(|header| header.starts_with('<'));
+        if !libraries.is_empty() {
+            let _ = writeln!(
+                text,
+                "device_only = true  # {} found nowhere (not beside the file, near it, nor where the CUDA toolkit and the host compiler look): gpuprof compiles the kernels without the file's host code, an empty header standing in for each; if the kernels need one, write include_dirs = [\"…\"] with its folder and drop this line",
+                join_names(&libraries)
+            );
+        }
+        if !own.is_empty() {
             let _ = writeln!(
                 text,
                 "# fill in: include_dirs = [\"…\"], the folder(s) that hold {}: not beside the file, in the folders near it, nor where the CUDA toolkit and the host compiler look",
-                missing.join(", ")
+                join_names(&own)
             );
         }
         text
     }
+}
+
+/// Header names joined with commas.
+fn join_names(names: &[&String]) -> String {
+    names
+        .iter()
+        .map(|name| name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The headers the runner `source` (the file `origin`) includes with
@@ -4547,9 +4596,10 @@ sequence = [
             "the test needs the C library's headers (Debian's libc6-dev)"
         );
         assert!(!text.contains("assert.h"), "{text}");
-        // A library's header found nowhere nvcc looks is named.
+        // A library's header found nowhere nvcc looks is named, and the
+        // kernels are compiled without the host code that needs it.
         assert!(
-            text.contains("the folder(s) that hold <torch/extension.h>: not beside the file"),
+            text.contains("device_only = true  # <torch/extension.h> found nowhere (not beside the file, near it"),
             "{text}"
         );
         assert!(!text.contains("<vector>"), "{text}");

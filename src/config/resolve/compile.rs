@@ -51,6 +51,9 @@ impl HostCode {
     }
 }
 
+/// Why a `device_only = true` kernel is compiled by nvcc.
+const DEVICE_ONLY: &str = "device_only = true: its device code alone (its host functions and file-scope macro calls are left out, and an empty header stands in for each header found nowhere)";
+
 /// A source with its include folders and compile options.
 type CompiledSource = (PathBuf, Vec<PathBuf>, Vec<String>);
 
@@ -92,6 +95,8 @@ pub(super) struct CompileSettings {
     pub(super) reason: String,
     pub(super) include_dirs: Vec<PathBuf>,
     pub(super) options: Vec<String>,
+    /// `device_only = true`: the file's host code is left out.
+    pub(super) device_only: bool,
 }
 
 impl<'c> Context<'c> {
@@ -115,7 +120,18 @@ impl<'c> Context<'c> {
                 .of(source, &include_dirs, &options)
                 .map(|(header, what)| HostCode::Header(header, what)),
         };
+        let device_only =
+            merged(raw, self.defaults, |r| &r.device_only).is_some_and(|m| *m.value.get_ref());
         let (compiler, reason) = match (chosen.as_ref().map(|m| m.value), &host) {
+            (None, _) if device_only => (Compiler::Nvcc, DEVICE_ONLY.to_string()),
+            (Some(word), _) if device_only && word.get_ref() != "nvcc" => {
+                return Err(self
+                    .doc
+                    .error(word.span(), "`device_only` is compiled by nvcc")
+                    .note("gpuprof leaves the file's host code out and compiles what is left with nvcc, which stands an empty header in for each header found nowhere")
+                    .help("write compiler = \"nvcc\", or leave `compiler` out"));
+            }
+            (Some(_), _) if device_only => (Compiler::Nvcc, DEVICE_ONLY.to_string()),
             (None, None) => (
                 Compiler::Nvrtc,
                 "the file holds device code only".to_string(),
@@ -128,6 +144,7 @@ impl<'c> Context<'c> {
             reason,
             include_dirs,
             options,
+            device_only,
         })
     }
 
@@ -359,6 +376,25 @@ mod tests {
             "unknown compiler \"clang\"",
             "\"clang\"",
         );
+        // Device code alone is nvcc's, asked for or not.
+        let device_only = kernel("device_only = true");
+        assert!(device_only.device_only);
+        assert_eq!(device_only.compiler, Compiler::Nvcc);
+        assert!(
+            device_only
+                .compiler_reason
+                .starts_with("device_only = true: its device code alone"),
+            "{}",
+            device_only.compiler_reason
+        );
+        assert!(!plain.device_only && !host.device_only);
+        assert!(kernel("device_only = true\ncompiler = \"nvcc\"").device_only);
+        let e = fails(
+            &one_variant("device_only = true\ncompiler = \"nvrtc\""),
+            "`device_only` is compiled by nvcc",
+            "\"nvrtc\"",
+        );
+        assert!(help(&e).starts_with("write compiler = \"nvcc\""), "{e}");
     }
 
     #[test]

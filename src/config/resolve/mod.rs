@@ -230,11 +230,12 @@ impl Context<'_> {
 /// The keys that describe a kernel, where the variant itself gives them
 /// (a library call or a command refuses each): `source`, `entry`,
 /// `compiler`, `defines` and `include_dirs`.
-fn kernel_keys(raw: &RawVariant) -> [(&'static str, Option<Range<usize>>); 5] {
+fn kernel_keys(raw: &RawVariant) -> [(&'static str, Option<Range<usize>>); 6] {
     [
         ("source", raw.source.as_ref().map(|v| v.span())),
         ("entry", raw.entry.as_ref().map(|v| v.span())),
         ("compiler", raw.compiler.as_ref().map(|v| v.span())),
+        ("device_only", raw.device_only.as_ref().map(|v| v.span())),
         ("defines", raw.defines.as_ref().map(|v| v.span())),
         (
             "include_dirs",

@@ -168,6 +168,7 @@ impl<'c> Context<'c> {
                     compiler: settings.compiler,
                     compiler_reason: settings.reason,
                     include_dirs: settings.include_dirs,
+                    device_only: settings.device_only,
                     sequence: entries,
                 })
             }
