@@ -265,7 +265,7 @@ impl std::error::Error for BuildError {}
 /// (the runtime's, its libraries', NVTX, CUB, Thrust, libcu++), which a
 /// partial toolkit (a pip wheel, a container without the dev packages)
 /// may lack.
-fn is_toolkit_header(header: &str) -> bool {
+pub(crate) fn is_toolkit_header(header: &str) -> bool {
     const TOOLKIT: [&str; 15] = [
         "cuda",
         "cublas",
