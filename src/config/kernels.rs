@@ -2088,10 +2088,14 @@ fn c_cast_before(tokens: &[Located], lo: usize) -> Option<usize> {
 /// The first token of `reinterpret_cast<…>` (or another `…_cast`) whose
 /// argument's `(` is at `open`.
 fn named_cast_before(tokens: &[Located], open: usize) -> Option<usize> {
-    let mut k = open.checked_sub(1)?;
-    if !is(tokens, k, '>') {
-        return None;
-    }
+    let start = template_arguments_before(tokens, open)?.checked_sub(1)?;
+    matches!(&tokens[start].0, Token::Ident(w) if w.ends_with("_cast")).then_some(start)
+}
+
+/// The `<` that opens the template arguments which end right before the
+/// `(` at `open` (`load_tile<BM, BK>(`, `reinterpret_cast<float4 *>(`).
+fn template_arguments_before(tokens: &[Located], open: usize) -> Option<usize> {
+    let mut k = open.checked_sub(1).filter(|&k| is(tokens, k, '>'))?;
     let mut depth = 0usize;
     loop {
         match tokens[k].0 {
@@ -2099,7 +2103,7 @@ fn named_cast_before(tokens: &[Located], open: usize) -> Option<usize> {
             Token::Punct('<') => {
                 depth -= 1;
                 if depth == 0 {
-                    break;
+                    return Some(k);
                 }
             }
             Token::Punct(';' | '{' | '}') => return None,
@@ -2107,30 +2111,12 @@ fn named_cast_before(tokens: &[Located], open: usize) -> Option<usize> {
         }
         k = k.checked_sub(1)?;
     }
-    let start = k.checked_sub(1)?;
-    matches!(&tokens[start].0, Token::Ident(w) if w.ends_with("_cast")).then_some(start)
 }
 
 /// The function a template call whose `(` is at `open` calls
 /// (`load_tile<BM, BK>(`), by its name.
 fn template_callee(tokens: &[Located], open: usize) -> Option<&str> {
-    let close = open.checked_sub(1).filter(|&k| is(tokens, k, '>'))?;
-    let mut depth = 0usize;
-    let mut k = close;
-    loop {
-        match tokens[k].0 {
-            Token::Punct('>') => depth += 1,
-            Token::Punct('<') => {
-                depth -= 1;
-                if depth == 0 {
-                    break;
-                }
-            }
-            Token::Punct(';' | '{' | '}') => return None,
-            _ => {}
-        }
-        k = k.checked_sub(1)?;
-    }
+    let k = template_arguments_before(tokens, open)?;
     match &tokens.get(k.checked_sub(1)?)?.0 {
         Token::Ident(name) if !member_call(tokens, k - 1) => Some(name),
         _ => None,
