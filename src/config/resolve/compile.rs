@@ -52,7 +52,7 @@ impl HostCode {
 }
 
 /// Why a `device_only = true` kernel is compiled by nvcc.
-const DEVICE_ONLY: &str = "device_only = true: its device code alone (its host functions and file-scope macro calls are left out, and an empty header stands in for each header found nowhere)";
+const DEVICE_ONLY: &str = "device_only = true: its device code alone, its host functions and file-scope macro calls left out and an empty header standing in for each header found nowhere";
 
 /// A source with its include folders and compile options.
 type CompiledSource = (PathBuf, Vec<PathBuf>, Vec<String>);
