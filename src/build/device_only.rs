@@ -6,10 +6,11 @@
 //! a file whose `main` needs a library gpuprof does not have then
 //! compiles with its kernels as they are. Left out, at file scope and in
 //! namespaces: functions and declarations with no CUDA device word
-//! (`__global__`, `__device__`, `__host__`, `__constant__`, …) and not
-//! `constexpr`; and calls of macros at file scope (`TORCH_BINDING(f32)`,
-//! `PYBIND11_MODULE(name, m) { … }`), except of the file's own macros
-//! that define device code. Types, variables, templates of types,
+//! (`__global__`, `__device__`, `__constant__`, …; `__host__` alone is
+//! host code) and not `constexpr`; and calls of macros at file scope
+//! (`TORCH_BINDING(f32)`, `PYBIND11_MODULE(name, m) { … }`), except of
+//! macros of the file or of the headers beside it that define device
+//! code. Types, variables, templates of types,
 //! preprocessor lines and everything device-side stay. The headers such
 //! a file includes that are found nowhere are left to the compiler run,
 //! which stands an empty header in for each (`nvcc`).
@@ -18,11 +19,11 @@ use std::ops::Range;
 
 use crate::config::kernels::{Located, Token, group_end, tokenize};
 
-/// Words that mark a declaration as device code (or both sides').
-const DEVICE_WORDS: [&str; 8] = [
+/// Words that mark a declaration as device code (or both sides':
+/// `__host__ __device__`; `__host__` alone is host code).
+const DEVICE_WORDS: [&str; 7] = [
     "__global__",
     "__device__",
-    "__host__",
     "__constant__",
     "__shared__",
     "__managed__",
@@ -49,10 +50,16 @@ pub(crate) struct DeviceCode {
     pub(crate) left_out: Vec<(usize, String)>,
 }
 
-/// `text` (a kernel file) with its host-only parts blanked out.
-pub(crate) fn device_code(text: &str) -> DeviceCode {
+/// `text` (a kernel file) with its host-only parts blanked out; calls of
+/// macros that define device code, the file's own or those of `headers`
+/// (the texts of the headers it includes), stay.
+pub(crate) fn device_code(text: &str, headers: &[String]) -> DeviceCode {
     let chars: Vec<char> = text.chars().collect();
-    let (tokens, directives) = tokenize(&chars);
+    let (tokens, mut directives) = tokenize(&chars);
+    for header in headers {
+        let header: Vec<char> = header.chars().collect();
+        directives.extend(tokenize(&header).1);
+    }
     let device_macros = device_macros(&directives);
     let mut regions: Vec<(Range<usize>, String)> = Vec::new();
     file_scope(&tokens, 0..tokens.len(), &device_macros, &mut regions);
@@ -307,7 +314,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("relu_f32", &relu_f32, "relu_f32");
 }
 "#;
-        let device = device_code(source);
+        let device = device_code(source, &[]);
         assert_eq!(
             device.left_out,
             [
@@ -344,5 +351,19 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
             let still = kept.iter().any(|l| !l.starts_with('#') && l.contains(gone));
             assert!(!still, "{gone}\n{}", device.text);
         }
+    }
+
+    #[test]
+    fn a_header_macro_that_defines_a_kernel_stays_and_host_alone_goes() {
+        let header = "#define ELEMENTWISE(name, op) \\\n  __global__ void name(float *x) { x[0] = op(x[0]); }\n";
+        let source = "#include \"ops.h\"\nELEMENTWISE(twice, 2 *)\n__host__ void setup(torch::Tensor t) {}\n__host__ __device__ float both(float v) { return v; }\n";
+        let kept = device_code(source, &[header.to_string()]);
+        assert_eq!(kept.left_out, [(3, "the host function setup".to_string())]);
+        // Without the header, its macro's call is taken for host code.
+        let alone = device_code(source, &[]);
+        assert_eq!(
+            alone.left_out[0],
+            (2, "the macro call ELEMENTWISE(…)".to_string())
+        );
     }
 }

@@ -143,7 +143,12 @@ fn device_code_file(folder: &Path, source: &Path) -> Result<(PathBuf, Vec<String
         reason: e.to_string(),
     };
     let bytes = std::fs::read(source).map_err(|e| unreadable(source, e))?;
-    let device = device_code(&crate::config::source_text(&bytes));
+    let text = crate::config::source_text(&bytes);
+    let headers: Vec<String> = super::headers::local_headers(source, &text)
+        .into_iter()
+        .map(|(_, header)| header)
+        .collect();
+    let device = device_code(&text, &headers);
     let absolute = source
         .canonicalize()
         .unwrap_or_else(|_| source.to_path_buf());
