@@ -480,6 +480,29 @@ fn template_parameters(list: &str) -> Vec<TemplateParameter> {
         .collect()
 }
 
+/// Arguments for every parameter of the template list `template` where
+/// the file fixes none: each one's default (`int BLOCK = 256` gives
+/// `256`), else `float` for a type; `None` when a value parameter has no
+/// default. A pack takes nothing.
+pub(crate) fn default_instance_arguments(template: &str) -> Option<Vec<String>> {
+    split_top_level(template, true)
+        .iter()
+        .zip(template_parameters(template))
+        .filter(|(_, parameter)| !parameter.is_pack)
+        .map(|(written, parameter)| {
+            let default = written[without_default(written).len()..]
+                .trim_start()
+                .strip_prefix('=')
+                .map(|value| value.trim().to_string());
+            match (default, parameter.is_type) {
+                (Some(value), _) => Some(value),
+                (None, true) => Some("float".to_string()),
+                (None, false) => None,
+            }
+        })
+        .collect()
+}
+
 /// The first of `arguments` that is plainly of the wrong kind for its
 /// parameter of the list `template`: a number or `true`/`false` for a
 /// type parameter, or a scalar type for a value parameter; its position
@@ -811,6 +834,19 @@ fn type_of(type_words: &[String]) -> Option<CType> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_template_the_file_does_not_fix_takes_its_defaults_and_float() {
+        assert_eq!(
+            default_instance_arguments("typename T, size_t BLOCK_SIZE = 256"),
+            Some(vec!["float".to_string(), "256".to_string()])
+        );
+        assert_eq!(
+            default_instance_arguments("class T = __half, typename... Rest"),
+            Some(vec!["__half".to_string()])
+        );
+        assert_eq!(default_instance_arguments("typename T, int BM"), None);
+    }
 
     fn c_type(bytes: usize, float: bool) -> CType {
         CType {

@@ -2421,8 +2421,25 @@ fn entry_of(kernel: &Kernel, launch: Option<&Launch>, scanned: &Kernels) -> (Set
                 .iter()
                 .filter(|instance| kernels::entry_base(instance) == kernel.name)
                 .collect();
-            match instances.as_slice() {
-                [] => (
+            let defaults = signature::default_instance_arguments(parameters);
+            match (instances.as_slice(), defaults) {
+                // Types it dispatches at run time (`AT_DISPATCH_…`), a host
+                // template's own parameter: float, and the defaults.
+                ([], Some(arguments)) => {
+                    let entry = format!("{}<{}>", kernel.name, arguments.join(", "));
+                    (
+                        Setting::new(
+                            "entry",
+                            quoted(&entry),
+                            spaced(format!(
+                                "fill in: {} chosen for <{parameters}> (float for a type, else its default): the file does not fix them where it launches it",
+                                arguments.join(", ")
+                            )),
+                        ),
+                        signature::instance_arguments(&entry).unwrap_or_default(),
+                    )
+                }
+                ([], None) => (
                     Setting::new(
                         "entry",
                         quoted(&format!("{}<…>", kernel.name)),
@@ -2430,7 +2447,7 @@ fn entry_of(kernel: &Kernel, launch: Option<&Launch>, scanned: &Kernels) -> (Set
                     ),
                     Vec::new(),
                 ),
-                [only] => (
+                ([only], _) => (
                     Setting::new(
                         "entry",
                         quoted(only),
@@ -2438,7 +2455,7 @@ fn entry_of(kernel: &Kernel, launch: Option<&Launch>, scanned: &Kernels) -> (Set
                     ),
                     signature::instance_arguments(only).unwrap_or_default(),
                 ),
-                [first, ..] => (
+                ([first, ..], _) => (
                     Setting::new(
                         "entry",
                         quoted(first),
@@ -3739,20 +3756,28 @@ mod tests {
         let plan = plan(root.path(), "t");
         assert_eq!(plan.variants.len(), 2);
 
-        // A pointer of the host template's own `T` deduces nothing.
+        // A pointer of the host template's own `T` deduces nothing: float
+        // is proposed for a type, a default taken, a value without one
+        // left to fill in.
         let source = r#"
-            template <typename T> __global__ void offset(T *a, int s) { a[threadIdx.x + s] += 1; }
-            template <typename T> void run(int n) { T *d_a; cudaMalloc(&d_a, n * sizeof(T)); offset<<<n / 256, 256>>>(d_a, 0); }
+            template <typename T, int STEP = 4> __global__ void offset(T *a, int s) { a[threadIdx.x + s] += STEP; }
+            template <typename T, int WIDTH> __global__ void wide(T *a) { a[threadIdx.x * WIDTH] = 0; }
+            template <typename T> void run(int n) {
+                T *d_a; cudaMalloc(&d_a, n * sizeof(T));
+                offset<<<n / 256, 256>>>(d_a, 0);
+                wide<<<n / 256, 256>>>(d_a);
+            }
             int main() { run<float>(1 << 20); }
         "#;
         let (_root, text) = draft(&[("h.cu", source)], "h.cu", "h");
         let text = text.unwrap();
-        assert!(
-            text.contains(
-                "entry = \"offset<…>\"                # fill in: a value for each of <typename T>\n"
-            ),
-            "{text}"
-        );
+        for expected in [
+            "entry = \"offset<float, 4>\"                # fill in: float, 4 chosen for <typename T, int STEP = 4> (float for a type, else its default): the file does not fix them where it launches it\n",
+            "{ name = \"a\", buffer = \"f32\"",
+            "entry = \"wide<…>\"                # fill in: a value for each of <typename T, int WIDTH>\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
 
         // A template the file only instantiates explicitly (its
         // definitions compiled on their own, launched elsewhere): one of
