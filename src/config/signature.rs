@@ -482,25 +482,48 @@ fn template_parameters(list: &str) -> Vec<TemplateParameter> {
 
 /// Arguments for every parameter of the template list `template` where
 /// the file fixes none: each one's default (`int BLOCK = 256` gives
-/// `256`), else `float` for a type; `None` when a value parameter has no
-/// default. A pack takes nothing.
+/// `256`), with the arguments chosen before it put in (`VEC = 16 /
+/// sizeof(T)` gives `16 / sizeof(float)`), else `float` for a type;
+/// `None` when a value parameter has no default. A pack takes nothing.
 pub(crate) fn default_instance_arguments(template: &str) -> Option<Vec<String>> {
-    split_top_level(template, true)
+    let mut chosen: Vec<(String, String)> = Vec::new();
+    for (written, parameter) in split_top_level(template, true)
         .iter()
         .zip(template_parameters(template))
-        .filter(|(_, parameter)| !parameter.is_pack)
-        .map(|(written, parameter)| {
-            let default = written[without_default(written).len()..]
-                .trim_start()
-                .strip_prefix('=')
-                .map(|value| value.trim().to_string());
-            match (default, parameter.is_type) {
-                (Some(value), _) => Some(value),
-                (None, true) => Some("float".to_string()),
-                (None, false) => None,
-            }
-        })
+    {
+        if parameter.is_pack {
+            continue;
+        }
+        let default = written[without_default(written).len()..]
+            .trim_start()
+            .strip_prefix('=')
+            .map(|value| value.trim().to_string());
+        let value = match (default, parameter.is_type) {
+            (Some(value), _) => chosen.iter().fold(value, |text, (name, argument)| {
+                replace_word(&text, name, argument)
+            }),
+            (None, true) => "float".to_string(),
+            (None, false) => return None,
+        };
+        chosen.push((parameter.name, value));
+    }
+    Some(chosen.into_iter().map(|(_, value)| value).collect())
+}
+
+/// Whether each parameter of the template list `template` is a type
+/// (`typename T`, `class U`), in order.
+pub(crate) fn type_parameters(template: &str) -> Vec<bool> {
+    template_parameters(template)
+        .iter()
+        .map(|parameter| parameter.is_type)
         .collect()
+}
+
+/// `text` with the whole word `name` replaced by `value`.
+fn replace_word(text: &str, name: &str, value: &str) -> String {
+    regex::Regex::new(&format!(r"\b{}\b", regex::escape(name)))
+        .map(|word| word.replace_all(text, regex::NoExpand(value)).into_owned())
+        .unwrap_or_else(|_| text.to_string())
 }
 
 /// The first of `arguments` that is plainly of the wrong kind for its
@@ -846,6 +869,17 @@ mod tests {
             Some(vec!["__half".to_string()])
         );
         assert_eq!(default_instance_arguments("typename T, int BM"), None);
+        assert_eq!(
+            default_instance_arguments("typename T, size_t VEC = 128 / sizeof(T) / 8"),
+            Some(vec![
+                "float".to_string(),
+                "128 / sizeof(float) / 8".to_string()
+            ])
+        );
+        assert_eq!(
+            type_parameters("typename T, int N, class U"),
+            [true, false, true]
+        );
     }
 
     fn c_type(bytes: usize, float: bool) -> CType {

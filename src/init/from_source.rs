@@ -2381,9 +2381,40 @@ fn entry_of(kernel: &Kernel, launch: Option<&Launch>, scanned: &Kernels) -> (Set
     let spaced = |comment: String| format!("                # {comment}");
     match (&kernel.template, launch) {
         (Some(parameters), Some(launch)) if launch.callee.contains('<') => {
-            let (entry, unread, computed) = launched_instance(&launch.callee, scanned);
+            let (entry, mut unread, computed) = launched_instance(&launch.callee, scanned);
+            // A type the file does not fix where it launches the kernel (a
+            // host template's own `T`): float, marked.
+            let types = signature::type_parameters(parameters);
+            let mut floated = Vec::new();
+            let arguments: Vec<String> = signature::instance_arguments(&entry)
+                .unwrap_or_default()
+                .into_iter()
+                .zip(types.iter().chain(std::iter::repeat(&false)))
+                .map(|(argument, &is_type)| {
+                    let shown = format!("`{argument}`");
+                    match is_type && unread.contains(&shown) {
+                        true => {
+                            floated.push(shown);
+                            "float".to_string()
+                        }
+                        false => argument,
+                    }
+                })
+                .collect();
+            let entry = match floated.is_empty() {
+                true => entry,
+                false => {
+                    unread.retain(|name| !floated.contains(name));
+                    format!("{}<{}>", kernels::entry_base(&entry), arguments.join(", "))
+                }
+            };
             let instance = signature::instance_arguments(&entry).unwrap_or_default();
             let comment = match (unread.is_empty(), computed.is_empty()) {
+                (true, _) if !floated.is_empty() => format!(
+                    "fill in: float chosen for {} (the file launches {}; template <{parameters}>)",
+                    floated.join(", "),
+                    launch.callee
+                ),
                 (true, true) => "the instance the file launches".to_string(),
                 (true, false) => format!(
                     "fill in: the instance the file launches, {}, computed from the file's own values: check it at your sizes",
@@ -3762,10 +3793,12 @@ mod tests {
         let source = r#"
             template <typename T, int STEP = 4> __global__ void offset(T *a, int s) { a[threadIdx.x + s] += STEP; }
             template <typename T, int WIDTH> __global__ void wide(T *a) { a[threadIdx.x * WIDTH] = 0; }
+            template <typename T, int TILE> __global__ void tile(T *a) { a[threadIdx.x * TILE] = 1; }
             template <typename T> void run(int n) {
                 T *d_a; cudaMalloc(&d_a, n * sizeof(T));
                 offset<<<n / 256, 256>>>(d_a, 0);
                 wide<<<n / 256, 256>>>(d_a);
+                tile<T, 32><<<n / 256, 256>>>(d_a);
             }
             int main() { run<float>(1 << 20); }
         "#;
@@ -3775,6 +3808,7 @@ mod tests {
             "entry = \"offset<float, 4>\"                # fill in: float, 4 chosen for <typename T, int STEP = 4> (float for a type, else its default): the file does not fix them where it launches it\n",
             "{ name = \"a\", buffer = \"f32\"",
             "entry = \"wide<…>\"                # fill in: a value for each of <typename T, int WIDTH>\n",
+            "entry = \"tile<float, 32>\"                # fill in: float chosen for `T` (the file launches tile<T,32>; template <typename T, int TILE>)\n",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
