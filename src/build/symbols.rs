@@ -4,7 +4,9 @@
 //! the ELF (each has a `.nv.info.<symbol>` section), demangled, and matched
 //! against the entry with spacing, integer suffixes (`256u`), `true` /
 //! `false` and the spellings of common types (`half`, `uint32_t`,
-//! `unsigned`) made alike on both sides.
+//! `unsigned`) made alike on both sides; failing that, the one instance of
+//! the template whose leading arguments are the entry's (defaulted ones
+//! left out) and of the same value (`128 / sizeof(float) / 8` is 4).
 
 use cpp_demangle::{DemangleOptions, Symbol};
 use object::{Object, ObjectSection};
@@ -51,10 +53,74 @@ pub fn demangled_with_parameters(symbol: &str) -> Option<String> {
 pub fn find(symbols: &[String], entry: &str) -> Result<String, Vec<String>> {
     let wanted = comparable(entry);
     let readable: Vec<String> = symbols.iter().map(|s| demangled(s)).collect();
-    match readable.iter().position(|name| comparable(name) == wanted) {
+    let exact = readable.iter().position(|name| comparable(name) == wanted);
+    match exact.or_else(|| by_leading_arguments(&readable, entry)) {
         Some(index) => Ok(symbols[index].clone()),
         None => Err(readable),
     }
+}
+
+/// Without an exact match: the one instance of the same template whose
+/// leading arguments are the entry's, each alike or of the same value
+/// (`k<float, 32>` is `k<float, 32ul, 0ul>` where the template gives the
+/// last a default; `128 / sizeof(float) / 8` is `4ul`).
+fn by_leading_arguments(readable: &[String], entry: &str) -> Option<usize> {
+    let base = |name: &str| comparable(name.split('<').next().unwrap_or(name));
+    let wanted = crate::config::signature::instance_arguments(entry).ok()?;
+    if wanted.is_empty() {
+        return None;
+    }
+    let same = |ours: &str, theirs: &str| {
+        comparable(ours) == comparable(theirs)
+            || value_of(ours).is_some_and(|value| value_of(theirs) == Some(value))
+    };
+    let matching: Vec<usize> = (0..readable.len())
+        .filter(|&index| base(&readable[index]) == base(entry))
+        .filter(|&index| {
+            let theirs =
+                crate::config::signature::instance_arguments(&readable[index]).unwrap_or_default();
+            theirs.len() >= wanted.len()
+                && wanted
+                    .iter()
+                    .zip(&theirs)
+                    .all(|(ours, theirs)| same(ours, theirs))
+        })
+        .collect();
+    match matching.as_slice() {
+        [only] => Some(*only),
+        _ => None,
+    }
+}
+
+/// The value of a template argument written as arithmetic on numbers and
+/// the sizes of scalar types (`128 / sizeof(float) / 8`), or a number with
+/// a cast or suffix (`(unsigned long)4`, `4ul`).
+fn value_of(argument: &str) -> Option<f64> {
+    const SIZES: [(&str, u32); 14] = [
+        ("double", 8),
+        ("float", 4),
+        ("__half", 2),
+        ("half", 2),
+        ("__nv_bfloat16", 2),
+        ("long", 8),
+        ("size_t", 8),
+        ("int", 4),
+        ("unsigned int", 4),
+        ("unsigned", 4),
+        ("short", 2),
+        ("char", 1),
+        ("int8_t", 1),
+        ("uint8_t", 1),
+    ];
+    let mut text = comparable(argument);
+    for (name, size) in SIZES {
+        text = text.replace(
+            &format!("sizeof({})", name.replace(' ', "")),
+            &size.to_string(),
+        );
+    }
+    let expression = crate::config::expr::parse(&text).ok()?;
+    expression.eval(&text, &Default::default()).ok()
 }
 
 /// `entry` with what may differ between how people and demanglers write it
@@ -162,6 +228,40 @@ fn canonical_types(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_instance_without_its_defaulted_arguments_or_written_as_arithmetic_is_found() {
+        let symbols = [
+            "_Z20transpose_shm_kernelIfLm32ELm16ELm0EEvPT_PKS0_ii".to_string(),
+            "_Z22vectorized_copy_kernelIfLm4EEvPKT_PS0_m".to_string(),
+        ];
+        assert_eq!(
+            demangled(&symbols[0]),
+            "transpose_shm_kernel<float, (unsigned long)32, (unsigned long)16, (unsigned long)0>"
+        );
+        for (entry, index) in [
+            ("transpose_shm_kernel<float, 32, 16>", 0),
+            ("transpose_shm_kernel<float, 32>", 0),
+            ("vectorized_copy_kernel<float, 128 / sizeof(float) / 8>", 1),
+            ("vectorized_copy_kernel<float, 2 * 2>", 1),
+        ] {
+            assert_eq!(find(&symbols, entry), Ok(symbols[index].clone()), "{entry}");
+        }
+        for entry in [
+            "transpose_shm_kernel<float, 16>",
+            "transpose_shm_kernel<double, 32, 16>",
+            "vectorized_copy_kernel<float, 128 / sizeof(double) / 8>",
+        ] {
+            assert!(find(&symbols, entry).is_err(), "{entry}");
+        }
+        // Two instances that the entry's leading arguments both fit: none.
+        let two = [
+            "_Z20transpose_shm_kernelIfLm32ELm16ELm0EEvPT_PKS0_ii".to_string(),
+            "_Z20transpose_shm_kernelIfLm32ELm16ELm1EEvPT_PKS0_ii".to_string(),
+        ];
+        assert!(find(&two, "transpose_shm_kernel<float, 32, 16>").is_err());
+        assert!(find(&two, "transpose_shm_kernel<float, 32, 16, 1>").is_ok());
+    }
 
     #[test]
     fn entries_match_demangled_symbols_however_they_are_spelled() {

@@ -10,7 +10,7 @@
 //! results.json, such as sizes and change words, lives in `model`).
 
 pub mod error;
-mod expr;
+pub(crate) mod expr;
 pub(crate) mod inline_asm;
 pub(crate) mod kernels;
 pub mod plan;
