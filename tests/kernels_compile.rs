@@ -739,3 +739,33 @@ fn a_pytorch_extension_is_compiled_from_its_device_code_alone() {
         "{out}"
     );
 }
+
+#[test]
+fn a_source_saved_with_a_byte_order_mark_compiles_by_both_compilers() {
+    if !nvrtc_or_skip() || !nvcc_or_skip() {
+        return;
+    }
+    let folder = tempfile::tempdir().unwrap();
+    let source = folder.path().join("bom.cu");
+    let mut bytes = b"\xEF\xBB\xBF".to_vec();
+    bytes.extend_from_slice(
+        b"#define SCALE 2\n__global__ void scale(float *x) { x[threadIdx.x] *= SCALE; }\n",
+    );
+    std::fs::write(&source, &bytes).unwrap();
+    let cache = cache();
+    compile(&source, "scale", Compiler::Nvrtc, &[], &cache)
+        .unwrap_or_else(|e| panic!("NVRTC: {e}"));
+    let options = build::options_for((9, 0), Compiler::Nvcc, Settings::default());
+    let entries = ["scale".to_string()];
+    build::compile(
+        Request {
+            source: &source,
+            entries: &entries,
+            compiler: Compiler::Nvcc,
+            device_only: true,
+            options: &options,
+        },
+        &cache,
+    )
+    .unwrap_or_else(|e| panic!("nvcc, device code alone: {e}"));
+}

@@ -29,7 +29,8 @@ pub(super) fn compile(
     options: &[String],
 ) -> Result<Output, BuildError> {
     let nul = |what: String| BuildError::Nul { what };
-    let source_c = CString::new(bytes).map_err(|_| nul(source.display().to_string()))?;
+    let source_c = CString::new(crate::config::without_bom(bytes))
+        .map_err(|_| nul(source.display().to_string()))?;
     let name_c = CString::new(source.to_string_lossy().as_bytes())
         .map_err(|_| nul("the source path".into()))?;
     let entries_c: Vec<CString> = entries

@@ -69,9 +69,15 @@ pub(crate) fn read_regular_file(path: &Path) -> std::io::Result<Vec<u8>> {
 /// The text of a kernel source's `bytes`. nvcc and NVRTC compile a file in
 /// any 8-bit encoding (a comment in GBK or Latin-1 changes no kernel), so
 /// bytes that are not UTF-8 are shown as U+FFFD rather than refused; the
-/// compilers get the bytes as they are.
+/// compilers get the bytes as they are, less a byte order mark.
 pub(crate) fn source_text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    String::from_utf8_lossy(without_bom(bytes)).into_owned()
+}
+
+/// `bytes` without a UTF-8 byte order mark at the start (which editors on
+/// Windows write, and which NVRTC takes for a stray token).
+pub(crate) fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
 /// Resolves `text`, the contents of the variants.toml at `path`. `path` is
