@@ -167,13 +167,25 @@ pub fn suite_for_files(files: &[(&str, &Origin)], suite_name: &str) -> Result<St
             (dimensions, Problem::of(these, &file.scanned, dimensions))
         })
         .collect();
-    let naive = drafts.iter().enumerate().find_map(|(f, these)| {
-        these
-            .iter()
-            .position(|d| d.name.to_lowercase().contains("naive"))
-            .map(|d| (f, d))
-    });
-    let (baseline_file, baseline_draft) = naive.unwrap_or((0, 0));
+    // A copy among kernels that do something else (a transpose's
+    // `copy_kernel`) is the ladder's ceiling: the bandwidth the others
+    // could reach, not a step, and no answer to compare them with.
+    let says = |draft: &Draft, word: &str| draft.name.to_lowercase().contains(word);
+    if !drafts.iter().flatten().all(|d| says(d, "copy")) {
+        for draft in drafts.iter_mut().flatten() {
+            draft.ceiling = says(draft, "copy");
+        }
+    }
+    let first_step = |named: &dyn Fn(&Draft) -> bool| {
+        drafts.iter().enumerate().find_map(|(f, these)| {
+            these
+                .iter()
+                .position(|d| !d.ceiling && named(d))
+                .map(|d| (f, d))
+        })
+    };
+    let naive = first_step(&|d| says(d, "naive"));
+    let (baseline_file, baseline_draft) = naive.or_else(|| first_step(&|_| true)).unwrap_or((0, 0));
     let mut text = match read.as_slice() {
         [only] => only.header(suite_name),
         _ => files_header(&read, suite_name),
@@ -1043,6 +1055,14 @@ struct Draft<'a> {
     /// for a template the instance the file launches (none when the
     /// instance is left to fill in).
     compiled_entry: Option<String>,
+    /// Whether it is the suite's ceiling (a copy among kernels that do
+    /// something else): `role = "ceiling"`, not compared.
+    ceiling: bool,
+    /// The type its entry gives the template's first type parameter
+    /// (`float` of `reduce<float>`), which a size the launch writes with
+    /// a type the file does not fix there (`sizeof(scalar_t)` of a type
+    /// dispatched at run time) is taken to be.
+    element_type: Option<String>,
 }
 
 impl<'a> Draft<'a> {
@@ -1053,6 +1073,12 @@ impl<'a> Draft<'a> {
             Launched::Not => None,
         };
         let (entry, instance) = entry_of(kernel, launch, scanned);
+        let element_type = kernel.template.as_deref().and_then(|template| {
+            let position = signature::type_parameters(template)
+                .iter()
+                .position(|&is_type| is_type)?;
+            instance.get(position).cloned()
+        });
         let parameters = signature::parameters(
             &kernel.parameters,
             kernel.template.as_deref(),
@@ -1122,6 +1148,8 @@ impl<'a> Draft<'a> {
                 Some(_) => None,
             },
             entry,
+            element_type,
+            ceiling: false,
         };
         draft.dimensions = draft
             .dimensions
@@ -1191,7 +1219,9 @@ impl<'a> Draft<'a> {
         if !looped {
             text.push_str(&self.entry.line());
         }
-        if !std::ptr::eq(self, baseline) {
+        if self.ceiling {
+            text.push_str("role = \"ceiling\"  # its name says copy: the bandwidth the other kernels could reach, not a step of the ladder\nverify = \"none\"  # a copy's output is not the others' answer\n");
+        } else if !std::ptr::eq(self, baseline) {
             let verify = self.verify(baseline);
             if verify.is_empty() {
                 text.push_str(&self.tolerance(baseline));
@@ -2048,16 +2078,22 @@ impl<'a> Draft<'a> {
                 ));
             }
         }
-        if let Some(shared) = launch
+        if let Some(written) = launch
             .and_then(|l| l.config.get(2))
             .filter(|s| s.as_str() != "0")
         {
+            let (shared, assumed) = self.sized_by_element(written, scanned);
+            let shared = &shared;
             let mut used = Vec::new();
             let drafted = reader.expr(shared, &turn.variables, &mut used).filter(|e| {
                 e.value_at(&turn.values)
                     .is_some_and(|v| v >= 0.0 && v.fract() == 0.0 && v < 1e12)
             });
             let (bytes, comment) = match drafted {
+                Some(bytes) if !assumed.is_empty() => (
+                    bytes.toml(),
+                    format!("  # fill in: the file passes {written}{assumed}{how}"),
+                ),
                 Some(bytes) if used.is_empty() && !guessed => {
                     (bytes.toml(), format!("  # the file passes {shared}"))
                 }
@@ -2080,6 +2116,36 @@ impl<'a> Draft<'a> {
             settings.push(Setting::new("shared_bytes", bytes, comment));
         }
         settings
+    }
+
+    /// `written` (a launch's shared memory bytes) with each `sizeof` of a
+    /// type the file does not define (`sizeof(scalar_t)`, a type
+    /// dispatched at run time) taken as the entry's element type, and
+    /// what the comment says of it (`, scalar_t taken as float`).
+    fn sized_by_element(&self, written: &str, scanned: &Kernels) -> (String, String) {
+        let Some(element) = &self.element_type else {
+            return (written.to_string(), String::new());
+        };
+        let sizeof =
+            regex::Regex::new(r"\bsizeof\s*\(\s*([A-Za-z_]\w*)\s*\)").expect("a valid pattern");
+        let mut unknown: Vec<String> = Vec::new();
+        let replaced = sizeof.replace_all(written, |c: &regex::Captures| {
+            let name = &c[1];
+            let known = signature::is_scalar_type(name)
+                || scanned.aliases.iter().any(|(alias, _)| alias == name);
+            if known {
+                return c[0].to_string();
+            }
+            if !unknown.iter().any(|u| u == name) {
+                unknown.push(name.to_string());
+            }
+            format!("sizeof({element})")
+        });
+        let said = match unknown.is_empty() {
+            true => String::new(),
+            false => format!(", {} taken as {element}", unknown.join(", ")),
+        };
+        (replaced.into_owned(), said)
     }
 
     /// The host variables `launch` passes as the kernel's integer scalars
@@ -3203,6 +3269,46 @@ mod tests {
     }
 
     #[test]
+    fn a_copy_among_other_kernels_is_the_ceiling_and_not_the_baseline() {
+        let transposes = r#"
+            __global__ void copy_kernel(float *out, const float *in, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n * n) out[i] = in[i];
+            }
+            __global__ void transpose_row(float *out, const float *in, int n) {
+                int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+                if (x < n && y < n) out[x * n + y] = in[y * n + x];
+            }
+            __global__ void transpose_col(float *out, const float *in, int n) {
+                int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+                if (x < n && y < n) out[y * n + x] = in[x * n + y];
+            }
+        "#;
+        let (root, text) = draft(&[("t.cu", transposes)], "t.cu", "s");
+        let text = text.unwrap();
+        assert!(
+            text.contains("baseline = \"transpose_row\"  # fill in"),
+            "{text}"
+        );
+        let copy = &text[text.find("name = \"copy_kernel\"").unwrap()..];
+        let copy = &copy[..copy.find("[[variant]]").unwrap()];
+        assert!(
+            copy.contains("role = \"ceiling\"  # its name says copy")
+                && copy.contains("verify = \"none\"  # a copy's output is not the others' answer"),
+            "{text}"
+        );
+        let plan = plan(root.path(), "s");
+        assert_eq!(plan.variants[0].role, crate::model::variant::Role::Ceiling);
+        // Copies alone: none is a ceiling.
+        let copies = r#"
+            __global__ void copy_kernel(float *out, const float *in, int n) { out[threadIdx.x] = in[threadIdx.x]; }
+            __global__ void vectorized_copy(float4 *out, const float4 *in, int n) { out[threadIdx.x] = in[threadIdx.x]; }
+        "#;
+        let (_root, text) = draft(&[("c.cu", copies)], "c.cu", "s");
+        assert!(!text.unwrap().contains("ceiling"));
+    }
+
+    #[test]
     fn kernels_that_sum_floats_are_compared_at_a_tolerance_for_rounding() {
         let tolerance = "tolerance = { rel = 1e-4, abs = 1e-4 }  # the kernels sum floats";
         let reductions = r#"
@@ -3794,11 +3900,13 @@ mod tests {
             template <typename T, int STEP = 4> __global__ void offset(T *a, int s) { a[threadIdx.x + s] += STEP; }
             template <typename T, int WIDTH> __global__ void wide(T *a) { a[threadIdx.x * WIDTH] = 0; }
             template <typename T, int TILE> __global__ void tile(T *a) { a[threadIdx.x * TILE] = 1; }
+            template <typename T> __global__ void staged(T *a) { extern __shared__ char s[]; a[threadIdx.x] = s[0]; }
             template <typename T> void run(int n) {
                 T *d_a; cudaMalloc(&d_a, n * sizeof(T));
                 offset<<<n / 256, 256>>>(d_a, 0);
                 wide<<<n / 256, 256>>>(d_a);
                 tile<T, 32><<<n / 256, 256>>>(d_a);
+                staged<<<n / 256, 256, 256 * sizeof(scalar_t)>>>(d_a);
             }
             int main() { run<float>(1 << 20); }
         "#;
@@ -3809,6 +3917,7 @@ mod tests {
             "{ name = \"a\", buffer = \"f32\"",
             "entry = \"wide<…>\"                # fill in: a value for each of <typename T, int WIDTH>\n",
             "entry = \"tile<float, 32>\"                # fill in: float chosen for `T` (the file launches tile<T,32>; template <typename T, int TILE>)\n",
+            "shared_bytes = 1024  # fill in: the file passes 256 * sizeof(scalar_t), scalar_t taken as float\n",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
