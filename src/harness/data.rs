@@ -159,6 +159,29 @@ pub fn computed_from_poison(element: ElementType, bytes: &[u8]) -> u64 {
     counts.into_iter().sum()
 }
 
+/// How many elements of a float output the reference left unwritten (still
+/// the poison: every byte 0xFF, a NaN no arithmetic makes) where the
+/// compared output, `got`, holds a value: the reference's geometry does not
+/// cover the output, so a mismatch there says nothing of `got`.
+pub fn left_unwritten(elements: Elements, got: &[u8], want: &[u8]) -> u64 {
+    let (got_width, want_width) = (elements.got.size_bytes(), elements.want.size_bytes());
+    if !elements.want.is_float() {
+        return 0;
+    }
+    let count = (got.len() / got_width).min(want.len() / want_width);
+    let poison = |bytes: &[u8], width: usize, index: usize| {
+        bytes[index * width..(index + 1) * width]
+            .iter()
+            .all(|&b| b == 0xFF)
+    };
+    let counts = on_every_core(element_chunks(count), |range| {
+        range
+            .filter(|&index| poison(want, want_width, index) && !poison(got, got_width, index))
+            .count() as u64
+    });
+    counts.into_iter().sum()
+}
+
 /// How one output compared.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
@@ -309,6 +332,43 @@ fn compare_range(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn elements_the_reference_left_unwritten_are_counted_where_the_other_wrote() {
+        let floats = |values: &[Option<f32>]| -> Vec<u8> {
+            values
+                .iter()
+                .flat_map(|v| match v {
+                    Some(v) => v.to_le_bytes(),
+                    None => [0xFF; 4],
+                })
+                .collect()
+        };
+        let want = floats(&[Some(1.0), None, None, Some(4.0)]);
+        let got = floats(&[Some(1.0), Some(2.0), None, Some(4.0)]);
+        let same = Elements {
+            got: ElementType::F32,
+            want: ElementType::F32,
+        };
+        assert_eq!(left_unwritten(same, &got, &want), 1);
+        assert_eq!(left_unwritten(same, &want, &got), 0);
+        // Integers have no poison to tell: all ones is a value.
+        let integers = Elements {
+            got: ElementType::I32,
+            want: ElementType::I32,
+        };
+        assert_eq!(left_unwritten(integers, &got, &want), 0);
+        // An f16 output against an f32 reference: by element, not by byte.
+        let half: Vec<u8> = [0x3C00u16, 0x4000, 0xFFFF, 0x4400]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let mixed = Elements {
+            got: ElementType::F16,
+            want: ElementType::F32,
+        };
+        assert_eq!(left_unwritten(mixed, &half, &want), 1);
+    }
 
     #[test]
     fn nan_computed_from_the_poison_is_told_from_the_poison_itself() {
