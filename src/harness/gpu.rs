@@ -31,6 +31,28 @@ pub struct GpuError {
     pub message: String,
 }
 
+impl GpuError {
+    /// Whether the error leaves the CUDA context unusable (a kernel's
+    /// fault: an illegal address, a failed launch, a device-side assert):
+    /// every later call of the process fails with it, so the process must
+    /// end and a fresh one go on.
+    pub fn is_sticky(&self) -> bool {
+        const STICKY: [&str; 10] = [
+            "CUDA_ERROR_ILLEGAL_ADDRESS",
+            "CUDA_ERROR_LAUNCH_FAILED",
+            "CUDA_ERROR_MISALIGNED_ADDRESS",
+            "CUDA_ERROR_ILLEGAL_INSTRUCTION",
+            "CUDA_ERROR_INVALID_ADDRESS_SPACE",
+            "CUDA_ERROR_INVALID_PC",
+            "CUDA_ERROR_HARDWARE_STACK_ERROR",
+            "CUDA_ERROR_ASSERT",
+            "CUDA_ERROR_LAUNCH_TIMEOUT",
+            "CUDA_ERROR_ECC_UNCORRECTABLE",
+        ];
+        STICKY.iter().any(|name| self.message.starts_with(name))
+    }
+}
+
 impl std::fmt::Display for GpuError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: {}", self.during, self.message)

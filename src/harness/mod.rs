@@ -82,15 +82,29 @@ pub fn run(job: &Job, emit: &mut dyn FnMut(Event)) -> Result<(), GpuError> {
     Ok(())
 }
 
-/// Reports `failure` of `item`; `Err` when it was fatal.
+/// Reports `failure` of `item`; `Err` when it was fatal. An error that
+/// leaves the context unusable is fatal wherever it surfaces (the process
+/// ends and the pipeline starts a fresh one for the items left); met
+/// before the item launched anything (loading its module, uploading its
+/// buffers), it is an earlier launch's fault, and the message says so.
 fn failed(item: &Item, failure: Failure, emit: &mut dyn FnMut(Event)) -> Result<(), GpuError> {
+    let sticky = failure.error.is_sticky();
+    let before_launch = matches!(failure.stage, Stage::Load | Stage::Upload);
+    let message = match sticky && before_launch {
+        true => format!(
+            "{}; an earlier kernel of this run faulted (CUDA reports a fault at the next call), before this one ran",
+            failure.error
+        ),
+        false => failure.error.to_string(),
+    };
+    let fatal = failure.fatal || sticky;
     emit(Event::Failed {
         item: item.clone(),
         stage: failure.stage,
-        message: failure.error.to_string(),
-        fatal: failure.fatal,
+        message,
+        fatal,
     });
-    match failure.fatal {
+    match fatal {
         true => Err(failure.error),
         false => Ok(()),
     }
@@ -852,6 +866,46 @@ mod tests {
             compare: Compare::Elementwise,
             symbol: None,
         })])
+    }
+
+    #[test]
+    fn a_fault_that_surfaces_before_a_kernel_ran_ends_the_process_and_is_not_its_own() {
+        let item = Item {
+            variant: "col".into(),
+            size: "N=1024".into(),
+        };
+        let failure = |stage: Stage, message: &str| Failure {
+            stage,
+            error: GpuError {
+                during: "loading the compiled module".into(),
+                message: message.into(),
+            },
+            fatal: false,
+        };
+        let mut events = Vec::new();
+        let illegal = "CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)";
+        let outcome = failed(&item, failure(Stage::Load, illegal), &mut |e| {
+            events.push(e)
+        });
+        assert!(outcome.is_err(), "the process must end");
+        let Event::Failed { message, fatal, .. } = &events[0] else {
+            panic!("{events:?}");
+        };
+        assert!(
+            *fatal && message.contains("an earlier kernel of this run faulted"),
+            "{message}"
+        );
+        // An error of the kernel's own that leaves the context usable goes on.
+        events.clear();
+        let missing = "CUDA_ERROR_NOT_FOUND (named symbol not found)";
+        assert!(
+            failed(&item, failure(Stage::Load, missing), &mut |e| events
+                .push(e))
+            .is_ok()
+        );
+        assert!(
+            matches!(&events[0], Event::Failed { fatal: false, message, .. } if !message.contains("earlier"))
+        );
     }
 
     #[test]
