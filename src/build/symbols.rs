@@ -96,29 +96,12 @@ fn by_leading_arguments(readable: &[String], entry: &str) -> Option<usize> {
 /// the sizes of scalar types (`128 / sizeof(float) / 8`), or a number with
 /// a cast or suffix (`(unsigned long)4`, `4ul`).
 fn value_of(argument: &str) -> Option<f64> {
-    const SIZES: [(&str, u32); 14] = [
-        ("double", 8),
-        ("float", 4),
-        ("__half", 2),
-        ("half", 2),
-        ("__nv_bfloat16", 2),
-        ("long", 8),
-        ("size_t", 8),
-        ("int", 4),
-        ("unsigned int", 4),
-        ("unsigned", 4),
-        ("short", 2),
-        ("char", 1),
-        ("int8_t", 1),
-        ("uint8_t", 1),
-    ];
-    let mut text = comparable(argument);
-    for (name, size) in SIZES {
-        text = text.replace(
-            &format!("sizeof({})", name.replace(' ', "")),
-            &size.to_string(),
-        );
-    }
+    let sizeof = regex::Regex::new(r"sizeof\(([^()]*)\)").expect("a valid pattern");
+    let sized = sizeof.replace_all(argument, |c: &regex::Captures| {
+        crate::config::signature::size_of(&c[1], &[])
+            .map_or_else(|| c[0].to_string(), |bytes| bytes.to_string())
+    });
+    let text = comparable(&sized);
     let expression = crate::config::expr::parse(&text).ok()?;
     expression.eval(&text, &Default::default()).ok()
 }
@@ -244,6 +227,11 @@ mod tests {
             ("transpose_shm_kernel<float, 32>", 0),
             ("vectorized_copy_kernel<float, 128 / sizeof(float) / 8>", 1),
             ("vectorized_copy_kernel<float, 2 * 2>", 1),
+            (
+                "vectorized_copy_kernel<float, 16 / sizeof(unsigned int)>",
+                1,
+            ),
+            ("vectorized_copy_kernel<float, sizeof(half) * 2>", 1),
         ] {
             assert_eq!(find(&symbols, entry), Ok(symbols[index].clone()), "{entry}");
         }

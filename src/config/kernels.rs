@@ -883,46 +883,17 @@ fn parameters_at(tokens: &[Located], open: usize) -> String {
 }
 
 /// The names of the parameters in the list whose `(` is at `open`, in
-/// order: the last word of each before a default or an array's `[`
-/// (`None` for an unnamed one: `float *`, `int`).
+/// order ([`signature::declared_name`]; `None` for an unnamed one).
 fn parameter_names(tokens: &[Located], open: usize) -> Vec<Option<String>> {
-    let end = skip_group(tokens, open).saturating_sub(1);
-    let mut names = Vec::new();
-    let mut declared: Vec<&Token> = Vec::new();
-    let (mut depth, mut in_default) = (0i32, false);
-    for (token, _) in tokens.get(open + 1..end).unwrap_or_default() {
-        match token {
-            Token::Punct('(' | '[' | '{' | '<') => depth += 1,
-            Token::Punct(')' | ']' | '}' | '>') => depth -= 1,
-            Token::Punct(',') if depth == 0 => {
-                names.push(declared_name(&declared));
-                (declared, in_default) = (Vec::new(), false);
-                continue;
-            }
-            Token::Punct('=') if depth == 0 => in_default = true,
-            _ => {}
-        }
-        if depth == 0 && !in_default && !matches!(token, Token::Punct(']')) {
-            declared.push(token);
-        }
-    }
-    if !declared.is_empty() {
-        names.push(declared_name(&declared));
-    }
-    names
-}
-
-/// The name a parameter's declaration (`const float * __restrict__ a`)
-/// ends with: a word after at least one other token.
-fn declared_name(declared: &[&Token]) -> Option<String> {
-    match declared {
-        [_, .., Token::Ident(name)] if !QUALIFIERS.contains(&name.as_str()) => Some(name.clone()),
-        _ => None,
+    let written = parameters_at(tokens, open);
+    match written.trim().is_empty() {
+        true => Vec::new(),
+        false => split_top_level(&written, true)
+            .iter()
+            .map(|parameter| super::signature::declared_name(parameter))
+            .collect(),
     }
 }
-
-/// Words a parameter's type may end with, which are no name.
-const QUALIFIERS: [&str; 4] = ["__restrict__", "const", "volatile", "restrict"];
 
 /// The source text of `tokens`: one space wherever the source had
 /// whitespace or a comment between two of them (none before a comma or a

@@ -121,16 +121,24 @@ impl Parameter {
     /// The name the declaration gives it (`n` of `const int n = 4`,
     /// `a` of `float a[]`), if any.
     pub(crate) fn name(&self) -> Option<String> {
-        let declared = without_default(&self.written);
-        let declared = declared.split('[').next().unwrap_or(declared);
-        match declared.rfind('*') {
-            Some(star) => words(&declared[star + 1..]).pop(),
-            None => {
-                let mut words = words(declared);
-                (words.len() > 1).then(|| words.pop()).flatten()
-            }
-        }
+        declared_name(&self.written)
     }
+}
+
+/// The name a parameter's declaration `written` gives it (`n` of `const
+/// int n = 4`, `a` of `float a[]` or of `const float * __restrict__ a`);
+/// `None` for an unnamed one (`float *`, `int`, `float * const`).
+pub(crate) fn declared_name(written: &str) -> Option<String> {
+    let declared = without_default(written);
+    let declared = declared.split('[').next().unwrap_or(declared);
+    let name = match declared.rfind('*') {
+        Some(star) => words(&declared[star + 1..]).pop(),
+        None => {
+            let mut words = words(declared);
+            (words.len() > 1).then(|| words.pop()).flatten()
+        }
+    };
+    name.filter(|name| !QUALIFIERS.contains(&name.as_str()))
 }
 
 /// An argument as a launch passes it, for [`mismatch`]: a buffer of an

@@ -149,10 +149,7 @@ pub fn computed_from_poison(element: ElementType, bytes: &[u8]) -> u64 {
     let counts = on_every_core(element_chunks(bytes.len() / width), |range| {
         range
             .filter(|&index| {
-                bytes[index * width..(index + 1) * width]
-                    .iter()
-                    .any(|&b| b != 0xFF)
-                    && decode(element, bytes, index).is_nan()
+                !is_poison(bytes, width, index) && decode(element, bytes, index).is_nan()
             })
             .count() as u64
     });
@@ -169,17 +166,22 @@ pub fn left_unwritten(elements: Elements, got: &[u8], want: &[u8]) -> u64 {
         return 0;
     }
     let count = (got.len() / got_width).min(want.len() / want_width);
-    let poison = |bytes: &[u8], width: usize, index: usize| {
-        bytes[index * width..(index + 1) * width]
-            .iter()
-            .all(|&b| b == 0xFF)
-    };
     let counts = on_every_core(element_chunks(count), |range| {
         range
-            .filter(|&index| poison(want, want_width, index) && !poison(got, got_width, index))
+            .filter(|&index| {
+                is_poison(want, want_width, index) && !is_poison(got, got_width, index)
+            })
             .count() as u64
     });
     counts.into_iter().sum()
+}
+
+/// Whether element `index` of `bytes` (elements `width` bytes wide) is
+/// still the poison: every byte 0xFF.
+fn is_poison(bytes: &[u8], width: usize, index: usize) -> bool {
+    bytes[index * width..(index + 1) * width]
+        .iter()
+        .all(|&b| b == 0xFF)
 }
 
 /// How one output compared.

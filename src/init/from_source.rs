@@ -686,18 +686,22 @@ fn include_lines(source: &str, origin: &Origin) -> String {
 fn near_includes(source: &str, origin: &Origin) -> NearIncludes {
     let beside = folder_of(origin.typed);
     let toolkit = crate::build::toolkit::include_dirs();
+    // Whether `header`, included from the folder `from`, is there, where
+    // the CUDA toolkit and the host compiler look, or in `also`.
+    let compilers_find = |from: &Path, header: &str, also: &[PathBuf]| {
+        from.join(header).is_file()
+            || toolkit
+                .iter()
+                .chain(crate::build::toolkit::host_include_dirs())
+                .chain(also)
+                .any(|dir| dir.join(header).is_file())
+    };
     let mut found: Vec<(PathBuf, Vec<String>)> = Vec::new();
     let mut missing: Vec<String> = Vec::new();
     let mut search = Search::new(beside);
     for include in kernels::includes(source) {
         let header = &include.header;
-        let system = crate::build::toolkit::host_include_dirs();
-        if beside.join(header).is_file()
-            || toolkit
-                .iter()
-                .chain(system)
-                .any(|d| d.join(header).is_file())
-        {
+        if compilers_find(beside, header, &[]) {
             continue;
         }
         let shown = match include.quoted {
@@ -732,12 +736,7 @@ fn near_includes(source: &str, origin: &Origin) -> NearIncludes {
             let header = &include.header;
             let shown = format!("<{header}>");
             let named = Path::new(header).extension().is_some();
-            let known = path.parent().is_some_and(|dir| dir.join(header).is_file())
-                || toolkit
-                    .iter()
-                    .chain(crate::build::toolkit::host_include_dirs())
-                    .chain(&folders)
-                    .any(|dir| dir.join(header).is_file());
+            let known = compilers_find(folder_of(path), header, &folders);
             if named && !known && !missing.contains(&shown) {
                 missing.push(shown);
             }
@@ -1770,14 +1769,14 @@ impl<'a> Draft<'a> {
     /// of 10^8 floats by 4e-5 relative, measured). f16 and bf16 outputs
     /// keep their own, looser default.
     fn tolerance(&self, baseline: &Draft) -> String {
-        let wide = |draft: &Draft| {
-            draft
-                .outputs()
+        let (ours, theirs) = (self.outputs(), baseline.outputs());
+        let wide = |outputs: &[(String, &str)]| {
+            outputs
                 .iter()
                 .all(|(_, element)| matches!(*element, "f32" | "f64"))
         };
-        let float_outputs = self.outputs().iter().any(|(_, e)| e.starts_with('f'));
-        if !(float_outputs && wide(self) && wide(baseline)) || !(self.sums() || baseline.sums()) {
+        let float_outputs = ours.iter().any(|(_, e)| e.starts_with('f'));
+        if !(float_outputs && wide(&ours) && wide(&theirs)) || !(self.sums() || baseline.sums()) {
             return String::new();
         }
         "tolerance = { rel = 1e-4, abs = 1e-4 }  # the kernels sum floats: a sum taken in another order differs by rounding (float32 sums agree to about 1e-4 relative); tighten it where they sum alike\n".to_string()
@@ -2558,11 +2557,7 @@ fn entry_of(kernel: &Kernel, launch: Option<&Launch>, scanned: &Kernels) -> (Set
                         quoted(first),
                         spaced(format!(
                             "fill in: one of the instances the file instantiates explicitly: {}",
-                            instances
-                                .iter()
-                                .map(|i| i.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
+                            join_names(&instances)
                         )),
                     ),
                     signature::instance_arguments(first).unwrap_or_default(),
