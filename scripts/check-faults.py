@@ -26,6 +26,7 @@ expectations = {
     "partial": lambda r: (r["check"] or {}).get("status") == "failed" and r["check"]["first_mismatch_index"] == 1048575,
     "broken": lambda r: r["failure"] and r["failure"]["stage"] == "compile" and "identifier \"j\" is undefined" in build["broken"]["error"],
     "fault": lambda r: r["failure"] and "ILLEGAL_ADDRESS" in r["failure"]["message"],
+    "after-fault": lambda r: (r["check"] or {}).get("status") == "passed" and len(r["samples_ms"]) >= 20,
     "by-value": lambda r: r["failure"] and "parameter 1 of `copy_span` is 16 bytes wide" in r["failure"]["message"],
     "hang": lambda r: r["failure"] and "did not finish" in r["failure"]["message"],
     "after": lambda r: (r["check"] or {}).get("status") == "passed" and len(r["samples_ms"]) >= 20,

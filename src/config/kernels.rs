@@ -1991,6 +1991,44 @@ pub(crate) fn index_dimensions(body: &str) -> (usize, usize) {
     (block, grid)
 }
 
+/// The names among `names` (a kernel's integer parameters) that its body
+/// treats as one side of a problem it indexes through one flat index: a
+/// name multiplied by anything (`idx < M * N`, `out[n * M + m]`) or that
+/// an index is divided by or taken the remainder of (`idx / N`, `idx %
+/// N`). A count the body only compares with (`idx < n`) is not one; where
+/// the body has sides, a name it never uses is taken as one too (`M` of
+/// a copy that indexes `m * N + n` alone).
+pub(crate) fn sides_of_a_flat_index(body: &str, names: &[String]) -> Vec<String> {
+    let chars: Vec<char> = body.chars().collect();
+    let (tokens, _) = tokenize(&chars);
+    let mut sides: Vec<String> = Vec::new();
+    for (k, (token, _)) in tokens.iter().enumerate() {
+        let Token::Ident(word) = token else {
+            continue;
+        };
+        if !names.contains(word) || sides.contains(word) {
+            continue;
+        }
+        let multiplied_after = is(&tokens, k + 1, '*') && !joined(&tokens, k + 2, '=');
+        let before = k
+            .checked_sub(1)
+            .filter(|&p| ['*', '/', '%'].iter().any(|&c| is(&tokens, p, c)));
+        let operand_before = before.is_some_and(|p| !is_unary(&tokens, p, '*'));
+        if multiplied_after || operand_before {
+            sides.push(word.clone());
+        }
+    }
+    if !sides.is_empty() {
+        let used = |name: &String| {
+            tokens
+                .iter()
+                .any(|(token, _)| matches!(token, Token::Ident(word) if word == name))
+        };
+        sides.extend(names.iter().filter(|name| !used(name)).cloned());
+    }
+    sides
+}
+
 /// Whether the `*` or `&` at token `k` is a unary operator (a dereference,
 /// an address), not a product, a bitwise and or half of `&&`.
 fn is_unary(tokens: &[Located], k: usize, c: char) -> bool {
@@ -3171,6 +3209,46 @@ mod tests {
             index_dimensions("int z = threadIdx.z + blockIdx.z;"),
             (3, 3)
         );
+    }
+
+    #[test]
+    fn the_sides_of_a_flat_index_are_multiplied_or_divided_by() {
+        let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let sides = |body: &str, list: &[&str]| sides_of_a_flat_index(body, &names(list));
+        // A copy of M×N elements, a row-read transpose, a bias added by
+        // column: the count it only compares with is no side.
+        assert_eq!(
+            sides(
+                "size_t idx = blockDim.x * blockIdx.x + threadIdx.x; if (idx < M * N) out[idx] = in[idx];",
+                &["M", "N"]
+            ),
+            names(&["M", "N"])
+        );
+        assert_eq!(
+            sides(
+                "size_t m = idx / N; size_t n = idx % N; if (m < M && n < N) out[n * M + m] = in[m * N + n];",
+                &["M", "N"]
+            ),
+            names(&["N", "M"])
+        );
+        assert_eq!(
+            sides(
+                "int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < total) out[i] += bias[i % n];",
+                &["total", "n"]
+            ),
+            names(&["n"])
+        );
+        // A dereference, a compound assignment, a count divided: no side.
+        assert!(sides("if (i < n) { *p = n; s *= 2; int q = n / 4; }", &["n"]).is_empty());
+        // Beside a side, an unused parameter is one too.
+        assert_eq!(
+            sides(
+                "size_t m = idx / N, n = idx % N; out[m * N + n] = in[m * N + n];",
+                &["M", "N"]
+            ),
+            names(&["N", "M"])
+        );
+        assert!(sides("out[i] = in[i];", &["n"]).is_empty());
     }
 
     #[test]

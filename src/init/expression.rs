@@ -199,27 +199,39 @@ impl Reader<'_> {
     }
 
     /// `, n taken as N` for the mapped variables of `used` (`, count
-    /// (passed as n) taken as N` where the parameter is named otherwise),
+    /// (passed as n) taken as N` where the parameter is named otherwise;
+    /// `, M, N taken as N, total taken as N*N` where their values differ),
     /// or nothing.
     pub(super) fn taken(&self, used: &[(String, String)]) -> String {
-        if used.is_empty() {
-            return String::new();
+        let value_of = |variable: &str| {
+            self.mapped
+                .iter()
+                .find(|(v, ..)| v == variable)
+                .map_or("N", |(.., value)| *value)
+        };
+        let mut groups: Vec<(&str, Vec<&(String, String)>)> = Vec::new();
+        for one in used {
+            let value = value_of(&one.0);
+            match groups.iter_mut().find(|(v, _)| *v == value) {
+                Some((_, members)) => members.push(one),
+                None => groups.push((value, vec![one])),
+            }
         }
-        let variables: Vec<&str> = used.iter().map(|(v, _)| v.as_str()).collect();
-        let parameters: Vec<&str> = used.iter().map(|(_, p)| p.as_str()).collect();
-        let value = self
-            .mapped
-            .iter()
-            .find(|(v, ..)| v == variables[0])
-            .map_or("N", |(.., value)| value);
-        match variables == parameters {
-            true => format!(", {} taken as {value}", variables.join(", ")),
-            false => format!(
-                ", {} (passed as {}) taken as {value}",
-                variables.join(", "),
-                parameters.join(", ")
-            ),
+        let mut text = String::new();
+        for (value, members) in groups {
+            let variables: Vec<&str> = members.iter().map(|(v, _)| v.as_str()).collect();
+            let parameters: Vec<&str> = members.iter().map(|(_, p)| p.as_str()).collect();
+            let _ = match variables == parameters {
+                true => write!(text, ", {} taken as {value}", variables.join(", ")),
+                false => write!(
+                    text,
+                    ", {} (passed as {}) taken as {value}",
+                    variables.join(", "),
+                    parameters.join(", ")
+                ),
+            };
         }
+        text
     }
 }
 

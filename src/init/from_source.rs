@@ -1042,6 +1042,9 @@ struct Draft<'a> {
     indexed: (usize, usize),
     /// The dimensions its buffers and geometry take (1 to 3).
     dimensions: usize,
+    /// Its integer parameters that a body indexing in 1-D takes as the
+    /// sides of the problem (`idx < M * N`): each is N, not N*N.
+    sides: Vec<String>,
     /// The loops around its launch: those that repeat it (the variant is
     /// then a sequence of one repeated step), and notes on the others.
     around: Around,
@@ -1116,6 +1119,15 @@ impl<'a> Draft<'a> {
             .body
             .as_deref()
             .map_or((1, 1), kernels::index_dimensions);
+        let integers: Vec<String> = parameters
+            .iter()
+            .flatten()
+            .filter(|p| matches!(p.takes, Takes::Value(c) if !c.float && c.bytes >= 4))
+            .filter_map(Parameter::name)
+            .collect();
+        let sides = kernel.body.as_deref().map_or_else(Vec::new, |body| {
+            kernels::sides_of_a_flat_index(body, &integers)
+        });
         // Launched, the problem has the grid's dimensions: a 2-D block over
         // a 1-D grid (llm.c's LayerNorm, a warp per row in threadIdx.y)
         // still covers the rows of a 1-D problem. Not launched, the
@@ -1134,6 +1146,7 @@ impl<'a> Draft<'a> {
             launched,
             indexed,
             dimensions: dimensions.clamp(1, 3),
+            sides,
             around,
             compiled_types: Vec::new(),
             compiled_out: false,
@@ -1312,10 +1325,9 @@ impl<'a> Draft<'a> {
     /// that hold the launch its `when`); the comments that cannot stand
     /// beside a setting of the step's one line stand above it.
     fn sequence(&self, scanned: &Kernels, problem: &Problem) -> String {
-        let value = self.scalar_value(problem.dimensions);
         let mapped = self
             .launch()
-            .map(|launch| self.taken_as_n(launch, scanned, problem, value))
+            .map(|launch| self.taken_as_n(launch, scanned, problem))
             .unwrap_or_default();
         let reader = Reader {
             mapped: &mapped,
@@ -1417,15 +1429,10 @@ impl<'a> Draft<'a> {
         let count = self
             .per_block_count(parameter, scanned, problem)
             .unwrap_or(count);
-        let entry = argument(
-            position,
-            parameter,
-            self.uses(parameter),
-            &count,
-            self.scalar_value(suite),
-        );
+        let value = self.scalar_value(suite, &parameter.name().unwrap_or_default());
+        let entry = argument(position, parameter, self.uses(parameter), &count, value);
         match passed.get(position).cloned().flatten() {
-            Some(passed) => passed.applied(&entry, self.scalar_value(suite)),
+            Some(passed) => passed.applied(&entry, value),
             None => entry,
         }
     }
@@ -1502,8 +1509,7 @@ impl<'a> Draft<'a> {
     ) -> Option<Count> {
         let launch = self.launch()?;
         let allocated = self.allocation(position, parameter, scanned)?;
-        let value = self.scalar_value(problem.dimensions);
-        let mapped = self.taken_as_n(launch, scanned, problem, value);
+        let mapped = self.taken_as_n(launch, scanned, problem);
         let drafted = translate(&allocated.count, &mapped, &[], scanned, &mut Vec::new(), 0)
             .and_then(|t| Expr::parse(&t))
             .map(Expr::simplified)?;
@@ -1809,10 +1815,12 @@ impl<'a> Draft<'a> {
         })
     }
 
-    /// The value of its integer scalars: N, or for a kernel that indexes
-    /// in 1-D in a suite of N×N elements, N*N (its length).
-    fn scalar_value(&self, suite: usize) -> &'static str {
-        match self.dimensions == 1 {
+    /// The value of its integer scalar `parameter`: N, or for a kernel
+    /// that indexes in 1-D in a suite of N×N elements, N*N (its length),
+    /// unless the body takes it as one side of that length (`idx < M *
+    /// N`: M and N are each N).
+    fn scalar_value(&self, suite: usize, parameter: &str) -> &'static str {
+        match self.dimensions == 1 && !self.sides.iter().any(|side| side == parameter) {
             true => COUNTS[suite - 1],
             false => "N",
         }
@@ -1861,8 +1869,7 @@ impl<'a> Draft<'a> {
         if matches!(self.launched, Launched::Offered(_)) {
             return Vec::new();
         }
-        let value = self.scalar_value(problem.dimensions);
-        let mapped = self.taken_as_n(launch, scanned, problem, value);
+        let mapped = self.taken_as_n(launch, scanned, problem);
         parameters
             .iter()
             .zip(&launch.arguments)
@@ -1901,17 +1908,19 @@ impl<'a> Draft<'a> {
     /// The host variables (and the file's problem-size constants) the
     /// suite sets to N in `launch`, with the parameter each is passed as
     /// and the value (`value`, N or N*N).
-    fn taken_as_n<'v>(
+    fn taken_as_n(
         &self,
         launch: &Launch,
         scanned: &Kernels,
         problem: &Problem,
-        value: &'v str,
-    ) -> Vec<(String, String, &'v str)> {
+    ) -> Vec<(String, String, &'static str)> {
         let mut mapped: Vec<(String, String, &str)> = self
             .mapped(launch, scanned)
             .into_iter()
-            .map(|(v, p)| (v, p, value))
+            .map(|(v, p)| {
+                let value = self.scalar_value(problem.dimensions, &p);
+                (v, p, value)
+            })
             .collect();
         if self.dimensions == problem.dimensions {
             for name in &problem.names {
@@ -1927,8 +1936,6 @@ impl<'a> Draft<'a> {
     /// the loops of `turn` (none for one launch), their values checked at
     /// the loops' first turn.
     fn geometry(&self, scanned: &Kernels, problem: &Problem, turn: &Turn) -> Vec<Setting> {
-        let suite = problem.dimensions;
-        let value = self.scalar_value(suite);
         let (launch, how) = match &self.launched {
             Launched::Directly(l) => (Some(*l), String::new()),
             Launched::Through(l, pointer) => (
@@ -1950,7 +1957,7 @@ impl<'a> Draft<'a> {
         };
         let guessed = matches!(self.launched, Launched::Offered(_));
         let mapped = launch
-            .map(|l| self.taken_as_n(l, scanned, problem, value))
+            .map(|l| self.taken_as_n(l, scanned, problem))
             .unwrap_or_default();
         let reader = Reader {
             mapped: &mapped,
@@ -2051,7 +2058,7 @@ impl<'a> Draft<'a> {
                 };
                 // A 1-D kernel covers all N×N elements of a 2-D suite.
                 let covered = match dimensions {
-                    1 => value,
+                    1 => COUNTS[problem.dimensions - 1],
                     _ => "N",
                 };
                 // `(threadIdx.x + blockIdx.x * blockDim.x) * 4`: a thread
@@ -2097,11 +2104,7 @@ impl<'a> Draft<'a> {
                     (bytes.toml(), format!("  # the file passes {shared}"))
                 }
                 Some(bytes) => {
-                    let variables: Vec<&str> = used.iter().map(|(v, _)| v.as_str()).collect();
-                    let taken = match variables.is_empty() {
-                        true => String::new(),
-                        false => format!(", {} taken as {value}", variables.join(", ")),
-                    };
+                    let taken = reader.taken(&used);
                     (
                         bytes.toml(),
                         format!("  # fill in: the file passes {shared}{taken}{how}"),
@@ -2739,10 +2742,15 @@ fn shape(launch: &Launch, k: usize, scanned: &Kernels) -> Option<Shape> {
     }
     if is_identifier(written) {
         let declarations = scanned.dim3s.iter().filter(|d| d.name == written);
+        // A dim3 declared later (a wrapper's parameter, passed from
+        // `main` below it) is taken only where no integer variable of that
+        // name is (`size_t grid = …` in this launch's function, another
+        // function's `dim3 grid{…}` further down).
+        let integer = scanned.initializers.iter().any(|(name, _)| name == written);
         let declared = declarations
             .clone()
             .rfind(|d| d.at < launch.at)
-            .or_else(|| declarations.clone().next());
+            .or_else(|| declarations.clone().next().filter(|_| !integer));
         if let Some(declared) = declared {
             return Some(Shape {
                 values: declared.values.clone(),
@@ -3264,6 +3272,112 @@ mod tests {
     }
 
     #[test]
+    fn a_flat_kernel_over_m_by_n_takes_each_side_as_n() {
+        // A copy and a row-read transpose that index M×N elements through
+        // one index, beside a 2-D kernel: M and N are each N (as N*N, the
+        // grid the file computes from them covered N⁴ elements and the
+        // transpose wrote far past its buffer); a count the body only
+        // compares with stays N*N.
+        let source = r#"
+            __global__ void copy_kernel(float *out, const float *in, size_t M, size_t N) {
+                size_t idx = blockDim.x * blockIdx.x + threadIdx.x;
+                if (idx < M * N) out[idx] = in[idx];
+            }
+            __global__ void transpose_row(float *out, const float *in, size_t M, size_t N) {
+                size_t idx = blockDim.x * blockIdx.x + threadIdx.x;
+                size_t m = idx / N, n = idx % N;
+                if (m < M && n < N) out[n * M + m] = in[m * N + n];
+            }
+            __global__ void scale(float *out, const float *in, int total) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < total) out[i] = 2.0f * in[i];
+            }
+            __global__ void tiled(float *out, const float *in, int M, int N) {
+                int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+                if (x < N && y < M) out[x * M + y] = in[y * N + x];
+            }
+            void run_copy(float *out, const float *in, size_t M, size_t N) {
+                size_t grid = (M * N + 255) / 256;
+                copy_kernel<<<grid, 256>>>(out, in, M, N);
+            }
+            void run_row(float *out, const float *in, size_t M, size_t N) {
+                size_t grid = (M * N + 255) / 256;
+                transpose_row<<<grid, 256>>>(out, in, M, N);
+            }
+            void run_scale(float *out, const float *in, int total) {
+                scale<<<(total + 255) / 256, 256>>>(out, in, total);
+            }
+            void run_tiled(float *out, const float *in, int M, int N) {
+                dim3 block(16, 16);
+                dim3 grid{(N + 15) / 16, (M + 15) / 16};
+                tiled<<<grid, block>>>(out, in, M, N);
+            }
+        "#;
+        let (_root, text) = draft(&[("k.cu", source)], "k.cu", "s");
+        let text = text.unwrap();
+        let section = |name: &str| {
+            let start = text.find(&format!("name = \"{name}\"")).unwrap();
+            let end = text[start + 1..]
+                .find("[[variant]]")
+                .map_or(text.len(), |e| start + 1 + e);
+            text[start..end].to_string()
+        };
+        for flat in ["copy_kernel", "transpose_row"] {
+            let section = section(flat);
+            for side in ["M", "N"] {
+                assert!(
+                    section.contains(&format!(
+                        "{{ name = \"{side}\", scalar = \"u64\", value = \"N\" }}"
+                    )),
+                    "{section}"
+                );
+            }
+            assert!(
+                section.contains("grid = [\"cdiv(N * N, 256)\"]"),
+                "{section}"
+            );
+        }
+        let scale = section("scale");
+        assert!(
+            scale.contains("{ name = \"total\", scalar = \"i32\", value = \"N*N\" }"),
+            "{scale}"
+        );
+    }
+
+    #[test]
+    fn a_dim3_declared_further_down_in_another_function_is_not_this_launchs_grid() {
+        let source = r#"
+            __global__ void flat(float *out, const float *in, size_t n) {
+                size_t i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) out[i] = in[i];
+            }
+            __global__ void tiled(float *out, const float *in, int n) {
+                int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+                if (x < n && y < n) out[y * n + x] = in[y * n + x];
+            }
+            void run_flat(float *out, const float *in, size_t n) {
+                size_t grid = (n + 255) / 256;
+                flat<<<grid, 256>>>(out, in, n);
+            }
+            void run_tiled(float *out, const float *in, int n) {
+                dim3 block(16, 16);
+                dim3 grid{(n + 15) / 16, (n + 15) / 16};
+                tiled<<<grid, block>>>(out, in, n);
+            }
+        "#;
+        let (_root, text) = draft(&[("k.cu", source)], "k.cu", "s");
+        let text = text.unwrap();
+        let flat =
+            &text[text.find("name = \"flat\"").unwrap()..text.find("name = \"tiled\"").unwrap()];
+        assert!(
+            flat.contains(
+                "grid = [\"cdiv(N * N, 256)\"]  # fill in: from the file's <<<grid, 256>>>"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn a_copy_among_other_kernels_is_the_ceiling_and_not_the_baseline() {
         let transposes = r#"
             __global__ void copy_kernel(float *out, const float *in, int n) {
@@ -3707,7 +3821,7 @@ mod tests {
         for expected in [
             "shared_bytes = 4096  # the file passes THREADS * sizeof(uint32_t)\n",
             "shared_bytes = 4096  # the file passes 2 * 256 * sizeof (real)\n",
-            "shared_bytes = \"N * 4\"  # fill in: the file passes count * sizeof(float), count taken as N\n",
+            "shared_bytes = \"N * 4\"  # fill in: the file passes count * sizeof(float), count (passed as n) taken as N\n",
             "shared_bytes = 0  # fill in: the file passes sizeof(Params)\n",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
