@@ -37,6 +37,9 @@ pub(crate) struct Kernels {
     /// Names the file gives an integer: `#define BLOCK 256` and
     /// `const int THREADS = 128;` (at any scope), in source order.
     pub(crate) integers: Vec<(String, i64)>,
+    /// The character offset of each of `integers`' definitions (0 for a
+    /// `#define` or a header's: they hold everywhere), in the same order.
+    pub(crate) integers_at: Vec<usize>,
     /// Names the file gives `true` or `false`: `const bool FAST = false;`.
     pub(crate) booleans: Vec<(String, bool)>,
     /// The kernel instances the file instantiates explicitly (`template
@@ -50,6 +53,8 @@ pub(crate) struct Kernels {
     /// `int blocks = (n + 255) / 256;`: integer variables declared with an
     /// initializer (not constants), by name, with the initializer as written.
     pub(crate) initializers: Vec<(String, String)>,
+    /// The character offset of each of `initializers`, in the same order.
+    pub(crate) initializers_at: Vec<usize>,
     /// The arguments of its allocations, as written: of calls to a
     /// function whose name holds `alloc` (`cudaMalloc(&d, n *
     /// sizeof(float))`, `malloc`, `cudaMallocManaged`, `cudaHostAlloc`) and
@@ -357,6 +362,31 @@ enum Scope {
 /// [`scan`] of the file at `path` whose text is `source`, its integer
 /// constants preceded by those of the headers it includes with quotes
 /// beside itself (`#define KERNEL_LENGTH 17` in "common.h" sizes its
+impl Kernels {
+    /// The scan as the code at character offset `at` (a launch) sees it:
+    /// of the integers and initializers a name is given more than once
+    /// (`constexpr int BM = 32;` in one host function, `= 128` in the
+    /// next), the nearest definition before `at` is found first by a
+    /// search from the end; one given only further down still is found.
+    pub(crate) fn scoped_at(&self, at: usize) -> Kernels {
+        fn reordered<T: Clone>(items: &[T], offsets: &[usize], at: usize) -> (Vec<T>, Vec<usize>) {
+            let offset = |k: usize| offsets.get(k).copied().unwrap_or(0);
+            let (after, before): (Vec<usize>, Vec<usize>) =
+                (0..items.len()).partition(|&k| offset(k) > at);
+            after
+                .into_iter()
+                .chain(before)
+                .map(|k| (items[k].clone(), offset(k)))
+                .unzip()
+        }
+        let mut scoped = self.clone();
+        (scoped.integers, scoped.integers_at) = reordered(&self.integers, &self.integers_at, at);
+        (scoped.initializers, scoped.initializers_at) =
+            reordered(&self.initializers, &self.initializers_at, at);
+        scoped
+    }
+}
+
 /// arrays and launches too); the file's own come last, so they win.
 pub(crate) fn scan_file(path: &std::path::Path, source: &str) -> Kernels {
     let mut found = scan(source);
@@ -364,23 +394,31 @@ pub(crate) fn scan_file(path: &std::path::Path, source: &str) -> Kernels {
         .iter()
         .flat_map(|(_, text)| scan(text).integers)
         .collect();
+    let mut integers_at = vec![0; integers.len()];
     integers.append(&mut found.integers);
+    integers_at.append(&mut found.integers_at);
     found.integers = integers;
+    found.integers_at = integers_at;
     found
 }
 
 pub(crate) fn scan(source: &str) -> Kernels {
     let chars: Vec<char> = source.chars().collect();
     let (tokens, directives) = tokenize(&chars);
+    let defined = defined_integers(&directives);
+    let constants = constant_integers(&tokens, &defined);
     let mut found = Kernels {
         declared_by_macro: directives
             .iter()
             .any(|d| d.starts_with("define") && d.contains("__global__")),
-        integers: {
-            let defined = defined_integers(&directives);
-            let constants = constant_integers(&tokens, &defined);
-            defined.into_iter().chain(constants).collect()
-        },
+        integers: defined
+            .iter()
+            .cloned()
+            .chain(constants.iter().map(|(n, v, _)| (n.clone(), *v)))
+            .collect(),
+        integers_at: std::iter::repeat_n(0, defined.len())
+            .chain(constants.iter().map(|(.., at)| *at))
+            .collect(),
         booleans: constant_booleans(&tokens),
         ..Kernels::default()
     };
@@ -492,7 +530,8 @@ pub(crate) fn scan(source: &str) -> Kernels {
     found
         .launches
         .retain(|launch| !device_text.iter().any(|body| body.contains(&launch.at)));
-    found.initializers = integer_initializers(&tokens, &device);
+    (found.initializers, found.initializers_at) =
+        integer_initializers(&tokens, &device).into_iter().unzip();
     found.host_pointers = host_pointers(&tokens, &device);
     found.initializers.extend(passed_to_host_parameters(
         &tokens,
@@ -688,7 +727,7 @@ impl IntegerReader<'_> {
 /// The constants `tokens` declare (`const int a = …;`, `constexpr bool
 /// b = false, c = …;`, at any scope): each name with its initializer as
 /// written, in source order.
-fn constant_declarations(tokens: &[Located]) -> Vec<(String, String)> {
+fn constant_declarations(tokens: &[Located]) -> Vec<(String, String, usize)> {
     let mut found = Vec::new();
     for i in 1..tokens.len().saturating_sub(2) {
         let (Token::Ident(name), _) = &tokens[i] else {
@@ -704,7 +743,7 @@ fn constant_declarations(tokens: &[Located]) -> Vec<(String, String)> {
         }
         let (text, end) = expression_at(tokens, i + 2);
         if is(tokens, end, ';') || is(tokens, end, ',') {
-            found.push((name.clone(), text));
+            found.push((name.clone(), text, tokens[i].1));
         }
     }
     found
@@ -713,13 +752,13 @@ fn constant_declarations(tokens: &[Located]) -> Vec<(String, String)> {
 /// The integer constants of [`constant_declarations`] whose value the
 /// scan can work out from literals, `defined` macros and earlier
 /// constants.
-fn constant_integers(tokens: &[Located], defined: &[(String, i64)]) -> Vec<(String, i64)> {
+fn constant_integers(tokens: &[Located], defined: &[(String, i64)]) -> Vec<(String, i64, usize)> {
     let mut known: std::collections::BTreeMap<String, i64> = defined.iter().cloned().collect();
     let mut found = Vec::new();
-    for (name, text) in constant_declarations(tokens) {
+    for (name, text, at) in constant_declarations(tokens) {
         if let Some(value) = integer_literal(&text).or_else(|| integer_expression(&text, &known)) {
             known.insert(name.clone(), value);
-            found.push((name, value));
+            found.push((name, value, at));
         }
     }
     found
@@ -731,7 +770,7 @@ fn constant_integers(tokens: &[Located], defined: &[(String, i64)]) -> Vec<(Stri
 fn constant_booleans(tokens: &[Located]) -> Vec<(String, bool)> {
     constant_declarations(tokens)
         .into_iter()
-        .filter_map(|(name, text)| match text.trim() {
+        .filter_map(|(name, text, _)| match text.trim() {
             "true" => Some((name, true)),
             "false" => Some((name, false)),
             _ => None,
@@ -1479,10 +1518,13 @@ fn allocations(tokens: &[Located]) -> Vec<String> {
 }
 
 /// `int blocks = (n + 255) / 256;`: integer variables of the host code
-/// and their initializers. Those inside `device` (the token ranges of
+/// and their initializers, with the character offset of each. Those inside `device` (the token ranges of
 /// device functions' bodies) are the GPU's own (a kernel's `for (int
 /// stride = 1; …)`), never what the host passes.
-fn integer_initializers(tokens: &[Located], device: &[Range<usize>]) -> Vec<(String, String)> {
+fn integer_initializers(
+    tokens: &[Located],
+    device: &[Range<usize>],
+) -> Vec<((String, String), usize)> {
     let mut found = Vec::new();
     for i in 1..tokens.len() {
         let (Token::Ident(name), Token::Ident(before)) = (&tokens[i].0, &tokens[i - 1].0) else {
@@ -1496,7 +1538,7 @@ fn integer_initializers(tokens: &[Located], device: &[Range<usize>]) -> Vec<(Str
         }
         let (text, end) = expression_at(tokens, i + 2);
         if is(tokens, end, ';') && !text.is_empty() {
-            found.push((name.clone(), text));
+            found.push(((name.clone(), text), tokens[i].1));
         }
     }
     found

@@ -248,13 +248,7 @@ pub fn suite_for_files(files: &[(&str, &Origin)], suite_name: &str) -> Result<St
     for ((file, these), (_, problem)) in read.iter().zip(&drafts).zip(&problems) {
         for (draft, home) in these.iter().zip(&file.homes.of_kernel) {
             let home = &file.homes.files[*home];
-            text.push_str(&draft.variant(
-                &home.relative,
-                &home.includes,
-                &file.scanned,
-                problem,
-                baseline,
-            ));
+            text.push_str(&draft.variant(&home.relative, &home.includes, problem, baseline));
         }
     }
     Ok(text)
@@ -1060,6 +1054,8 @@ struct Draft<'a> {
     /// Whether it is the suite's ceiling (a copy among kernels that do
     /// something else): `role = "ceiling"`, not compared.
     ceiling: bool,
+    /// Its file's scan as its launch sees it ([`Kernels::scoped_at`]).
+    scoped: Kernels,
     /// The type its entry gives the template's first type parameter
     /// (`float` of `reduce<float>`), which a size the launch writes with
     /// a type the file does not fix there (`sizeof(scalar_t)` of a type
@@ -1068,12 +1064,16 @@ struct Draft<'a> {
 }
 
 impl<'a> Draft<'a> {
-    fn new(kernel: &'a Kernel, scanned: &'a Kernels, code: &Code) -> Draft<'a> {
-        let launched = launched(kernel, scanned);
+    fn new(kernel: &'a Kernel, file: &'a Kernels, code: &Code) -> Draft<'a> {
+        let launched = launched(kernel, file);
         let launch = match launched {
             Launched::Directly(l) | Launched::Through(l, _) | Launched::Offered(l) => Some(l),
             Launched::Not => None,
         };
+        // The file's names as its launch sees them (a host function's own
+        // `constexpr int BM = 32;`, not the next function's `BM = 128`).
+        let scoped = launch.map_or_else(|| file.clone(), |l| file.scoped_at(l.at));
+        let scanned = &scoped;
         let (entry, instance) = entry_of(kernel, launch, scanned);
         let element_type = kernel.template.as_deref().and_then(|template| {
             let position = signature::type_parameters(template)
@@ -1141,7 +1141,7 @@ impl<'a> Draft<'a> {
         let mut draft = Draft {
             name: variant_name(&kernel.name),
             kernel,
-            functions: &scanned.functions,
+            functions: &file.functions,
             parameters,
             launched,
             indexed,
@@ -1162,10 +1162,11 @@ impl<'a> Draft<'a> {
             entry,
             element_type,
             ceiling: false,
+            scoped,
         };
         draft.dimensions = draft
             .dimensions
-            .max(draft.allocated_dimensions(scanned))
+            .max(draft.allocated_dimensions(&draft.scoped))
             .clamp(1, 3);
         draft
     }
@@ -1218,10 +1219,10 @@ impl<'a> Draft<'a> {
         &self,
         relative: &Path,
         includes: &str,
-        scanned: &Kernels,
         problem: &Problem,
         baseline: &Draft,
     ) -> String {
+        let scanned = &self.scoped;
         let mut text = format!(
             "\n[[variant]]\nname = {}\nsource = {}\n",
             quoted(&self.name),
@@ -2259,6 +2260,7 @@ impl Problem {
     fn of(drafts: &[Draft], scanned: &Kernels, dimensions: usize) -> Problem {
         let mut block_like = Vec::new();
         for launch in &scanned.launches {
+            let scanned = &scanned.scoped_at(launch.at);
             for value in shape(launch, 1, scanned).map_or_else(Vec::new, |s| s.values) {
                 names_through(&value, scanned, 0, &mut block_like);
             }
@@ -2275,7 +2277,7 @@ impl Problem {
         }
         let mut found: Vec<(String, i64)> = Vec::new();
         for draft in drafts.iter().filter(|d| d.dimensions == dimensions) {
-            for size in draft.sizes(scanned, &block_like) {
+            for size in draft.sizes(&draft.scoped, &block_like) {
                 if !found.contains(&size) {
                     found.push(size);
                 }
@@ -3269,6 +3271,55 @@ mod tests {
             text.contains("# fill in: include_dirs = [\"…\"], the folder(s) that hold <cusparseLt.h>, \"missing_helpers.h\": not beside the file"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn each_launch_reads_the_constants_of_its_own_host_function() {
+        // Two launchers that each define BM and BN (LeetCUDA's sgemm.cu):
+        // the first launch's block is its own 32×32, not the second
+        // function's 128×128 (16384 threads, which CUDA refuses).
+        let source = r#"
+            template <const int BM = 32, const int BN = 32>
+            __global__ void tiled(float *c, const float *a, int n) {
+                __shared__ float s[BM][BN];
+                int x = blockIdx.x * BN + threadIdx.x, y = blockIdx.y * BM + threadIdx.y;
+                s[threadIdx.y][threadIdx.x] = a[y * n + x];
+                __syncthreads();
+                c[y * n + x] = s[threadIdx.x][threadIdx.y];
+            }
+            template <const int BM = 128, const int BN = 128, const int TM = 8, const int TN = 8>
+            __global__ void blocked(float *c, const float *a, int n) {
+                int x = blockIdx.x * BN + threadIdx.x * TN, y = blockIdx.y * BM + threadIdx.y * TM;
+                c[y * n + x] = a[y * n + x];
+            }
+            void run_tiled(float *c, const float *a, int n) {
+                constexpr int BM = 32;
+                constexpr int BN = 32;
+                dim3 block(BN, BM);
+                dim3 grid((n + BN - 1) / BN, (n + BM - 1) / BM);
+                tiled<BM, BN><<<grid, block>>>(c, a, n);
+            }
+            void run_blocked(float *c, const float *a, int n) {
+                constexpr int BM = 128;
+                constexpr int BN = 128;
+                constexpr int TM = 8;
+                constexpr int TN = 8;
+                dim3 block(BN / TN, BM / TM);
+                dim3 grid((n + BN - 1) / BN, (n + BM - 1) / BM);
+                blocked<BM, BN, TM, TN><<<grid, block>>>(c, a, n);
+            }
+        "#;
+        let (_root, text) = draft(&[("g.cu", source)], "g.cu", "g");
+        let text = text.unwrap();
+        for expected in [
+            "entry = \"tiled<32, 32>\"",
+            "block = [32, 32]",
+            "entry = \"blocked<128, 128, 8, 8>\"",
+            "block = [16, 16]",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        assert!(!text.contains("block = [128, 128]"), "{text}");
     }
 
     #[test]
