@@ -2228,6 +2228,7 @@ fn holds_a_size_within(name: &str, scanned: &Kernels, depth: usize) -> bool {
         None => true,
         Some(initial) => {
             allocates(name, scanned)
+                || reads_a_size_at_run_time(initial)
                 || (depth > 0
                     && initial.split('*').all(|factor| {
                         let factor = factor.trim();
@@ -2339,6 +2340,19 @@ fn initializer<'s>(name: &str, scanned: &'s Kernels) -> Option<&'s str> {
         .iter()
         .find(|(n, _)| n == name)
         .map(|(_, initial)| initial.as_str())
+}
+
+/// Whether an initializer reads a size the program learns only when it
+/// runs, as a parameter would hold one: a tensor's (`a.size(0)`,
+/// `x.numel()`, `t.shape[1]`) or the command line's (`atoi(argv[1])`).
+fn reads_a_size_at_run_time(initial: &str) -> bool {
+    static RUNTIME_SIZE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"^\(?\s*(?:[A-Za-z_]\w*\s*(?:\.|->)\s*(?:size|numel|shape|sizes)\b|(?:std::)?(?:atoi|atol|atoll|stoi|stol|stoll|strtol|strtoul)\s*\()",
+        )
+        .expect("a valid pattern")
+    });
+    RUNTIME_SIZE.is_match(initial.trim())
 }
 
 /// Whether the file's allocations use `name` (`cudaMalloc(&d, n * sizeof(float))`),
@@ -3271,6 +3285,44 @@ mod tests {
             text.contains("# fill in: include_dirs = [\"…\"], the folder(s) that hold <cusparseLt.h>, \"missing_helpers.h\": not beside the file"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_size_read_from_a_tensor_or_the_command_line_is_taken_as_n() {
+        // `const int N = b.size(1);` holds a size as a parameter would:
+        // the grid the file computes from it is read (it was drafted from
+        // the block, 8× too many blocks for 128-wide tiles).
+        let source = r#"
+            template <const int BM = 128, const int BN = 128, const int TM = 8, const int TN = 8>
+            __global__ void blocked(float *c, const float *a, int M, int N) {
+                int x = blockIdx.x * BN + threadIdx.x * TN, y = blockIdx.y * BM + threadIdx.y * TM;
+                c[y * N + x] = a[y * N + x];
+            }
+            void run(torch::Tensor a, torch::Tensor c) {
+                const int M = a.size(0);
+                const int N = a.size(1);
+                constexpr int BM = 128;
+                constexpr int BN = 128;
+                dim3 block(BN / 8, BM / 8);
+                dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
+                blocked<BM, BN, 8, 8><<<grid, block>>>(c.data_ptr<float>(), a.data_ptr<float>(), M, N);
+            }
+            __global__ void scale(float *x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= 2.0f; }
+            int main(int argc, char **argv) {
+                int n = atoi(argv[1]);
+                float *x;
+                cudaMalloc(&x, n * sizeof(float));
+                scale<<<(n + 255) / 256, 256>>>(x, n);
+            }
+        "#;
+        let (_root, text) = draft(&[("r.cu", source)], "r.cu", "r");
+        let text = text.unwrap();
+        for expected in [
+            "grid = [\"cdiv(N, 128)\", \"cdiv(N, 128)\"]  # fill in: from the file's dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM), N, M taken as N\n",
+            "grid = [\"cdiv(N * N, 256)\"]  # fill in: from the file's <<<(n + 255) / 256, 256>>>, n taken as N*N\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
     }
 
     #[test]
