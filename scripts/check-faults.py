@@ -25,6 +25,9 @@ expectations = {
     "wrong": lambda r: (r["check"] or {}).get("status") == "failed" and r["check"]["first_mismatch_index"] == 1000,
     "partial": lambda r: (r["check"] or {}).get("status") == "failed" and r["check"]["first_mismatch_index"] == 1048575,
     "broken": lambda r: r["failure"] and r["failure"]["stage"] == "compile" and "identifier \"j\" is undefined" in build["broken"]["error"],
+    "checked-by-fault": lambda r: (r["check"] or {}).get("status") == "not-checked"
+    and "the reference `fault` could not run" in r["check"].get("reason", "")
+    and len(r["samples_ms"]) >= 20,
     "fault": lambda r: r["failure"] and "ILLEGAL_ADDRESS" in r["failure"]["message"],
     "after-fault": lambda r: (r["check"] or {}).get("status") == "passed" and len(r["samples_ms"]) >= 20,
     "by-value": lambda r: r["failure"] and "parameter 1 of `copy_span` is 16 bytes wide" in r["failure"]["message"],

@@ -256,6 +256,54 @@ fn a_harness_that_dies_loses_only_the_variant_it_was_running() {
 }
 
 #[test]
+fn a_fresh_harness_is_told_which_runs_faulted_so_it_does_not_run_that_reference_again() {
+    if !nvrtc_present() {
+        return;
+    }
+    // The baseline every variant verifies against faults (a fatal CUDA
+    // error): the harness ends after reporting it, and the next one must
+    // not run it again as a reference (its fault would end that one too,
+    // before the variant it verifies had run).
+    let out = tempfile::tempdir().unwrap();
+    let log = out.path().join("standin.log");
+    replaying(out.path())
+        .env("STANDIN_HARNESS", "fault:naive")
+        .env("STANDIN_LOG", &log)
+        .args([
+            "report",
+            "examples/transpose/variants.toml",
+            "--no-profile",
+            "-o",
+        ])
+        .arg(out.path().join("report"))
+        .assert()
+        .code(3);
+    let log = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        log.contains("failed naive N=2048\ntime tiled N=2048"),
+        "the second attempt knows naive failed at N=2048:\n{log}"
+    );
+    assert!(
+        log.contains("failed naive N=8192\ntime tiled N=8192"),
+        "{log}"
+    );
+    let results = read_results(&out.path().join("report/results.json"));
+    for variant in &results.variants {
+        for run in &variant.runs {
+            match variant.name.as_str() {
+                "naive" => assert!(
+                    run.failure
+                        .as_ref()
+                        .is_some_and(|f| f.message.contains("CUDA_ERROR_ILLEGAL_ADDRESS")),
+                    "{run:?}"
+                ),
+                _ => assert_eq!(run.samples_ms.len(), 30, "{} {}", variant.name, run.size),
+            }
+        }
+    }
+}
+
+#[test]
 fn config_errors_name_file_line_and_column() {
     let assert = gpuprof()
         .args(["report", "tests/configs/errors/baseline-not-variant.toml"])

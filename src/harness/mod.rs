@@ -56,6 +56,7 @@ pub fn run(job: &Job, emit: &mut dyn FnMut(Event)) -> Result<(), GpuError> {
         gpu,
         kernels: BTreeMap::new(),
         outputs: BTreeMap::new(),
+        unrunnable: BTreeMap::new(),
         sequence: 0,
         nvml: OnceCell::new(),
     };
@@ -63,6 +64,12 @@ pub fn run(job: &Job, emit: &mut dyn FnMut(Event)) -> Result<(), GpuError> {
         runner.outputs.clear();
         runner.contents.clear();
         runner.spare_outputs.clear();
+        runner.unrunnable = job
+            .failed
+            .iter()
+            .filter(|(item, _)| item.size == size.label)
+            .map(|(item, message)| (item.variant.clone(), could_not_run(&item.variant, message)))
+            .collect();
         let items: Vec<&Item> = job.items.iter().filter(|i| i.size == size.label).collect();
         match job.mode {
             Mode::Device => unreachable!("the device mode runs no items"),
@@ -80,6 +87,11 @@ pub fn run(job: &Job, emit: &mut dyn FnMut(Event)) -> Result<(), GpuError> {
         }
     }
     Ok(())
+}
+
+/// Why a variant that verifies against `reference` is not checked.
+fn could_not_run(reference: &str, why: &str) -> String {
+    format!("the reference `{reference}` could not run: {why}")
 }
 
 /// Reports `failure` of `item`; `Err` when it was fatal. An error that
@@ -159,6 +171,9 @@ struct Runner<'a> {
     kernels: BTreeMap<KernelKey, Kernel>,
     /// Outputs of the variants run at the current size.
     outputs: BTreeMap<String, Outputs>,
+    /// The references that could not run at the current size (here or in
+    /// an earlier process), with why.
+    unrunnable: BTreeMap<String, String>,
     /// Initial buffer contents at the current size, staged on the device,
     /// by everything that decides them ([`content_key`]), so that each is
     /// generated and uploaded once per size.
@@ -374,29 +389,59 @@ impl Runner<'_> {
     }
 
     /// Makes sure the reference's outputs at this size are at hand, running
-    /// it (untimed) first if it has not run yet.
+    /// it (untimed) first if it has not run yet; a reference that could not
+    /// run (here or in an earlier process) is not run again. `Err` when its
+    /// failure left the CUDA context unusable: reported as the reference's
+    /// own failure, and this process ends so that a fresh one runs the
+    /// item that asked for it, not checked.
     fn ensure_reference(
         &mut self,
         reference: &str,
         size_index: usize,
         emit: &mut dyn FnMut(Event),
-    ) -> Result<(), String> {
-        if self.outputs.contains_key(reference) {
+    ) -> Result<(), GpuError> {
+        if self.outputs.contains_key(reference) || self.unrunnable.contains_key(reference) {
             return Ok(());
         }
-        let variant = self
-            .variant(reference)
-            .map_err(|f| f.error.to_string())?
-            .clone();
+        let variant = match self.variant(reference) {
+            Ok(variant) => variant.clone(),
+            Err(failure) => {
+                let message = could_not_run(reference, &failure.error.to_string());
+                self.unrunnable.insert(reference.to_string(), message);
+                return Ok(());
+            }
+        };
         match self.execute(&variant, size_index, emit) {
             Ok((outputs, ..)) => {
                 self.outputs.insert(reference.to_string(), outputs);
                 Ok(())
             }
-            Err(failure) => Err(format!(
-                "the reference `{reference}` could not run: {}",
-                failure.error
-            )),
+            Err(failure) => {
+                let message = could_not_run(reference, &failure.error.to_string());
+                self.unrunnable.insert(reference.to_string(), message);
+                match failure.error.is_sticky() {
+                    // Its fault leaves this process unusable: reported as
+                    // the reference's own failure, and the next process
+                    // runs the item that asked for it without it.
+                    true => {
+                        let size = self.plan().suite.sizes[size_index].label.clone();
+                        let item = Item {
+                            variant: reference.to_string(),
+                            size,
+                        };
+                        failed(&item, failure, emit)
+                    }
+                    false => Ok(()),
+                }
+            }
+        }
+    }
+
+    /// Whether the reference ran at the current size ([`Runner::ensure_reference`]), or why not.
+    fn reference_outcome(&self, reference: &str) -> Result<(), String> {
+        match self.unrunnable.get(reference) {
+            Some(message) => Err(message.clone()),
+            None => Ok(()),
         }
     }
 
@@ -458,7 +503,7 @@ impl Runner<'_> {
         let instance = &variant.instances[size_index];
         let reference = match &variant.verify {
             Verify::Skip => None,
-            Verify::Against(name) => Some((name, self.ensure_reference(name, size_index, emit))),
+            Verify::Against(name) => Some((name, self.reference_outcome(name))),
         };
         let (outputs, key, buffers) = self.execute(&variant, size_index, emit)?;
         let check = match (read_before_written(instance, &outputs, None), reference) {
@@ -584,6 +629,11 @@ impl Runner<'_> {
             let mut prepared = Vec::new();
             for item in group {
                 emit(Event::Started { item: item.clone() });
+                if let Some(Verify::Against(reference)) =
+                    self.plan().variant(&item.variant).map(|v| v.verify.clone())
+                {
+                    self.ensure_reference(&reference, size_index, emit)?;
+                }
                 match self.prepare(item, size_index, &goal, emit) {
                     Ok(ready) => prepared.push(ready),
                     Err(failure) => failed(item, failure, emit)?,

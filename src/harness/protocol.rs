@@ -50,6 +50,11 @@ pub struct Job {
     /// What to run, in order. References that an item verifies against are
     /// run (untimed) as needed even when they are not listed.
     pub items: Vec<Item>,
+    /// Runs that failed in an earlier harness process of this stage, with
+    /// why: a reference among them is not run again (its fault would end
+    /// this process too), and what verifies against it is not checked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<(Item, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

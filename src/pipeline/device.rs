@@ -30,6 +30,7 @@ pub(super) fn probe(
             plan: plan.clone(),
             modules: BTreeMap::new(),
             items: Vec::new(),
+            failed: Vec::new(),
         },
     )?;
     let mut facts = None;

@@ -279,6 +279,7 @@ pub(super) fn timing_job(
             .into_iter()
             .filter(|i| !reused.contains(i))
             .collect(),
+        failed: Vec::new(),
     }
 }
 

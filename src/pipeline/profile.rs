@@ -296,6 +296,7 @@ fn profile_pass(
             plan: time_job.plan.clone(),
             modules: time_job.modules.clone(),
             items: pass.items.clone(),
+            failed: Vec::new(),
         },
     )?;
     let ncu_request = ncu_run::ProfileRequest {

@@ -50,6 +50,7 @@ pub(super) fn run(
         let job_path = folders.work.join("time-job.json");
         let attempt_job = Job {
             items: remaining.clone(),
+            failed: failed_runs(results),
             ..job.clone()
         };
         write_json(&job_path, &attempt_job)?;
@@ -86,6 +87,25 @@ pub(super) fn run(
         &folders.work.join("time-events.jsonl"),
         events_log.as_bytes(),
     )
+}
+
+/// Every run that has failed so far, with why: a fresh harness does not run
+/// a failed reference again.
+fn failed_runs(results: &Results) -> Vec<(Item, String)> {
+    results
+        .variants
+        .iter()
+        .flat_map(|variant| {
+            variant.runs.iter().filter_map(|run| {
+                let failure = run.failure.as_ref()?;
+                let item = Item {
+                    variant: variant.name.clone(),
+                    size: run.size.clone(),
+                };
+                Some((item, failure.message.clone()))
+            })
+        })
+        .collect()
 }
 
 /// Adds a notice naming the runs whose every sample ran on a throttled SM
