@@ -2076,7 +2076,7 @@ impl<'a> Draft<'a> {
                     .map(|t| format!("\"cdiv({covered}, {t})\""))
                     .collect();
                 let each = per_thread.map_or(String::new(), |(k, written)| {
-                    format!("; each thread takes {k} elements (`{written}`)")
+                    format!("; each thread's index is scaled by {k} (`{written}`)")
                 });
                 settings.push(Setting::new(
                     "grid",
@@ -2832,6 +2832,15 @@ fn elements_per_thread(body: &str, scanned: &Kernels) -> Option<(u32, String)> {
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect()
     };
+    let word_before = |head: &str| -> String {
+        let start = head
+            .char_indices()
+            .rev()
+            .take_while(|(_, c)| c.is_ascii_alphanumeric() || *c == '_')
+            .last()
+            .map_or(head.len(), |(i, _)| i);
+        head[start..].to_string()
+    };
     for index in [
         "(threadIdx.x+blockIdx.x*blockDim.x)",
         "(blockIdx.x*blockDim.x+threadIdx.x)",
@@ -2845,20 +2854,46 @@ fn elements_per_thread(body: &str, scanned: &Kernels) -> Option<(u32, String)> {
         if let Some(k) = factor(&after) {
             return Some((k, format!("{index} * {after}")));
         }
-        let before: String = text[..at]
+        let before = text[..at]
             .strip_suffix('*')
-            .map(|head| {
-                head.chars()
-                    .rev()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect()
-            })
+            .map(word_before)
             .unwrap_or_default();
         if let Some(k) = factor(&before) {
             return Some((k, format!("{before} * {index}")));
+        }
+    }
+    // `int idx = blockIdx.x * blockDim.x + threadIdx.x; … x[idx * 2]`: the
+    // index held in a variable, scaled where it indexes.
+    static HELD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        let (block, thread) = (
+            r"(?:blockIdx\.x\s*\*\s*blockDim\.x|blockDim\.x\s*\*\s*blockIdx\.x)",
+            r"threadIdx\.x",
+        );
+        regex::Regex::new(&format!(
+            r"\b([A-Za-z_]\w*)\s*=\s*(?:{block}\s*\+\s*{thread}|{thread}\s*\+\s*{block})\s*;"
+        ))
+        .expect("a valid pattern")
+    });
+    for held in HELD.captures_iter(body) {
+        let variable = &held[1];
+        for (pattern, after) in [
+            (format!("[{variable}*"), true),
+            (format!("*{variable}]"), false),
+        ] {
+            let Some(scaled) = text.find(&pattern) else {
+                continue;
+            };
+            let word = match after {
+                true => word_at(&text[scaled + pattern.len()..]),
+                false => word_before(&text[..scaled]),
+            };
+            if let Some(k) = factor(&word) {
+                let written = match after {
+                    true => format!("[{variable} * {word}"),
+                    false => format!("{word} * {variable}]"),
+                };
+                return Some((k, written));
+            }
         }
     }
     None
@@ -5166,12 +5201,23 @@ sequence = [
                 int idx = threadIdx.x + blockIdx.x * blockDim.x;
                 c[idx] = a[idx] * 2;
             }
+            __global__ void pairs(float *x, float *out) {
+                int idx = blockIdx.x * blockDim.x + threadIdx.x;
+                float x1 = x[idx * 2], x2 = x[idx * 2 + 1];
+                out[idx * 2] = x2; out[idx * 2 + 1] = x1;
+            }
+            __global__ void packed(float *x, float *out) {
+                int i = blockDim.x * blockIdx.x + threadIdx.x;
+                reinterpret_cast<float4 *>(&out[4 * i])[0] = reinterpret_cast<float4 *>(&x[4 * i])[0];
+            }
         "#;
         let (_root, text) = draft(&[("v.cu", source)], "v.cu", "s");
         let text = text.unwrap();
         for expected in [
-            "grid = [\"cdiv(N, 512)\"]  # fill in: blocks per grid, an expression over N; each thread takes 2 elements (`(threadIdx.x+blockIdx.x*blockDim.x) * 2`)\n",
-            "grid = [\"cdiv(N, 1024)\"]  # fill in: blocks per grid, an expression over N; each thread takes 4 elements (`VEC * (blockIdx.x*blockDim.x+threadIdx.x)`)\n",
+            "grid = [\"cdiv(N, 512)\"]  # fill in: blocks per grid, an expression over N; each thread's index is scaled by 2 (`(threadIdx.x+blockIdx.x*blockDim.x) * 2`)\n",
+            "grid = [\"cdiv(N, 1024)\"]  # fill in: blocks per grid, an expression over N; each thread's index is scaled by 4 (`VEC * (blockIdx.x*blockDim.x+threadIdx.x)`)\n",
+            "grid = [\"cdiv(N, 512)\"]  # fill in: blocks per grid, an expression over N; each thread's index is scaled by 2 (`[idx * 2`)\n",
+            "grid = [\"cdiv(N, 1024)\"]  # fill in: blocks per grid, an expression over N; each thread's index is scaled by 4 (`4 * i]`)\n",
             "grid = [\"cdiv(N, 256)\"]  # fill in: blocks per grid, an expression over N\n",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
