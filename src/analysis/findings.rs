@@ -320,11 +320,19 @@ pub fn findings(
     hot: &[HotLine],
     device: Option<&Device>,
     declared_bytes: Option<f64>,
+    buffer_bytes: Option<f64>,
     timed: Option<Temperature>,
 ) -> Vec<Finding> {
     let mut found = Vec::new();
+    // The data it moves: the declared bytes, else its buffers together.
+    let working_set = match (declared_bytes, buffer_bytes) {
+        (Some(bytes), _) => Some((bytes, "The problem moves")),
+        (None, Some(bytes)) => Some((bytes, "Its buffers hold")),
+        (None, None) => None,
+    };
     if let Some(device) = device
-        && let Some(bytes) = declared_bytes.filter(|_| fits_in_l2(Some(device), declared_bytes))
+        && let Some((bytes, moves)) =
+            working_set.filter(|(b, _)| fits_in_l2(Some(device), Some(*b)))
     {
         let consequence = match timed {
             Some(Temperature::Cold) => {
@@ -339,7 +347,7 @@ pub fn findings(
             severity: Severity::Info,
             title: "the working set fits in L2".into(),
             detail: format!(
-                "The problem moves {} and the L2 cache holds {}, {consequence}. Use a larger size to measure DRAM.",
+                "{moves} {} and the L2 cache holds {}, {consequence}. Use a larger size to measure DRAM.",
                 format::bytes(bytes),
                 format::bytes(device.l2_cache_bytes as f64)
             ),
@@ -1039,6 +1047,41 @@ pub(super) fn dominant_stall(lines: &[SourceLine]) -> Option<(&str, f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_working_set_in_l2_is_said_from_the_declared_bytes_or_else_the_buffers() {
+        let results =
+            crate::model::read_results(include_str!("../../examples/transpose/results.json"))
+                .unwrap();
+        let derived = super::super::derived::derive(None, None, None);
+        let said = |declared: Option<f64>, buffers: Option<f64>| {
+            findings(
+                &derived,
+                None,
+                None,
+                &[],
+                results.device.as_ref(),
+                declared,
+                buffers,
+                Some(Temperature::Cold),
+            )
+            .into_iter()
+            .find(|f| matches!(f.kind, FindingKind::CacheResident))
+            .map(|f| f.detail)
+        };
+        let declared = said(Some(1e6), Some(9e6)).unwrap();
+        assert!(
+            declared.starts_with("The problem moves 1.00 MB and"),
+            "{declared}"
+        );
+        let buffers = said(None, Some(9e6)).unwrap();
+        assert!(
+            buffers.starts_with("Its buffers hold 9.00 MB and"),
+            "{buffers}"
+        );
+        assert_eq!(said(None, None), None);
+        assert_eq!(said(None, Some(1e12)), None);
+    }
 
     #[test]
     fn only_an_average_at_the_32_bank_maximum_is_called_32_way() {

@@ -510,6 +510,7 @@ fn analyze_run(
         &hot_lines,
         device,
         run.bytes,
+        run.buffer_bytes,
         temperature,
     );
     let scope = sequence_scope(run);

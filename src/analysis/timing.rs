@@ -1,7 +1,8 @@
 //! Which samples a time is read from: the cold ones (L2 flushed before
 //! each) or the hot ones (the kernel ran right before). The headline kind
-//! of a size is cold where its working set (the largest declared `bytes`
-//! of its runs) fits in L2, where back-to-back launches would time the
+//! of a size is cold where its working set (the largest of its runs'
+//! declared `bytes`, or their buffers' bytes where none is declared) fits
+//! in L2, where back-to-back launches would time the
 //! cache, and in suites with command variants or imported launches, whose
 //! times are ncu's (ncu flushes caches before each profiled launch); hot
 //! elsewhere, where the two agree and hot samples are quieter. A run
@@ -41,7 +42,10 @@ pub fn headline(results: &Results, size: &str) -> Temperature {
     let working_set = results
         .variants
         .iter()
-        .filter_map(|v| v.run(size)?.bytes)
+        .filter_map(|v| {
+            let run = v.run(size)?;
+            run.bytes.or(run.buffer_bytes)
+        })
         .fold(None, |most: Option<f64>, b| {
             Some(most.map_or(b, |m| m.max(b)))
         });
@@ -198,4 +202,34 @@ pub fn method(variant: &VariantResult, run: &RunResult, shown: Temperature) -> S
         Schedule::OneAtATime { reason } => format!("timed on its own, not interleaved: {reason}"),
     });
     parts.join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::read_results;
+
+    #[test]
+    fn without_declared_bytes_the_buffers_decide_whether_the_data_fits_in_l2() {
+        let mut results =
+            read_results(include_str!("../../examples/transpose/results.json")).unwrap();
+        let l2 = results.device.as_ref().unwrap().l2_cache_bytes as f64;
+        assert_eq!(headline(&results, "N=2048"), Temperature::Cold, "declared");
+        let set = |results: &mut Results, buffers: Option<f64>| {
+            for run in results.variants.iter_mut().flat_map(|v| v.runs.iter_mut()) {
+                run.bytes = None;
+                run.buffer_bytes = buffers;
+            }
+        };
+        set(&mut results, Some(l2 / 2.0));
+        assert_eq!(headline(&results, "N=2048"), Temperature::Cold);
+        set(&mut results, Some(l2 * 2.0));
+        assert_eq!(headline(&results, "N=2048"), Temperature::Hot);
+        set(&mut results, None);
+        assert_eq!(
+            headline(&results, "N=2048"),
+            Temperature::Hot,
+            "nothing known"
+        );
+    }
 }

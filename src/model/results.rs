@@ -154,6 +154,11 @@ pub struct RunResult {
     pub shared_bytes: u32,
     pub bytes: Option<f64>,
     pub flops: Option<f64>,
+    /// The bytes of its buffers together, inputs and outputs: the most
+    /// data it can touch, taken as its working set where `bytes` is not
+    /// declared (absent in runs recorded before gpuprof kept it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_bytes: Option<f64>,
     /// Every kept hot sample in milliseconds (the kernel ran right before,
     /// so the L2 holds its data); empty when timing did not run. For a
     /// command variant, ncu's duration of each profiled launch.

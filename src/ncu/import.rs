@@ -304,6 +304,7 @@ fn imported_run(run: &Run, size: String) -> RunResult {
             .unwrap_or(0.0) as u32,
         bytes: None,
         flops: None,
+        buffer_bytes: None,
         samples_ms: run
             .launches
             .iter()

@@ -80,6 +80,7 @@ pub fn probe_results() -> Results {
                     shared_bytes: 0,
                     bytes: Some(2.0 * 2048.0 * 2048.0 * 4.0),
                     flops: None,
+                    buffer_bytes: None,
                     samples_ms: Vec::new(),
                     cold_samples_ms: Vec::new(),
                     timing: None,

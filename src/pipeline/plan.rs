@@ -62,6 +62,7 @@ pub(super) fn new_results(plan: &Plan, request: &ReportRequest) -> Results {
                     shared_bytes: instance.shared_bytes,
                     bytes: instance.bytes,
                     flops: instance.flops,
+                    buffer_bytes: instance.buffer_bytes().map(|b| b as f64),
                     samples_ms: Vec::new(),
                     cold_samples_ms: Vec::new(),
                     timing: None,
