@@ -312,6 +312,14 @@ pub fn hot_lines(profile: &Profile, source_text: &str) -> Vec<HotLine> {
     hot
 }
 
+/// The data a run moves: the suite's declared `bytes`, and its buffers'
+/// bytes together (the most it can touch).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DataSize {
+    pub declared: Option<f64>,
+    pub buffers: Option<f64>,
+}
+
 /// Everything the run's numbers say, most severe first.
 pub fn findings(
     derived: &Derived,
@@ -319,13 +327,13 @@ pub fn findings(
     lines: Option<&Profile>,
     hot: &[HotLine],
     device: Option<&Device>,
-    declared_bytes: Option<f64>,
-    buffer_bytes: Option<f64>,
+    data: DataSize,
     timed: Option<Temperature>,
 ) -> Vec<Finding> {
+    let declared_bytes = data.declared;
     let mut found = Vec::new();
     // The data it moves: the declared bytes, else its buffers together.
-    let working_set = match (declared_bytes, buffer_bytes) {
+    let working_set = match (data.declared, data.buffers) {
         (Some(bytes), _) => Some((bytes, "The problem moves")),
         (None, Some(bytes)) => Some((bytes, "Its buffers hold")),
         (None, None) => None,
@@ -1061,8 +1069,7 @@ mod tests {
                 None,
                 &[],
                 results.device.as_ref(),
-                declared,
-                buffers,
+                DataSize { declared, buffers },
                 Some(Temperature::Cold),
             )
             .into_iter()

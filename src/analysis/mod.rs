@@ -509,8 +509,10 @@ fn analyze_run(
         lines_profile,
         &hot_lines,
         device,
-        run.bytes,
-        run.buffer_bytes,
+        findings::DataSize {
+            declared: run.bytes,
+            buffers: run.buffer_bytes,
+        },
         temperature,
     );
     let scope = sequence_scope(run);
