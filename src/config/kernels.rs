@@ -359,9 +359,6 @@ enum Scope {
     Other,
 }
 
-/// [`scan`] of the file at `path` whose text is `source`, its integer
-/// constants preceded by those of the headers it includes with quotes
-/// beside itself (`#define KERNEL_LENGTH 17` in "common.h" sizes its
 impl Kernels {
     /// The scan as the code at character offset `at` (a launch) sees it:
     /// of the integers and initializers a name is given more than once
@@ -387,12 +384,27 @@ impl Kernels {
     }
 }
 
-/// arrays and launches too); the file's own come last, so they win.
+/// [`scan`] of the file at `path` whose text is `source`, its integer
+/// constants preceded by those of the headers it includes with quotes
+/// beside itself (`#define KERNEL_LENGTH 17` in "common.h" sizes its
+/// arrays and launches too); the file's own come last, so they win. The
+/// headers' type aliases are added where the file has none of that name.
 pub(crate) fn scan_file(path: &std::path::Path, source: &str) -> Kernels {
     let mut found = scan(source);
-    let mut integers: Vec<(String, i64)> = crate::build::headers::local_headers(path, source)
+    let headers: Vec<Kernels> = crate::build::headers::local_headers(path, source)
         .iter()
-        .flat_map(|(_, text)| scan(text).integers)
+        .map(|(_, text)| scan(text))
+        .collect();
+    // A type its headers alias (a struct of two halves in a `.cuh`), where
+    // the file does not alias that name itself.
+    for alias in headers.iter().flat_map(|header| &header.aliases) {
+        if !found.aliases.iter().any(|(name, _)| *name == alias.0) {
+            found.aliases.push(alias.clone());
+        }
+    }
+    let mut integers: Vec<(String, i64)> = headers
+        .into_iter()
+        .flat_map(|header| header.integers)
         .collect();
     let mut integers_at = vec![0; integers.len()];
     integers.append(&mut found.integers);
@@ -1399,13 +1411,16 @@ fn alias_declarations(tokens: &[Located], directives: &[String]) -> Vec<(String,
         .collect()
 }
 
-/// The structs whose members are one to four scalars of one type
+/// The structs whose data members are one to four scalars of one type
 /// (`typedef struct { float x, y, z; } Vec3;`, `struct Pair { int a; int
-/// b; };`), each named (its tag and its typedef name) with the CUDA
-/// vector type of the same components (`float3`; the scalar itself for
-/// one member): a pointer to one is a buffer of that scalar, so many to
-/// an element. A struct with anything else (arrays, pointers, methods,
-/// mixed types, an `__align__`) is left out.
+/// b; };`, a complex number of two `half`s with its constructor and
+/// operators), each named (its tag and its typedef name) with the CUDA
+/// vector type of the same components (`float3`, `half2`; the scalar
+/// itself for one member): a pointer to one is a buffer of that scalar,
+/// so many to an element. Member functions and static members do not
+/// change the layout; a struct with anything else among its data
+/// (arrays, pointers, mixed types, an `__align__`, a virtual function) is
+/// left out.
 fn struct_aliases(tokens: &[Located]) -> Vec<(String, String)> {
     let mut found = Vec::new();
     for i in 0..tokens.len() {
@@ -1417,14 +1432,12 @@ fn struct_aliases(tokens: &[Located]) -> Vec<(String, String)> {
             (Some((Token::Punct('{'), _)), _) => (None, i + 1),
             _ => continue,
         };
-        let Some(close) = tokens[open..]
-            .iter()
-            .position(|(t, _)| matches!(t, Token::Punct('}')))
-            .map(|at| open + at)
-        else {
+        let Some(close) = matching_brace(tokens, open) else {
             continue;
         };
-        let Some(vector) = homogeneous_members(&tokens[open + 1..close]) else {
+        let Some(vector) = data_members(&tokens[open + 1..close])
+            .and_then(|members| homogeneous_members(&members))
+        else {
             continue;
         };
         let typedef_name = match (tokens.get(close + 1), tokens.get(close + 2)) {
@@ -1440,6 +1453,74 @@ fn struct_aliases(tokens: &[Located]) -> Vec<(String, String)> {
         }
     }
     found
+}
+
+/// The index of the `}` that closes the `{` at `open`.
+fn matching_brace(tokens: &[Located], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, (token, _)) in tokens.iter().enumerate().skip(open) {
+        match token {
+            Token::Punct('{') => depth += 1,
+            Token::Punct('}') => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The declarations of a struct's data members among `body`, the tokens
+/// between its braces, each with its `;`: member functions (with their
+/// bodies), static members and access specifiers left out. `None` for a
+/// struct with a virtual function (its objects hold a hidden pointer).
+fn data_members(body: &[Located]) -> Option<Vec<Located>> {
+    let word = |k: usize, w: &str| matches!(body.get(k), Some((Token::Ident(x), _)) if x == w);
+    if (0..body.len()).any(|k| word(k, "virtual")) {
+        return None;
+    }
+    let mut kept = Vec::new();
+    let mut declaration: Vec<Located> = Vec::new();
+    let mut k = 0;
+    while k < body.len() {
+        let token = &body[k];
+        match token.0 {
+            // `public:`, `private:`, `protected:`.
+            Token::Ident(ref w)
+                if matches!(w.as_str(), "public" | "private" | "protected")
+                    && is(body, k + 1, ':') =>
+            {
+                k += 2;
+                continue;
+            }
+            // A member function's body ends its declaration.
+            Token::Punct('{') => {
+                let close = matching_brace(body, k)?;
+                declaration.clear();
+                k = close + 1;
+                continue;
+            }
+            Token::Punct(';') => {
+                let function = declaration
+                    .iter()
+                    .any(|(t, _)| matches!(t, Token::Punct('(')));
+                let is_static = declaration
+                    .iter()
+                    .any(|(t, _)| matches!(t, Token::Ident(w) if w == "static"));
+                if !function && !is_static && !declaration.is_empty() {
+                    kept.append(&mut declaration);
+                    kept.push(token.clone());
+                }
+                declaration.clear();
+            }
+            _ => declaration.push(token.clone()),
+        }
+        k += 1;
+    }
+    Some(kept)
 }
 
 /// The CUDA vector type (or scalar, for one member) that `members`, the
@@ -1480,6 +1561,9 @@ fn homogeneous_members(members: &[Located]) -> Option<String> {
     let written = type_words?.join(" ");
     let base = match written.as_str() {
         "float" | "double" | "int" | "short" | "char" => written.clone(),
+        // Two halves are a `half2`; there is no `half3` or `half4`.
+        "half" | "__half" if lanes == 2 => "half".into(),
+        "__nv_bfloat16" | "nv_bfloat16" if lanes == 2 => "__nv_bfloat16".into(),
         "unsigned" | "unsigned int" => "uint".into(),
         "unsigned short" => "ushort".into(),
         "unsigned char" => "uchar".into(),
@@ -2858,6 +2942,18 @@ mod tests {
             struct Five { int a, b, c, d, e; };
             struct __align__(16) Aligned { float x, y, z, w; };
             struct Method { float x; float get() { return x; } };
+            struct cuHalfComplex {
+                half r;
+                half i;
+                __host__ __device__ cuHalfComplex(half a, half b) : r(a), i(b) {}
+                __device__ cuHalfComplex operator*(const cuHalfComplex& a) {
+                    return cuHalfComplex(r*a.r - i*a.i, i*a.r + r*a.i);
+                }
+            public:
+                static const int parts = 2;
+            };
+            struct Virtual { float x; virtual float get() { return x; } };
+            struct Halves { half a, b, c; };
         "#;
         assert_eq!(
             scan(source).aliases,
@@ -2866,6 +2962,9 @@ mod tests {
                 ("Pixel".into(), "uchar4".into()),
                 ("Wrapped".into(), "double".into()),
                 ("Wrapped_t".into(), "double".into()),
+                // Member functions and static members take no room.
+                ("Method".into(), "float".into()),
+                ("cuHalfComplex".into(), "half2".into()),
             ]
         );
     }

@@ -3361,6 +3361,41 @@ mod tests {
     }
 
     #[test]
+    fn a_pointer_to_a_struct_of_one_scalar_type_in_a_header_is_a_buffer_of_it() {
+        // BBuf's complex-half GEMV: the struct, with its constructor and
+        // operators, is in a header beside the file.
+        let header = r#"
+            #include <cuda_fp16.h>
+            struct cuHalfComplex {
+                half r;
+                half i;
+                __host__ __device__ __forceinline__ cuHalfComplex(half a, half b) : r(a), i(b) {}
+                __device__ __forceinline__ cuHalfComplex operator+(const cuHalfComplex& a) {
+                    return cuHalfComplex(r + a.r, i + a.i);
+                }
+            };
+        "#;
+        let source = r#"
+            #include "cuHalfComplex.cuh"
+            __global__ void twice(cuHalfComplex *__restrict__ x, cuHalfComplex *__restrict__ y, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) y[i] = x[i] + x[i];
+            }
+        "#;
+        let (_root, text) = draft(
+            &[("k.cu", source), ("cuHalfComplex.cuh", header)],
+            "k.cu",
+            "c",
+        );
+        let text = text.unwrap();
+        assert!(
+            text.contains("{ name = \"x\", buffer = \"f16\", count = \"2*N\", fill = \"random\" }"),
+            "{text}"
+        );
+        assert!(!text.contains("cannot make"), "{text}");
+    }
+
+    #[test]
     fn each_launch_reads_the_constants_of_its_own_host_function() {
         // Two launchers that each define BM and BN (LeetCUDA's sgemm.cu):
         // the first launch's block is its own 32×32, not the second
