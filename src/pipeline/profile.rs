@@ -202,8 +202,11 @@ const LINES_BASE: &str = "profile-lines";
 const LINES_SLOWDOWN: f64 = 50.0;
 
 /// What the per-line counters of one size may cost, per variant: the
-/// largest size within it is chosen.
-const LINES_SECONDS_PER_VARIANT: f64 = 0.25;
+/// largest size within it is chosen. Access patterns do not depend on the
+/// size: a tenth of a second of instrumented runs a variant keeps them off
+/// a long kernel's larger sizes (matmul's N=2048 costs 0.22 s a variant by
+/// the recorded medians, N=1024 0.03 s).
+const LINES_SECONDS_PER_VARIANT: f64 = 0.1;
 
 /// What starting a second ncu process costs (start-up and the harness's
 /// set-up, about 1 s on the H200): below it, every size gets its lines.
@@ -622,18 +625,19 @@ mod tests {
         let (plan, results, items) = example("transpose");
         assert_eq!(lines_size(&plan, &items, &results), None);
         // Matmul's 4096 kernels run for up to 280 ms, about 18 s of
-        // instrumented runs: the largest size within 0.25 s a variant.
+        // instrumented runs (2.2 s at N=2048, 0.3 s at N=1024): the largest
+        // size within 0.1 s a variant.
         let (mut plan, results, items) = example("matmul");
         assert_eq!(
             lines_size(&plan, &items, &results).as_deref(),
-            Some("N=2048")
+            Some("N=1024")
         );
         plan.profile.lines_at = LinesAt::Every;
         assert_eq!(lines_size(&plan, &items, &results), None);
-        plan.profile.lines_at = LinesAt::Size("N=1024".into());
+        plan.profile.lines_at = LinesAt::Size("N=2048".into());
         assert_eq!(
             lines_size(&plan, &items, &results).as_deref(),
-            Some("N=1024")
+            Some("N=2048")
         );
         // One size left to profile (the others reused): nothing to choose.
         let one: Vec<Item> = items.into_iter().filter(|i| i.size == "N=4096").collect();
