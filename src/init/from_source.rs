@@ -1045,6 +1045,10 @@ struct Draft<'a> {
     /// Its parameters whose types were read from the compiled kernel, as
     /// the file writes them and as the compiler saw them.
     compiled_types: Vec<(String, String)>,
+    /// Its `void *` parameters typed by the cast the body reads them
+    /// through (`(const uint4 *)x`): the parameter's name, its type as
+    /// written and the type it is used as.
+    cast_types: Vec<(String, String, String)>,
     /// Whether the compiled file lacks it (an `#ifdef` around it is off).
     compiled_out: bool,
     /// The entry its types can be read from once compiled: its name, or
@@ -1081,12 +1085,16 @@ impl<'a> Draft<'a> {
                 .position(|&is_type| is_type)?;
             instance.get(position).cloned()
         });
-        let parameters = signature::parameters(
+        let mut parameters = signature::parameters(
             &kernel.parameters,
             kernel.template.as_deref(),
             &instance,
             &scanned.aliases,
         );
+        let cast_types = match (&mut parameters, kernel.body.as_deref()) {
+            (Some(parameters), Some(body)) => type_by_casts(parameters, body, &scanned.aliases),
+            _ => Vec::new(),
+        };
         // An offered launch is another kernel's: its loops are not this one's.
         let around = match launched {
             Launched::Directly(l) | Launched::Through(l, _) => {
@@ -1149,6 +1157,7 @@ impl<'a> Draft<'a> {
             sides,
             around,
             compiled_types: Vec::new(),
+            cast_types,
             compiled_out: false,
             compiled_entry: match &kernel.template {
                 None => Some(kernel.name.clone()),
@@ -1244,6 +1253,18 @@ impl<'a> Draft<'a> {
         text.push_str(includes);
         if self.compiled_out {
             text.push_str("# fill in: the compiled file holds no such kernel: an #if or #ifdef around it is off as the file is compiled; delete this variant, or define what it needs (`defines`, `compile_options`)\n");
+        }
+        if !self.cast_types.is_empty() {
+            let types: Vec<String> = self
+                .cast_types
+                .iter()
+                .map(|(_, written, cast)| format!("`{written}` is used as `{cast}`"))
+                .collect();
+            let _ = writeln!(
+                text,
+                "# types read from the casts the kernel reads its untyped pointers through: {}",
+                types.join(", ")
+            );
         }
         if !self.compiled_types.is_empty() {
             let types: Vec<String> = self
@@ -1421,7 +1442,11 @@ impl<'a> Draft<'a> {
                     toml: quoted(&format!("{lanes}*{}", COUNTS[suite - 1])),
                     comment: format!(
                         "fill in: its element count, {lanes} to each `{}`",
-                        written_type(parameter).trim_end_matches(['*', ' '])
+                        self.cast_types
+                            .iter()
+                            .find(|(name, ..)| Some(name) == parameter.name().as_ref())
+                            .map_or(written_type(parameter), |(_, _, cast)| cast.as_str())
+                            .trim_end_matches(['*', ' '])
                     ),
                     summed: false,
                     zeroed: false,
@@ -3004,6 +3029,57 @@ const INPUT: &str = "fill = \"random\"";
 const OUTPUT: &str = "output = true";
 const BOTH: &str = "output = true, fill = \"random\"";
 
+/// Types the `void *` parameters the body reads through one cast to a
+/// pointer gpuprof can pass (`(const uint4 *)x + idx`,
+/// `reinterpret_cast<float4 *>(y)`, `static_cast<half *>(p)`), in place:
+/// each by name, as the file writes it, with the type it is used as. A
+/// pointer cast to two different types, or to one gpuprof cannot pass,
+/// stays untyped.
+fn type_by_casts(
+    parameters: &mut [Parameter],
+    body: &str,
+    aliases: &[(String, String)],
+) -> Vec<(String, String, String)> {
+    let mut typed = Vec::new();
+    for parameter in parameters.iter_mut() {
+        let Some(name) = parameter.name() else {
+            continue;
+        };
+        if !matches!(parameter.takes, Takes::Pointer(None))
+            || !written_type(parameter)
+                .split_whitespace()
+                .any(|w| w == "void")
+        {
+            continue;
+        }
+        let named = name.clone();
+        let name = regex::escape(&name);
+        let casts = regex::Regex::new(&format!(
+            r"\(\s*((?:const\s+)?[A-Za-z_][\w:]*(?:\s+const)?\s*\*)\s*\)\s*{name}\b|(?:reinterpret|static)_cast\s*<\s*((?:const\s+)?[A-Za-z_][\w:]*(?:\s+const)?\s*\*)\s*>\s*\(\s*{name}\s*\)"
+        ))
+        .expect("a valid pattern");
+        let mut types: Vec<String> = casts
+            .captures_iter(body)
+            .filter_map(|c| c.get(1).or_else(|| c.get(2)))
+            .map(|m| m.as_str().split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        types.dedup();
+        let [cast] = types.as_slice() else {
+            continue;
+        };
+        let Some(retyped) = signature::parameters(&format!("{cast} {name}"), None, &[], aliases)
+            .and_then(|mut list| list.pop())
+            .filter(|p| p.element().is_some())
+        else {
+            continue;
+        };
+        typed.push((named, written_type(parameter).to_string(), cast.clone()));
+        parameter.resolved = retyped.resolved;
+        parameter.takes = retyped.takes;
+    }
+    typed
+}
+
 /// A pointer parameter named `shown` as a buffer: its element type, its
 /// role (`INPUT`, `OUTPUT` or `BOTH`) and what the comment adds; `None`
 /// for a pointer to a type gpuprof cannot make. An input when it points to
@@ -3355,6 +3431,30 @@ mod tests {
         for expected in [
             "grid = [\"cdiv(N, 128)\", \"cdiv(N, 128)\"]  # fill in: from the file's dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM), N, M taken as N\n",
             "grid = [\"cdiv(N * N, 256)\"]  # fill in: from the file's <<<(n + 255) / 256, 256>>>, n taken as N*N\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+    }
+
+    #[test]
+    fn a_void_pointer_the_kernel_reads_through_one_cast_is_a_buffer_of_that_type() {
+        // A DRAM-bandwidth microbenchmark: untyped pointers, read and
+        // written as uint4; one cast two ways stays untyped.
+        let source = r#"
+            __global__ void copy_kernel(const void *x, void *y, void *z) {
+                unsigned idx = blockIdx.x * blockDim.x + threadIdx.x;
+                const uint4 *ldg_ptr = (const uint4 *)x + idx;
+                uint4 *stg_ptr = reinterpret_cast<uint4 *>(y) + idx;
+                stg_ptr[0] = ldg_ptr[0];
+                ((float *)z)[idx] = ((int *)z)[idx];
+            }
+        "#;
+        let (_root, text) = draft(&[("b.cu", source)], "b.cu", "b");
+        let text = text.unwrap();
+        for expected in [
+            "# types read from the casts the kernel reads its untyped pointers through: `const void *` is used as `const uint4 *`, `void *` is used as `uint4 *`\n",
+            "{ name = \"x\", buffer = \"u32\", count = \"4*N\", fill = \"random\" },  # fill in: its element count, 4 to each `const uint4`",
+            "# fill in: `void *z` is a pointer to a type gpuprof cannot make",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
