@@ -1432,9 +1432,11 @@ fn struct_aliases(tokens: &[Located]) -> Vec<(String, String)> {
             (Some((Token::Punct('{'), _)), _) => (None, i + 1),
             _ => continue,
         };
-        let Some(close) = matching_brace(tokens, open) else {
+        // The `}` that closes it (none in a file cut short).
+        let close = group_end(tokens, open) - 1;
+        if group_start(tokens, close) != Some(open) {
             continue;
-        };
+        }
         let Some(vector) = data_members(&tokens[open + 1..close])
             .and_then(|members| homogeneous_members(&members))
         else {
@@ -1453,24 +1455,6 @@ fn struct_aliases(tokens: &[Located]) -> Vec<(String, String)> {
         }
     }
     found
-}
-
-/// The index of the `}` that closes the `{` at `open`.
-fn matching_brace(tokens: &[Located], open: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (k, (token, _)) in tokens.iter().enumerate().skip(open) {
-        match token {
-            Token::Punct('{') => depth += 1,
-            Token::Punct('}') => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(k);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// The declarations of a struct's data members among `body`, the tokens
@@ -1498,9 +1482,8 @@ fn data_members(body: &[Located]) -> Option<Vec<Located>> {
             }
             // A member function's body ends its declaration.
             Token::Punct('{') => {
-                let close = matching_brace(body, k)?;
                 declaration.clear();
-                k = close + 1;
+                k = group_end(body, k);
                 continue;
             }
             Token::Punct(';') => {
