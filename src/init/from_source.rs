@@ -1130,7 +1130,7 @@ impl<'a> Draft<'a> {
         let integers: Vec<String> = parameters
             .iter()
             .flatten()
-            .filter(|p| matches!(p.takes, Takes::Value(c) if !c.float && c.bytes >= 4))
+            .filter(|p| holds_a_count(p))
             .filter_map(Parameter::name)
             .collect();
         let sides = kernel.body.as_deref().map_or_else(Vec::new, |body| {
@@ -1900,8 +1900,7 @@ impl<'a> Draft<'a> {
             .iter()
             .zip(&launch.arguments)
             .map(|(parameter, argument)| {
-                let integer =
-                    matches!(parameter.takes, Takes::Value(c) if !c.float && c.bytes >= 4);
+                let integer = holds_a_count(parameter);
                 // A variable with an initializer, or an expression written
                 // in the launch itself (`1024`, `1024 * sizeof(float)`).
                 let (initial, written) = match initializer(argument, scanned) {
@@ -3029,6 +3028,12 @@ const INPUT: &str = "fill = \"random\"";
 const OUTPUT: &str = "output = true";
 const BOTH: &str = "output = true, fill = \"random\"";
 
+/// Whether a parameter is an integer scalar wide enough to hold a count
+/// (4 bytes or more): what init drafts as a size.
+fn holds_a_count(parameter: &Parameter) -> bool {
+    matches!(parameter.takes, Takes::Value(c) if !c.float && c.bytes >= 4)
+}
+
 /// Types the `void *` parameters the body reads through one cast to a
 /// pointer gpuprof can pass (`(const uint4 *)x + idx`,
 /// `reinterpret_cast<float4 *>(y)`, `static_cast<half *>(p)`), in place:
@@ -3052,10 +3057,9 @@ fn type_by_casts(
         {
             continue;
         }
-        let named = name.clone();
-        let name = regex::escape(&name);
+        let escaped = regex::escape(&name);
         let casts = regex::Regex::new(&format!(
-            r"\(\s*((?:const\s+)?[A-Za-z_][\w:]*(?:\s+const)?\s*\*)\s*\)\s*{name}\b|(?:reinterpret|static)_cast\s*<\s*((?:const\s+)?[A-Za-z_][\w:]*(?:\s+const)?\s*\*)\s*>\s*\(\s*{name}\s*\)"
+            r"\(\s*((?:const\s+)?[A-Za-z_][\w:]*(?:\s+const)?\s*\*)\s*\)\s*{escaped}\b|(?:reinterpret|static)_cast\s*<\s*((?:const\s+)?[A-Za-z_][\w:]*(?:\s+const)?\s*\*)\s*>\s*\(\s*{escaped}\s*\)"
         ))
         .expect("a valid pattern");
         let mut types: Vec<String> = casts
@@ -3073,7 +3077,7 @@ fn type_by_casts(
         else {
             continue;
         };
-        typed.push((named, written_type(parameter).to_string(), cast.clone()));
+        typed.push((name, written_type(parameter).to_string(), cast.clone()));
         parameter.resolved = retyped.resolved;
         parameter.takes = retyped.takes;
     }
@@ -3203,8 +3207,8 @@ fn argument(
             None => unknown("pointer to a type"),
         },
         // A float, or an integer too narrow to hold a size, starts at 1.
-        Takes::Value(c_type) => match parameter.element().map(ElementType::name) {
-            Some(element) if c_type.float || c_type.bytes < 4 => format!(
+        Takes::Value(_) => match parameter.element().map(ElementType::name) {
+            Some(element) if !holds_a_count(parameter) => format!(
                 "  {{ name = {name}, scalar = \"{element}\", value = 1 }},  # fill in: its value\n"
             ),
             Some(element) => format!(
