@@ -57,34 +57,23 @@ pub(super) fn probe(
     }
 }
 
-/// nvidia-smi's answer, read on a thread of its own (`nvidia-smi -q -x`
-/// takes a few tenths of a second) while the harness probes the device.
-pub(super) struct SmiReading(std::thread::JoinHandle<Result<SmiFacts, String>>);
-
-/// Starts reading nvidia-smi.
-pub(super) fn read_nvidia_smi() -> SmiReading {
-    SmiReading(std::thread::spawn(|| {
-        process::run(&Invocation::new("nvidia-smi").args(["-q", "-x"]))
-            .map_err(|e| e.to_string())
-            .and_then(|output| parse_nvidia_smi(&output.stdout, first_visible_device().as_deref()))
-    }))
+/// The device as results.json records it: the driver's facts and, where
+/// nvidia-smi answers, its driver version and clocks (a notice otherwise).
+pub(super) fn describe(facts: &DriverFacts, notices: &mut Vec<Notice>) -> Device {
+    Device::from_facts(facts, read_nvidia_smi(notices))
 }
 
-/// The device as results.json records it: the driver's facts and, where
-/// nvidia-smi answered, its driver version and clocks (a notice otherwise).
-pub(super) fn describe(facts: &DriverFacts, smi: SmiReading, notices: &mut Vec<Notice>) -> Device {
-    let read = smi
-        .0
-        .join()
-        .unwrap_or_else(|_| Err("reading its output failed".into()));
-    let smi = match read {
+fn read_nvidia_smi(notices: &mut Vec<Notice>) -> Option<SmiFacts> {
+    let outcome = process::run(&Invocation::new("nvidia-smi").args(["-q", "-x"]))
+        .map_err(|e| e.to_string())
+        .and_then(|output| parse_nvidia_smi(&output.stdout, first_visible_device().as_deref()));
+    match outcome {
         Ok(facts) => Some(facts),
         Err(reason) => {
             notices.push(Notice::NvidiaSmiUnreadable { reason });
             None
         }
-    };
-    Device::from_facts(facts, smi)
+    }
 }
 
 /// The first entry of `CUDA_VISIBLE_DEVICES`: the GPU the harness runs on,

@@ -147,7 +147,6 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
         false => previous.clone(),
     };
     let harness = time::harness_program()?;
-    let smi = device::read_nvidia_smi();
     let facts = device::probe(&harness, &plan, &folders.work)?;
     plan::check_device_limits(&plan, &facts)?;
 
@@ -156,7 +155,7 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
     // interrupt during the build) loses nothing.
     let mut results = plan::new_results(&plan, request);
     results.shard = shard;
-    results.device = Some(device::describe(&facts, smi, &mut results.notices));
+    results.device = Some(device::describe(&facts, &mut results.notices));
 
     clock.lap("prepare");
     let modules = build::build_all(
