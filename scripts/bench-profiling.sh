@@ -7,11 +7,15 @@
 #   full        `ncu --set full --import-source yes` alone, as a user would
 #               by hand, over exactly the launches gpuprof profiled (its
 #               profile jobs merged into one, so the same profiler ranges);
-#   start-up    ncu over the harness with nothing to profile.
+#   start-up    ncu over the harness with nothing to profile, and the same
+#               started early: the harness waits for its job (written 3 s
+#               later), as gpuprof's ncu runs do, and the start-up left is
+#               what follows the job.
 # It prints, per suite: full ÷ whole report (the goal is 3×, matmul 4×) and
-# the profiling overhead per launch: gpuprof's ncu seconds less one start-up
-# per ncu run and less every launch's replay passes × its kernel duration,
-# over the launches (the goal is at most 0.6 s). Also the replay passes and
+# the profiling overhead per launch: gpuprof's ncu seconds (from each run's
+# job to its end) less one start-up per ncu run (the start-up left after
+# the job for a run started early) and less every launch's replay passes ×
+# its kernel duration, over the launches (the goal is at most 0.6 s). Also the replay passes and
 # where the per-line counters were taken. Every ncu run uses
 # --clock-control none. Also writes, for the transpose probe launches, a raw
 # export with the throughput breakdowns (breakdown.csv), to read which unit
@@ -67,7 +71,16 @@ PY
     ncu --clock-control none --profile-from-start off -f -o "$dir/none" \
         "$bin" harness --job "$dir/gpuprof/ncu/device-job.json" > /dev/null 2>&1
     start=$(since "$t0")
-    echo "$suite $whole $full $start $before" >> "$out/times.txt"
+    # The same, its harness waiting for its job, written 3 s later.
+    rm -f "$dir/early-job.json"
+    t0=$(now)
+    ncu --clock-control none --profile-from-start off -f -o "$dir/early" \
+        "$bin" harness --job "$dir/early-job.json" --wait-for $$ > /dev/null 2>&1 &
+    sleep 3
+    cp "$dir/gpuprof/ncu/device-job.json" "$dir/early-job.tmp" && mv "$dir/early-job.tmp" "$dir/early-job.json"
+    wait $!
+    early=$(awk -v s="$(since "$t0")" 'BEGIN { printf "%.2f", s - 3 }')
+    echo "$suite $whole $full $start $before $early" >> "$out/times.txt"
 done
 # The throughputs' breakdowns on the transpose probe's launches.
 if [ -f "$out/transpose/all-job.json" ]; then
@@ -83,29 +96,31 @@ def rows(path):
     return list(csv.DictReader(open(path)))[1:]
 def number(text):
     return float(text.replace(",", ""))
-print(f"{'suite':<22} {'launches':>8} {'report s':>8} {'full s':>7} {'full/report':>11} {'ncu s':>6} {'ncu runs':>8} {'start s':>7} {'overhead s/launch':>17} {'passes':>6} {'lines at':>9}  stages")
+print(f"{'suite':<22} {'launches':>8} {'report s':>8} {'full s':>7} {'full/report':>11} {'ncu s':>6} {'ncu runs':>8} {'start s':>11} {'overhead s/launch':>17} {'passes':>6} {'lines at':>9}  stages")
 baselines = []
 for line in open(os.path.join(out, "times.txt")):
-    suite, whole, full, start, before = line.split()
+    suite, whole, full, start, before, early = line.split()
     if before != "-":
         log = open(os.path.join(out, suite, "baseline.log")).read()
         took = re.search(r"took [^\n]*", log)
         baselines.append((suite, float(before), float(whole), took.group(0) if took else "-"))
     results = json.load(open(os.path.join(out, suite, "gpuprof", "results.json")))
     profiler = results.get("profiler") or {}
-    stage = profiler.get("seconds", 0.0)
-    ncu_runs = 2 if profiler.get("lines_run") else 1
+    runs = [profiler] + ([profiler["lines_run"]] if profiler.get("lines_run") else [])
+    stage = profiler.get("seconds", 0.0)  # both runs
+    ncu_runs = len(runs)
+    starts = sum(float(early) if run.get("started_early_s") is not None else float(start) for run in runs)
     launches = []
     for raw in glob.glob(os.path.join(out, suite, "gpuprof", "ncu", "profile*-raw.csv")):
         launches += rows(raw)
     passes = [number(r["profiler__replayer_passes"]) for r in launches]
     kernel = [number(r["gpu__time_duration.sum"]) * 1e-9 for r in launches]
     own = sum(p * k for p, k in zip(passes, kernel))
-    overhead = (stage - ncu_runs * float(start) - own) / max(len(launches), 1)
+    overhead = (stage - starts - own) / max(len(launches), 1)
     log = open(os.path.join(out, suite, "gpuprof.log")).read()
     took = re.search(r"took [^\n]*", log)
     stages = took.group(0) if took else "-"
-    print(f"{suite:<22} {len(launches):>8} {float(whole):>8.1f} {float(full):>7.1f} {float(full) / float(whole):>11.2f} {stage:>6.1f} {ncu_runs:>8} {float(start):>7.1f} {overhead:>17.3f} {'/'.join(str(int(p)) for p in sorted(set(passes))):>6} {str(profiler.get('lines_at') or 'every'):>9}  {stages}")
+    print(f"{suite:<22} {len(launches):>8} {float(whole):>8.1f} {float(full):>7.1f} {float(full) / float(whole):>11.2f} {stage:>6.1f} {ncu_runs:>8} {float(start):>5.1f}/{float(early):>5.2f} {overhead:>17.3f} {'/'.join(str(int(p)) for p in sorted(set(passes))):>6} {str(profiler.get('lines_at') or 'every'):>9}  {stages}")
 if baselines:
     print()
     print(f"{'suite':<22} {'baseline s':>10} {'report s':>8} {'baseline/report':>15}  baseline stages")

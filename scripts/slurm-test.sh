@@ -76,7 +76,11 @@ sinfo -h -o %t | grep -q idle || { cat "$work/log/"*.log; echo "slurm did not co
 export GPUPROF_HARNESS=$root/tests/standin/harness
 export GPUPROF_REPLAY=$root/tests/fixtures/h200-transpose
 export XDG_CACHE_HOME=$work/cache
-suite=$root/examples/transpose/variants.toml
+# Each shard runs one size and takes the per-line counters there, so the
+# suite asks for them at every size (the recording has them there).
+suite=$work/variants.toml
+sed "s#\"../../kernels/#\"$root/kernels/#" "$root/examples/transpose/variants.toml" > "$suite"
+printf '\n[profile]\nlines_at = "every"\n' >> "$suite"
 ncu=$root/tests/standin/ncu
 "$bin" report "$suite" --ncu "$ncu" --timeout 30 -o "$work/single" > "$work/single.log" 2>&1
 

@@ -276,5 +276,10 @@ pub enum Command {
     Harness {
         #[arg(long)]
         job: PathBuf,
+        /// Wait for the job file to appear, touching no GPU meanwhile, for
+        /// as long as the process of this id (the gpuprof that will write
+        /// it) lives
+        #[arg(long, value_name = "PID")]
+        wait_for: Option<u32>,
     },
 }

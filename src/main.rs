@@ -126,7 +126,7 @@ fn main() -> ExitCode {
             &written,
         ),
         Command::Doctor { ncu, binary } => doctor(ncu.as_deref(), binary.as_deref()),
-        Command::Harness { job } => run_harness(&job),
+        Command::Harness { job, wait_for } => run_harness(&job, wait_for),
     }
 }
 
@@ -462,26 +462,11 @@ fn dump(path: &std::path::Path) -> ExitCode {
 
 /// The hidden harness subcommand: events one per line as they happen, on
 /// the report descriptor the pipeline gave it (stdout when run by hand).
-fn run_harness(job: &std::path::Path) -> ExitCode {
+/// With `wait_for`, the job file is not written yet: the harness waits for
+/// it (before it touches the GPU) while that process lives.
+fn run_harness(job_path: &std::path::Path, wait_for: Option<u32>) -> ExitCode {
     // Under ncu, the harness's parent is ncu: it goes when ncu goes.
     gpuprof::process::die_with_parent();
-    let job: harness::Job = match std::fs::read_to_string(job)
-        .map_err(|e| e.to_string())
-        .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
-    {
-        Ok(job) => job,
-        Err(error) => {
-            eprintln!(
-                "error: cannot read the harness job {}: {error}",
-                job.display()
-            );
-            return ExitCode::from(exit_code::BAD_INPUT);
-        }
-    };
-    if !harness::driver_available() {
-        eprintln!("error: the NVIDIA driver library (libcuda.so.1) was not found");
-        return ExitCode::from(exit_code::ENVIRONMENT);
-    }
     // Events go on the pipeline's report descriptor, what kernels print
     // is captured apart; run by hand, both go to stdout.
     let mut reporter =
@@ -500,6 +485,29 @@ fn run_harness(job: &std::path::Path) -> ExitCode {
             let _ = out.flush();
         }
     };
+    if let Some(writer) = wait_for
+        && let Err(error) = wait_for_job(job_path, writer, &mut emit)
+    {
+        eprintln!("error: {error}");
+        return ExitCode::from(exit_code::ENVIRONMENT);
+    }
+    let job: harness::Job = match std::fs::read_to_string(job_path)
+        .map_err(|e| e.to_string())
+        .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
+    {
+        Ok(job) => job,
+        Err(error) => {
+            eprintln!(
+                "error: cannot read the harness job {}: {error}",
+                job_path.display()
+            );
+            return ExitCode::from(exit_code::BAD_INPUT);
+        }
+    };
+    if !harness::driver_available() {
+        eprintln!("error: the NVIDIA driver library (libcuda.so.1) was not found");
+        return ExitCode::from(exit_code::ENVIRONMENT);
+    }
     match harness::run(&job, &mut emit) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -507,4 +515,29 @@ fn run_harness(job: &std::path::Path) -> ExitCode {
             ExitCode::from(exit_code::VARIANT_FAILED)
         }
     }
+}
+
+/// Waits for the job file `job` (written whole, by a rename) while the
+/// process `writer` lives, saying so once a second.
+fn wait_for_job(
+    job: &std::path::Path,
+    writer: u32,
+    emit: &mut dyn FnMut(harness::Event),
+) -> Result<(), String> {
+    use std::time::{Duration, Instant};
+    let mut said = None::<Instant>;
+    while !job.exists() {
+        if !gpuprof::process::is_alive(writer) {
+            return Err(format!(
+                "the gpuprof process {writer}, which was to write the job {}, has ended",
+                job.display()
+            ));
+        }
+        if said.is_none_or(|at| at.elapsed() >= Duration::from_secs(1)) {
+            emit(harness::Event::Waiting);
+            said = Some(Instant::now());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    Ok(())
 }

@@ -124,20 +124,45 @@ fn replaying(out: &Path) -> Command {
 /// `gpuprof report` on the transpose example with the stand-ins replaying
 /// the recorded H200 run.
 fn replayed_report(out: &Path, ncu_mode: &str) -> assert_cmd::assert::Assert {
+    replayed_report_of(
+        out,
+        &root().join("examples/transpose/variants.toml"),
+        ncu_mode,
+    )
+}
+
+/// `gpuprof report` on `config` with the stand-ins replaying the recorded
+/// H200 run of the transpose example.
+fn replayed_report_of(out: &Path, config: &Path, ncu_mode: &str) -> assert_cmd::assert::Assert {
     replaying(out)
         .env("STANDIN_NCU", ncu_mode)
-        .args([
-            "report",
-            "examples/transpose/variants.toml",
-            "--timeout",
-            "5",
-            "--ncu",
-        ])
+        .arg("report")
+        .arg(config)
+        .args(["--timeout", "5", "--ncu"])
         .arg(root().join("tests/standin/ncu"))
         .arg("-o")
         .arg(out.join("report"))
         .assert()
 }
+
+/// The transpose example written into `folder` (its kernels named by
+/// absolute path) with `profile` as its `[profile]` table: the recorded
+/// run took the per-line counters at every size, which `lines_at =
+/// "every"` asks for.
+fn transpose_suite(folder: &Path, profile: &str) -> PathBuf {
+    let kernels = format!("\"{}/kernels/", root().display());
+    let suite = std::fs::read_to_string(root().join("examples/transpose/variants.toml"))
+        .unwrap()
+        .replace("\"../../kernels/", &kernels)
+        + &format!("\n[profile]\n{profile}\n");
+    let config = folder.join("variants.toml");
+    std::fs::write(&config, suite).unwrap();
+    config
+}
+
+/// [`transpose_suite`] with the per-line counters at every size, as
+/// recorded.
+const EVERY_SIZE: &str = "lines_at = \"every\"";
 
 fn read_results(path: &Path) -> gpuprof::model::Results {
     gpuprof::model::read_results(&std::fs::read_to_string(path).unwrap()).unwrap()
@@ -171,9 +196,30 @@ fn report_through_the_stand_ins_gives_the_recorded_results() {
         for (a, b) in mine.runs.iter().zip(&theirs.runs) {
             assert_eq!(a.samples_ms, b.samples_ms, "{} {}", mine.name, a.size);
             assert_eq!(a.check, b.check, "{} {}", mine.name, a.size);
-            assert_eq!(a.profile, b.profile, "{} {}", mine.name, a.size);
+            // The per-line counters are taken at N=8192 only (the recording
+            // took them at both sizes): N=2048 keeps its counters and says
+            // where its lines come from.
+            let (a, b) = (a.profile.as_ref().unwrap(), b.profile.as_ref().unwrap());
+            match a.lines_at.as_deref() {
+                // ncu numbers the launches of each of its reports.
+                None => assert_eq!(
+                    (&a.metrics, &a.source_lines),
+                    (&b.metrics, &b.source_lines),
+                    "{} N=8192",
+                    mine.name
+                ),
+                Some(at) => {
+                    assert_eq!(at, "N=8192", "{}", mine.name);
+                    assert_eq!(a.metrics, b.metrics, "{} N=2048", mine.name);
+                    assert!(a.source_lines.is_empty(), "{} N=2048", mine.name);
+                }
+            }
         }
     }
+    assert_eq!(
+        produced.profiler.as_ref().unwrap().lines_at.as_deref(),
+        Some("N=8192")
+    );
     assert_eq!(
         produced.device,
         recorded.device.map(|d| gpuprof::model::Device {
@@ -213,6 +259,52 @@ fn refused_counter_access_keeps_the_timings_and_names_the_fix() {
     }));
     let page = std::fs::read_to_string(out.path().join("report/report.html")).unwrap();
     assert!(page.contains("NVreg_RestrictProfilingToAdminUsers=0"));
+}
+
+#[test]
+fn ncu_started_early_and_not_needed_ends_unused() {
+    if !nvrtc_present() {
+        return;
+    }
+    // The naive kernel alone, dying at both sizes: the two ncu processes
+    // started while it was timed get nothing to profile.
+    let out = tempfile::tempdir().unwrap();
+    let example = std::fs::read_to_string(root().join("examples/transpose/variants.toml")).unwrap();
+    let header = &example[..example.find("[[variant]]").unwrap()];
+    let naive = format!(
+        "[[variant]]\nname = \"naive\"\nsource = \"{}/kernels/transpose/naive.cu\"\nentry = \"transpose_naive\"\n",
+        root().display()
+    );
+    let config = out.path().join("variants.toml");
+    std::fs::write(&config, format!("{header}{naive}")).unwrap();
+    let log = out.path().join("standin.log");
+    replaying(out.path())
+        .env("STANDIN_LOG", &log)
+        .env("STANDIN_HARNESS", "crash:naive")
+        .arg("report")
+        .arg(&config)
+        .args(["--timeout", "5", "--ncu"])
+        .arg(root().join("tests/standin/ncu"))
+        .arg("-o")
+        .arg(out.path().join("report"))
+        .assert()
+        .code(3);
+    let text = std::fs::read_to_string(&log).unwrap();
+    for job in ["profile-job.json", "profile-lines-job.json"] {
+        assert!(
+            text.lines().any(|l| l == format!("waiting {job}")),
+            "{text}"
+        );
+    }
+    assert!(!text.lines().any(|l| l.starts_with("profile ")), "{text}");
+    let results = read_results(&out.path().join("report/results.json"));
+    assert!(results.profiler.is_none());
+    assert!(
+        results.variants[0]
+            .runs
+            .iter()
+            .all(|r| r.failure.is_some() && r.profile.is_none())
+    );
 }
 
 #[test]
@@ -1173,7 +1265,9 @@ fn a_second_run_reuses_what_did_not_change_and_force_runs_it_all() {
             .success();
         let text = std::fs::read_to_string(&log).unwrap_or_default();
         text.lines()
-            .filter(|l| !l.starts_with("device") && !l.starts_with("export"))
+            .filter(|l| {
+                !l.starts_with("device") && !l.starts_with("export") && !l.starts_with("waiting")
+            })
             .map(str::to_string)
             .collect::<Vec<_>>()
     };
@@ -1547,13 +1641,7 @@ fn per_line_counters_taken_at_one_size_stand_for_the_other_sizes_and_say_so() {
         return;
     }
     let out = tempfile::tempdir().unwrap();
-    let kernels = format!("\"{}/kernels/", root().display());
-    let suite = std::fs::read_to_string(root().join("examples/transpose/variants.toml"))
-        .unwrap()
-        .replace("\"../../kernels/", &kernels)
-        + "\n[profile]\nlines_at = \"N=2048\"\n";
-    let config = out.path().join("variants.toml");
-    std::fs::write(&config, suite).unwrap();
+    let config = transpose_suite(out.path(), "lines_at = \"N=2048\"");
     let log = out.path().join("standin.log");
     replaying(out.path())
         .env("STANDIN_LOG", &log)
@@ -1565,8 +1653,20 @@ fn per_line_counters_taken_at_one_size_stand_for_the_other_sizes_and_say_so() {
         .arg(out.path().join("report"))
         .assert()
         .success();
-    // Two ncu runs: N=8192 without the per-line counters, N=2048 with them.
+    // Two ncu runs: N=8192 without the per-line counters, N=2048 with them,
+    // both started while the kernels were timed: their harnesses waited
+    // for their jobs, and profiled nothing until the timing had ended.
     let profiled = std::fs::read_to_string(&log).unwrap();
+    for job in ["profile-job.json", "profile-lines-job.json"] {
+        assert!(
+            profiled.lines().any(|l| l == format!("waiting {job}")),
+            "{profiled}"
+        );
+    }
+    let lines: Vec<&str> = profiled.lines().collect();
+    let last_timed = lines.iter().rposition(|l| l.starts_with("time "));
+    let first_profiled = lines.iter().position(|l| l.starts_with("profile "));
+    assert!(last_timed < first_profiled, "{profiled}");
     let runs: Vec<&str> = profiled
         .lines()
         .filter(|l| l.starts_with("profile "))
@@ -1614,6 +1714,14 @@ fn per_line_counters_taken_at_one_size_stand_for_the_other_sizes_and_say_so() {
     );
     let lines_run = profiler.lines_run.as_ref().unwrap();
     assert!(lines_run.command.contains("--section SourceCounters"));
+    // The commands shown run as they are: the harness does not wait.
+    assert!(
+        !profiler.command.contains("--wait-for"),
+        "{}",
+        profiler.command
+    );
+    assert!(profiler.started_early_s.is_some_and(|s| s > 0.0));
+    assert!(lines_run.started_early_s.is_some_and(|s| s > 0.0));
     assert_eq!(lines_run.report_file, "profile-lines.ncu-rep");
     let tiled = results.variant("tiled").unwrap();
     let big = tiled.run("N=8192").unwrap().profile.as_ref().unwrap();
@@ -1677,13 +1785,9 @@ fn the_source_pages_are_exported_while_the_raw_page_is_and_the_profiles_stay_the
     replaying(out.path())
         .env("STANDIN_LOG", &log)
         .env("STANDIN_RAW_WAITS_FOR", "^export source ")
-        .args([
-            "report",
-            "examples/transpose/variants.toml",
-            "--timeout",
-            "5",
-            "--ncu",
-        ])
+        .arg("report")
+        .arg(transpose_suite(out.path(), EVERY_SIZE))
+        .args(["--timeout", "5", "--ncu"])
         .arg(root().join("tests/standin/ncu"))
         .arg("-o")
         .arg(out.path().join("report"))
@@ -1724,13 +1828,9 @@ fn a_raw_page_with_other_launches_than_profiled_has_the_source_pages_it_lists_ex
     replaying(out.path())
         .env("STANDIN_LOG", &log)
         .env("STANDIN_REPORT_LAUNCHES", "3")
-        .args([
-            "report",
-            "examples/transpose/variants.toml",
-            "--timeout",
-            "5",
-            "--ncu",
-        ])
+        .arg("report")
+        .arg(transpose_suite(out.path(), EVERY_SIZE))
+        .args(["--timeout", "5", "--ncu"])
         .arg(root().join("tests/standin/ncu"))
         .arg("-o")
         .arg(out.path().join("report"))
@@ -1928,7 +2028,9 @@ fn shards_merged_give_the_single_runs_results_and_findings() {
     }
     let out = tempfile::tempdir().unwrap();
     let out = out.path();
-    replayed_report(out, "").success();
+    // Each shard runs one size, so takes its lines there: the single run
+    // takes them at every size to compare.
+    replayed_report_of(out, &transpose_suite(out, EVERY_SIZE), "").success();
     replayed_shard(out, "1/2", "s1").success();
     replayed_shard(out, "2/2", "s2").success();
     let first = read_results(&out.join("s1/results.json"));

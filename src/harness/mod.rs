@@ -40,9 +40,15 @@ pub fn device_facts() -> Result<crate::model::device::DriverFacts, GpuError> {
     Gpu::open()?.facts()
 }
 
-/// Runs `job`, calling `emit` for every event. Returns `Err` after a fatal
+/// Runs `job`, calling `emit` for every event; a job with no items opens
+/// no GPU. Returns `Err` after a fatal
 /// CUDA error (already reported as an [`Event::Failed`]).
 pub fn run(job: &Job, emit: &mut dyn FnMut(Event)) -> Result<(), GpuError> {
+    if job.items.is_empty() && job.mode != Mode::Device {
+        // Nothing to run (an ncu process started early and not needed):
+        // the GPU is not touched.
+        return Ok(());
+    }
     let gpu = Gpu::open()?;
     if job.mode == Mode::Device {
         emit(Event::Device(gpu.facts()?));

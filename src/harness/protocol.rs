@@ -104,6 +104,9 @@ pub enum Event {
     /// The kernel in flight keeps printing (sent at most once a second):
     /// alive, not hung.
     Printing,
+    /// The harness was started before its job was written and is still
+    /// waiting for it (sent once a second): alive, not hung.
+    Waiting,
     /// The item could not run. `fatal` failures (a CUDA error that leaves
     /// the context unusable) end the process; the pipeline starts a new one
     /// for the remaining items.

@@ -80,7 +80,15 @@ pub struct ProfilerRun {
     pub report_file: String,
     /// Replay passes per profiled launch (the cost of the metric set).
     pub passes_per_launch: Option<f64>,
+    /// From when its launches were known (its job written) to its end;
+    /// with a `lines_run`, both runs' together.
     pub seconds: f64,
+    /// How long before its launches were known ncu was started, when it
+    /// was started early: its start-up ran while the GPU was still busy
+    /// with the stage before (the harness touches the GPU only once it has
+    /// its job).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_early_s: Option<f64>,
     /// The size whose launches carry the per-line source counters, when
     /// they were taken at one size only (absent: at every size).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -98,7 +106,12 @@ pub struct LinesRun {
     pub command: String,
     /// Its report file, relative to the output folder.
     pub report_file: String,
+    /// From when its launches were known (its job written) to its end.
     pub seconds: f64,
+    /// How long before its launches were known ncu was started, when it
+    /// was started early (as [`ProfilerRun::started_early_s`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_early_s: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -182,6 +182,7 @@ fn profile_one(
         report_file: format!("{}.ncu-rep", run.slug),
         passes_per_launch: None,
         seconds,
+        started_early_s: None,
         lines_at: None,
         lines_run: None,
     });

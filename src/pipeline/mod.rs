@@ -179,6 +179,12 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
     }
 
     let time_job = plan::timing_job(&plan, &modules, &reused);
+    // ncu starts while the kernels are timed; its harness waits for its
+    // job, touching the GPU only once the timing harness has ended.
+    let early = match request.skip_profile {
+        true => profile::EarlyStart::none(),
+        false => profile::start_early(&harness, &time_job, &reused, &ncu, request, &folders),
+    };
     time::run(
         &harness,
         &time_job,
@@ -202,6 +208,7 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
             &ncu,
             request,
             &folders,
+            early,
             &mut results,
         )?;
         if results.profiler.is_none() && !reused.is_empty() {

@@ -3,23 +3,26 @@
 //! harness wraps it in cuProfilerStart/Stop); the report is exported and
 //! each launch's counters and source lines become its run's profile. The
 //! per-line source counters, which cost an instrumented run of the kernel,
-//! are taken at one size when that saves time (chosen from the timed
-//! durations, or by `[profile] lines_at`): the other sizes then run in an
-//! ncu process without them, whose report is exported while the second
-//! ncu process runs. Of a sweep's configurations only those
+//! are taken at one size (chosen from the timed durations, or by
+//! `[profile] lines_at`): the other sizes run in an ncu process without
+//! them, whose report is exported while the second ncu process runs. Both
+//! ncu processes are started before the timing stage ([`start_early`]):
+//! their harnesses wait for their jobs without touching the GPU, so ncu's
+//! start-up is spent while the GPU is still busy with the stage before.
+//! Of a sweep's configurations only those
 //! `[profile] sweeps` names are profiled (by default the fastest few and
 //! the slowest at each size). A failing or missing ncu costs the profiles,
 //! never the timings.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use indicatif::ProgressBar;
 
 use super::output::{write_atomic, write_json};
 use super::plan::ordered_items;
-use super::progress::progress;
+use super::progress::{progress_later, show};
 use super::time::harness_job;
 use super::{Folders, ReportRequest};
 use crate::analysis::sweeps;
@@ -69,7 +72,9 @@ struct ProfiledLaunch {
 /// reused, once each: with the per-line source counters at every size in
 /// one ncu process, or, when they are taken at one size only, the other
 /// sizes without them in one ncu process and that size with them in a
-/// second.
+/// second. An ncu process `early` started for a pass gets that pass's job;
+/// those left over are ended.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn run(
     harness: &Invocation,
     time_job: &Job,
@@ -77,6 +82,7 @@ pub(super) fn run(
     ncu: &Result<Ncu, String>,
     request: &ReportRequest,
     folders: &Folders,
+    mut early: EarlyStart,
     results: &mut Results,
 ) -> Result<(), Error> {
     let ncu = match ncu {
@@ -100,7 +106,7 @@ pub(super) fn run(
     let (line_items, plain_items): (Vec<Item>, Vec<Item>) = items
         .into_iter()
         .partition(|item| lines_at.as_ref().is_none_or(|size| item.size == *size));
-    let bar = progress((line_items.len() + plain_items.len()) as u64, "profile");
+    let bar = early.show_progress((line_items.len() + plain_items.len()) as u64);
     let mut passes = Vec::new();
     if let (Some(size), false) = (&lines_at, plain_items.is_empty()) {
         passes.push(Pass {
@@ -119,12 +125,16 @@ pub(super) fn run(
             items: line_items,
         });
     }
+    early.keep_for(&passes);
     // Each pass's report is exported on a thread while the next pass's ncu
     // runs; the passes are recorded in order, each once its export is done.
     std::thread::scope(|scope| {
         let mut exporting = None;
         for pass in &passes {
-            let done = profile_pass(harness, time_job, ncu, request, folders, pass, &bar);
+            let started = early.take(pass);
+            let done = profile_pass(
+                harness, time_job, ncu, request, folders, pass, started, &bar,
+            );
             if let Some(previous) = exporting.take() {
                 record_pass(
                     ncu,
@@ -208,15 +218,14 @@ const LINES_SLOWDOWN: f64 = 50.0;
 /// the recorded medians, N=1024 0.03 s).
 const LINES_SECONDS_PER_VARIANT: f64 = 0.1;
 
-/// What starting a second ncu process costs (start-up and the harness's
-/// set-up, about 1 s on the H200): below it, every size gets its lines.
-const NCU_START_SECONDS: f64 = 1.0;
-
 /// The size at which the per-line counters are taken, or `None` for every
-/// size: as `[profile] lines_at` says, or (auto) every size when all of
-/// them cost less than a second ncu process would, else the largest size
-/// whose lines cost at most [`LINES_SECONDS_PER_VARIANT`] a variant by the
-/// timed durations, else the smallest.
+/// size: as `[profile] lines_at` says, or (auto) the largest size whose
+/// lines cost at most [`LINES_SECONDS_PER_VARIANT`] a variant by the timed
+/// durations, else the smallest. Even where every size's lines are cheap
+/// they are taken at one: besides the instrumented runs, the section costs
+/// each launch about a quarter of a second of replays (0.25 s a launch on
+/// the transpose launches on the H100), more than the second ncu process
+/// costs once its start-up is spent early.
 fn lines_size(plan: &Plan, items: &[Item], results: &Results) -> Option<String> {
     let sizes: Vec<&str> = plan.suite.sizes.iter().map(|s| s.label.as_str()).collect();
     let profiled_sizes: BTreeSet<&str> = items.iter().map(|i| i.size.as_str()).collect();
@@ -243,10 +252,6 @@ fn lines_size(plan: &Plan, items: &[Item], results: &Results) -> Option<String> 
             (size, seconds, at_size.len())
         })
         .collect();
-    let total: f64 = costs.iter().map(|(_, seconds, _)| seconds).sum();
-    if total <= NCU_START_SECONDS {
-        return None;
-    }
     let within = costs.iter().rev().find(|(_, seconds, variants)| {
         *variants > 0 && *seconds <= LINES_SECONDS_PER_VARIANT * *variants as f64
     });
@@ -275,13 +280,63 @@ struct Pass<'a> {
 struct PassOutcome {
     outcome: Result<process::ToolOutput, process::ToolError>,
     command: String,
+    /// From the job written to ncu's end.
     seconds: f64,
+    /// How long ncu had been up before the job was written.
+    started_early_s: Option<f64>,
     log: String,
     report_file: PathBuf,
     profiled: Vec<ProfiledLaunch>,
 }
 
-/// Runs ncu over the harness for `pass`'s items.
+/// The ncu command of one pass over the harness and the files it uses.
+struct PassCommand {
+    invocation: Invocation,
+    /// The command as the report shows it: without `--wait-for`, so that
+    /// it runs as it is once the job is written.
+    shown: String,
+    job_path: PathBuf,
+    log_file: PathBuf,
+    report_file: PathBuf,
+}
+
+/// The ncu command of the pass writing `base`, its harness waiting for
+/// its job (while this process lives) when `wait`.
+fn pass_command(
+    harness: &Invocation,
+    ncu: &Ncu,
+    plan: &Plan,
+    folders: &Folders,
+    base: &str,
+    source_counters: bool,
+    wait: bool,
+) -> PassCommand {
+    let job_path = folders.work.join(format!("{base}-job.json"));
+    let ncu_request = ncu_run::ProfileRequest {
+        selection: ncu_run::Selection::ProfilerRanges,
+        clock_control: plan.profile.clock_control.as_ncu_value().to_string(),
+        report_base: folders.out.join(base),
+        log_file: folders.work.join(format!("{base}-ncu.log")),
+        source_counters,
+    };
+    let target = harness_job(harness, &job_path);
+    let shown = ncu_run::profile_invocation(&ncu.path, &ncu_request, &target).display();
+    let target = match wait {
+        true => target.arg("--wait-for").arg(std::process::id().to_string()),
+        false => target,
+    };
+    PassCommand {
+        invocation: ncu_run::profile_invocation(&ncu.path, &ncu_request, &target),
+        shown,
+        job_path,
+        log_file: ncu_request.log_file.clone(),
+        report_file: ncu_run::report_path(&ncu_request),
+    }
+}
+
+/// Runs ncu over the harness for `pass`'s items, in the ncu process
+/// `early` started for it when there is one.
+#[allow(clippy::too_many_arguments)]
 fn profile_pass(
     harness: &Invocation,
     time_job: &Job,
@@ -289,49 +344,199 @@ fn profile_pass(
     request: &ReportRequest,
     folders: &Folders,
     pass: &Pass,
+    early: Option<EarlyNcu>,
     bar: &ProgressBar,
 ) -> Result<PassOutcome, Error> {
-    let job_path = folders.work.join(format!("{}-job.json", pass.base));
-    write_json(
-        &job_path,
-        &Job {
-            mode: Mode::Profile,
-            plan: time_job.plan.clone(),
-            modules: time_job.modules.clone(),
-            items: pass.items.clone(),
-            failed: Vec::new(),
-        },
-    )?;
-    let ncu_request = ncu_run::ProfileRequest {
-        selection: ncu_run::Selection::ProfilerRanges,
-        clock_control: time_job
-            .plan
-            .profile
-            .clock_control
-            .as_ncu_value()
-            .to_string(),
-        report_base: folders.out.join(pass.base),
-        log_file: folders.work.join(format!("{}-ncu.log", pass.base)),
-        source_counters: matches!(pass.lines, Lines::Exported),
+    let job = Job {
+        mode: Mode::Profile,
+        plan: time_job.plan.clone(),
+        modules: time_job.modules.clone(),
+        items: pass.items.clone(),
+        failed: Vec::new(),
     };
-    let invocation =
-        ncu_run::profile_invocation(&ncu.path, &ncu_request, &harness_job(harness, &job_path));
-    let started = Instant::now();
-    let (outcome, mut profiled, events_log) = run_ncu(&invocation, request, bar);
-    let seconds = started.elapsed().as_secs_f64();
+    let (command, run, known, started_early_s) = match early {
+        Some(early) => {
+            let (command, run, known, spawned) = early.finish(&job)?;
+            (command, run, known, Some((known - spawned).as_secs_f64()))
+        }
+        None => {
+            let command = pass_command(
+                harness,
+                ncu,
+                &time_job.plan,
+                folders,
+                pass.base,
+                matches!(pass.lines, Lines::Exported),
+                false,
+            );
+            write_json(&command.job_path, &job)?;
+            let known = Instant::now();
+            let run = run_ncu(&command.invocation, request.idle_timeout * 4, bar);
+            (command, run, known, None)
+        }
+    };
     write_atomic(
         &folders.work.join(format!("{}-events.jsonl", pass.base)),
-        events_log.as_bytes(),
+        run.events_log.as_bytes(),
     )?;
+    let mut profiled = run.profiled;
     profiled.sort_by_key(|launch| launch.sequence);
     Ok(PassOutcome {
-        outcome,
-        command: invocation.display(),
-        seconds,
-        log: std::fs::read_to_string(&ncu_request.log_file).unwrap_or_default(),
-        report_file: ncu_run::report_path(&ncu_request),
+        outcome: run.outcome,
+        command: command.shown,
+        seconds: (run.ended - known).as_secs_f64(),
+        started_early_s,
+        log: std::fs::read_to_string(&command.log_file).unwrap_or_default(),
+        report_file: command.report_file,
         profiled,
     })
+}
+
+/// An ncu process started before its launches were known, on a thread
+/// that follows it: its harness waits for the job file without touching
+/// the GPU. Dropped unused, it is given an empty job (the harness then
+/// ends without opening the GPU, and ncu with it).
+pub(super) struct EarlyNcu {
+    base: &'static str,
+    source_counters: bool,
+    command: Option<PassCommand>,
+    plan: Plan,
+    spawned: Instant,
+    thread: Option<std::thread::JoinHandle<NcuRun>>,
+}
+
+impl EarlyNcu {
+    /// Whether this process is the one `pass` needs.
+    fn runs(&self, pass: &Pass) -> bool {
+        self.base == pass.base && self.source_counters == matches!(pass.lines, Lines::Exported)
+    }
+
+    /// Gives the harness `job` and waits for ncu to end: its command, its
+    /// run, when the job was written and when ncu was started.
+    fn finish(mut self, job: &Job) -> Result<(PassCommand, NcuRun, Instant, Instant), Error> {
+        let command = self.command.take().expect("an early ncu finishes once");
+        write_json(&command.job_path, job)?;
+        let known = Instant::now();
+        let thread = self.thread.take().expect("an early ncu finishes once");
+        Ok((command, joined_thread(thread), known, self.spawned))
+    }
+}
+
+impl Drop for EarlyNcu {
+    fn drop(&mut self) {
+        let (Some(command), Some(thread)) = (self.command.take(), self.thread.take()) else {
+            return;
+        };
+        let empty = Job {
+            mode: Mode::Profile,
+            plan: self.plan.clone(),
+            modules: Default::default(),
+            items: Vec::new(),
+            failed: Vec::new(),
+        };
+        // Where the empty job cannot be written, the harness ends with this
+        // process (it waits only while this process lives): the thread is
+        // left to end with it rather than waited for.
+        if write_json(&command.job_path, &empty).is_ok() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// A finished thread's value, its panic resumed.
+fn joined_thread<T>(thread: std::thread::JoinHandle<T>) -> T {
+    thread
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// The ncu processes started before the timing stage, one per pass the
+/// plan is expected to need, and the bar their launches move (shown once
+/// the profile stage begins).
+pub(super) struct EarlyStart {
+    started: Vec<EarlyNcu>,
+    bar: ProgressBar,
+}
+
+impl EarlyStart {
+    /// No ncu started early (profiling skipped, or nothing to profile).
+    pub(super) fn none() -> EarlyStart {
+        EarlyStart {
+            started: Vec::new(),
+            bar: progress_later("profile"),
+        }
+    }
+
+    /// The ncu process started for `pass`, when one was.
+    fn take(&mut self, pass: &Pass) -> Option<EarlyNcu> {
+        let index = self.started.iter().position(|e| e.runs(pass))?;
+        Some(self.started.remove(index))
+    }
+
+    /// Ends, unused, the ncu processes none of `passes` can use, before
+    /// any pass writes its job (one of them may wait for the same file).
+    fn keep_for(&mut self, passes: &[Pass]) {
+        self.started
+            .retain(|early| passes.iter().any(|pass| early.runs(pass)));
+    }
+
+    /// The stage's bar, shown, over `length` items.
+    fn show_progress(&self, length: u64) -> ProgressBar {
+        show(&self.bar, length);
+        self.bar.clone()
+    }
+}
+
+/// Starts, before the timing stage, the ncu processes the profile stage
+/// is expected to need: one with the per-line counters when the items
+/// (those of kernels, not reused) are of one size or `[profile] lines_at
+/// = "every"`, else one without them and one with them (the per-line
+/// counters are taken at one size). A process the stage turns out not to
+/// need is ended unused.
+pub(super) fn start_early(
+    harness: &Invocation,
+    time_job: &Job,
+    reused: &BTreeSet<Item>,
+    ncu: &Result<Ncu, String>,
+    request: &ReportRequest,
+    folders: &Folders,
+) -> EarlyStart {
+    let mut early = EarlyStart::none();
+    let Ok(ncu) = ncu else {
+        return early;
+    };
+    let plan = &time_job.plan;
+    let sizes: BTreeSet<String> = kernel_items(time_job, reused)
+        .map(|item| item.size)
+        .collect();
+    let passes: &[(&'static str, bool)] = match sizes.len() {
+        0 => &[],
+        1 => &[(PROFILE_BASE, true)],
+        _ if matches!(plan.profile.lines_at, LinesAt::Every) => &[(PROFILE_BASE, true)],
+        _ => &[(PROFILE_BASE, false), (LINES_BASE, true)],
+    };
+    for &(base, source_counters) in passes {
+        let command = pass_command(harness, ncu, plan, folders, base, source_counters, true);
+        // A job left by an earlier run would start the harness at once.
+        if let Err(error) = std::fs::remove_file(&command.job_path)
+            && error.kind() != std::io::ErrorKind::NotFound
+        {
+            continue;
+        }
+        let (invocation, bar) = (command.invocation.clone(), early.bar.clone());
+        let idle_timeout = request.idle_timeout * 4;
+        early.started.push(EarlyNcu {
+            base,
+            source_counters,
+            command: Some(command),
+            plan: plan.clone(),
+            spawned: Instant::now(),
+            thread: Some(std::thread::spawn(move || {
+                run_ncu(&invocation, idle_timeout, &bar)
+            })),
+        });
+    }
+    early
 }
 
 /// Records what a pass gave: the profiler run in results.json (the second
@@ -362,6 +567,7 @@ fn record_pass(
                 command: done.command.clone(),
                 report_file,
                 seconds: done.seconds,
+                started_early_s: done.started_early_s,
             });
             profiler.seconds += done.seconds;
         }
@@ -373,6 +579,7 @@ fn record_pass(
                 report_file,
                 passes_per_launch: None,
                 seconds: done.seconds,
+                started_early_s: done.started_early_s,
                 lines_at: lines_at.map(str::to_string),
                 lines_run: None,
             })
@@ -418,16 +625,9 @@ fn record_launch(run: &mut RunResult, profile: Profile, sequence: bool) {
 /// Library calls launch kernels gpuprof does not choose; they are timed
 /// and verified but not profiled.
 fn profiled_items(time_job: &Job, reused: &BTreeSet<Item>, results: &Results) -> Vec<Item> {
-    let plan = &time_job.plan;
-    let left_out = left_out_of_sweeps(plan, results);
-    ordered_items(plan, &time_job.modules)
-        .into_iter()
+    let left_out = left_out_of_sweeps(&time_job.plan, results);
+    kernel_items(time_job, reused)
         .filter(|item| !left_out.contains(item))
-        .filter(|item| {
-            plan.variant(&item.variant)
-                .is_some_and(|v| v.kernel().is_some())
-        })
-        .filter(|item| !reused.contains(item))
         .filter(|item| {
             results
                 .variant(&item.variant)
@@ -435,6 +635,22 @@ fn profiled_items(time_job: &Job, reused: &BTreeSet<Item>, results: &Results) ->
                 .is_some_and(|run| run.failure.is_none())
         })
         .collect()
+}
+
+/// The timing job's items of kernels (library calls launch kernels gpuprof
+/// does not choose) that were not reused, in order.
+fn kernel_items<'a>(
+    time_job: &'a Job,
+    reused: &'a BTreeSet<Item>,
+) -> impl Iterator<Item = Item> + 'a {
+    let plan = &time_job.plan;
+    ordered_items(plan, &time_job.modules)
+        .into_iter()
+        .filter(|item| !reused.contains(item))
+        .filter(|item| {
+            plan.variant(&item.variant)
+                .is_some_and(|v| v.kernel().is_some())
+        })
 }
 
 /// The configurations of each sweep that are not among the fastest `best`
@@ -462,21 +678,22 @@ fn left_out_of_sweeps(plan: &Plan, results: &Results) -> BTreeSet<Item> {
     left_out
 }
 
+/// What one ncu process over the harness gave: ncu's outcome, the
+/// launches the harness profiled, the log of the harness's events, and
+/// when ncu ended.
+struct NcuRun {
+    outcome: Result<process::ToolOutput, process::ToolError>,
+    profiled: Vec<ProfiledLaunch>,
+    events_log: String,
+    ended: Instant,
+}
+
 /// Runs ncu over the harness, moving `bar` (over the items to profile) as
-/// each one's first launch is profiled: its outcome, the launches the
-/// harness profiled and the log of the harness's events.
-fn run_ncu(
-    invocation: &Invocation,
-    request: &ReportRequest,
-    bar: &ProgressBar,
-) -> (
-    Result<process::ToolOutput, process::ToolError>,
-    Vec<ProfiledLaunch>,
-    String,
-) {
+/// each one's first launch is profiled.
+fn run_ncu(invocation: &Invocation, idle_timeout: Duration, bar: &ProgressBar) -> NcuRun {
     let mut profiled = Vec::new();
     let mut events_log = String::new();
-    let outcome = process::run_reporting(invocation, Some(request.idle_timeout * 4), |line| {
+    let outcome = process::run_reporting(invocation, Some(idle_timeout), |line| {
         events_log.push_str(line);
         events_log.push('\n');
         if let Ok(Event::Profiled {
@@ -496,7 +713,12 @@ fn run_ncu(
             });
         }
     });
-    (outcome, profiled, events_log)
+    NcuRun {
+        outcome,
+        profiled,
+        events_log,
+        ended: Instant::now(),
+    }
 }
 
 /// Gives each profiled item its launch's profile from the report's export;
@@ -620,10 +842,14 @@ mod tests {
     }
 
     #[test]
-    fn lines_are_taken_at_every_size_when_cheap_and_at_one_size_when_not() {
-        // Transpose's instrumented runs cost about 0.1 s in all: every size.
+    fn lines_are_taken_at_the_largest_size_within_their_cost() {
+        // Transpose's instrumented runs cost about 0.1 s in all: cheap at
+        // both sizes, so the larger.
         let (plan, results, items) = example("transpose");
-        assert_eq!(lines_size(&plan, &items, &results), None);
+        assert_eq!(
+            lines_size(&plan, &items, &results).as_deref(),
+            Some("N=8192")
+        );
         // Matmul's 4096 kernels run for up to 280 ms, about 18 s of
         // instrumented runs (2.2 s at N=2048, 0.3 s at N=1024): the largest
         // size within 0.1 s a variant.

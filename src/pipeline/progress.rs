@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// How long each stage of a run took, in order.
 #[derive(Debug, Clone)]
@@ -64,6 +64,20 @@ pub(super) fn progress(length: u64, stage: &'static str) -> ProgressBar {
         bar.enable_steady_tick(Duration::from_millis(120));
     }
     bar
+}
+
+/// A bar labelled `stage` that draws nothing until [`show`] gives it its
+/// length: processes started before their work is known move it.
+pub(super) fn progress_later(stage: &'static str) -> ProgressBar {
+    let bar = progress(1, stage);
+    bar.set_draw_target(ProgressDrawTarget::hidden());
+    bar
+}
+
+/// Shows a bar of [`progress_later`] over `length` steps.
+pub(super) fn show(bar: &ProgressBar, length: u64) {
+    bar.set_length(length);
+    bar.set_draw_target(ProgressDrawTarget::stderr());
 }
 
 #[cfg(test)]

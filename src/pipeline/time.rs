@@ -167,7 +167,7 @@ impl Attempt<'_> {
         self.events_log.push_str(line);
         self.events_log.push('\n');
         match event {
-            Event::Device(_) | Event::Profiled { .. } | Event::Printing => {}
+            Event::Device(_) | Event::Profiled { .. } | Event::Printing | Event::Waiting => {}
             Event::Printed {
                 item,
                 text,

@@ -315,7 +315,7 @@ pub(super) fn lines_at(doc: &Doc, raw: &RawFile, sizes: &[Size]) -> Result<Lines
         None => Err(doc
             .error(value.span(), format!("lines_at {written:?} is not one of the suite's sizes"))
             .help(format!(
-                "write \"auto\" (the default: gpuprof picks the largest size whose per-line counters are cheap), \"every\", or one of: {}",
+                "write \"auto\" (the default: gpuprof picks one size, the largest whose per-line counters are cheap), \"every\", or one of: {}",
                 sizes
                     .iter()
                     .map(|s| format!("\"{}\"", s.label))
