@@ -1282,8 +1282,9 @@ fn a_second_run_reuses_what_did_not_change_and_force_runs_it_all() {
         [
             "time padded N=2048",
             "time padded N=8192",
-            "profile padded N=2048",
-            "profile padded N=8192"
+            // The per-line counters' size first (their own ncu run).
+            "profile padded N=8192",
+            "profile padded N=2048"
         ]
     );
     let results = read_results(&out.path().join("report/results.json"));
@@ -1645,7 +1646,7 @@ fn per_line_counters_taken_at_one_size_stand_for_the_other_sizes_and_say_so() {
     let log = out.path().join("standin.log");
     replaying(out.path())
         .env("STANDIN_LOG", &log)
-        .env("STANDIN_RAW_WAITS_FOR", r"^profile \S+ N=2048$")
+        .env("STANDIN_EXPORT_WAITS_FOR", r"^profile \S+ N=8192$")
         .args(["report", "--timeout", "5", "--ncu"])
         .arg(root().join("tests/standin/ncu"))
         .arg(&config)
@@ -1653,8 +1654,8 @@ fn per_line_counters_taken_at_one_size_stand_for_the_other_sizes_and_say_so() {
         .arg(out.path().join("report"))
         .assert()
         .success();
-    // Two ncu runs: N=8192 without the per-line counters, N=2048 with them,
-    // both started while the kernels were timed: their harnesses waited
+    // Two ncu runs: N=2048 with the per-line counters, then N=8192 without
+    // them, both started while the kernels were timed: their harnesses waited
     // for their jobs, and profiled nothing until the timing had ended.
     let profiled = std::fs::read_to_string(&log).unwrap();
     for job in ["profile-job.json", "profile-lines-job.json"] {
@@ -1673,21 +1674,23 @@ fn per_line_counters_taken_at_one_size_stand_for_the_other_sizes_and_say_so() {
         .collect();
     assert_eq!(runs.len(), 8, "{profiled}");
     assert!(
-        runs[..4].iter().all(|l| l.ends_with("N=8192")),
+        runs[..4].iter().all(|l| l.ends_with("N=2048")),
         "{profiled}"
     );
     assert!(
-        runs[4..].iter().all(|l| l.ends_with("N=2048")),
+        runs[4..].iter().all(|l| l.ends_with("N=8192")),
         "{profiled}"
     );
-    // The N=8192 report is exported while the N=2048 run profiles: its raw
-    // export, which waits for that run to start, ends after it did.
+    // The N=2048 report's source pages are exported while the N=8192 run
+    // profiles: the exports, which wait for that run to start, end after
+    // it did. Both raw pages come from ncu's logs: none is exported.
     let first = |line: &dyn Fn(&str) -> bool| profiled.lines().position(line);
     assert!(
-        first(&|l| l.starts_with("profile ") && l.ends_with("N=2048"))
-            < first(&|l| l == "exported raw all"),
+        first(&|l| l.starts_with("profile ") && l.ends_with("N=8192"))
+            < first(&|l| l.starts_with("exported source")),
         "{profiled}"
     );
+    assert!(!profiled.contains("export raw"), "{profiled}");
     // The lines run's four source pages come from contiguous ranges of
     // launches exported side by side, which cover each launch once.
     assert_eq!(launches_exported(&profiled), [0, 1, 2, 3], "{profiled}");
@@ -1774,17 +1777,14 @@ fn per_line_counters_taken_at_one_size_stand_for_the_other_sizes_and_say_so() {
 }
 
 #[test]
-fn the_source_pages_are_exported_while_the_raw_page_is_and_the_profiles_stay_the_same() {
+fn the_raw_page_comes_from_ncus_log_and_the_profiles_stay_the_same() {
     if !nvrtc_present() {
         return;
     }
     let out = tempfile::tempdir().unwrap();
     let log = out.path().join("standin.log");
-    // The raw export waits for a source export to start: one that started
-    // only once the raw page was read would come after its end in the log.
     replaying(out.path())
         .env("STANDIN_LOG", &log)
-        .env("STANDIN_RAW_WAITS_FOR", "^export source ")
         .arg("report")
         .arg(transpose_suite(out.path(), EVERY_SIZE))
         .args(["--timeout", "5", "--ncu"])
@@ -1793,15 +1793,12 @@ fn the_source_pages_are_exported_while_the_raw_page_is_and_the_profiles_stay_the
         .arg(out.path().join("report"))
         .assert()
         .success();
+    // ncu printed the raw page into its log as it profiled: no export of
+    // it from the report, and the log kept apart holds only ncu's messages.
     let text = std::fs::read_to_string(&log).unwrap();
-    let exports: Vec<&str> = text.lines().filter(|l| l.starts_with("export ")).collect();
-    let raw_end = text.find("exported raw all\n").expect("a raw export");
-    assert_eq!(
-        exports.iter().filter(|l| l.contains(" raw ")).count(),
-        1,
-        "{text}"
-    );
-    assert!(text[..raw_end].contains("export source "), "{text}");
+    assert!(!text.contains("export raw"), "{text}");
+    let ncu_log = std::fs::read_to_string(out.path().join("report/ncu/profile-ncu.log")).unwrap();
+    assert!(ncu_log.contains("\"ID\","), "ncu's own log keeps the page");
     // The eight launches' source pages, each exported once.
     assert_eq!(launches_exported(&text), [0, 1, 2, 3, 4, 5, 6, 7], "{text}");
     let work = out.path().join("report/ncu");

@@ -1,5 +1,6 @@
 //! The one way gpuprof reads an `.ncu-rep`: `ncu --import` exports its raw
-//! page (every launch's metrics, parsed) and the source pages of the
+//! page (every launch's metrics, parsed; unless ncu printed it as it
+//! profiled) and the source pages of the
 //! launches the caller asks for, and this returns them as data with the
 //! CSV text they came from. Every ncu process re-reads the report and
 //! costs its start-up, so they run side by side: all the source pages come
@@ -61,32 +62,45 @@ pub enum SourcePages<'a> {
     Where(&'a dyn Fn(&RawLaunch) -> bool),
 }
 
-/// Exports `report` with `ncu`: the raw page and the source pages asked
-/// for. Every page of a report expected to hold several launches is
-/// exported in ranges while the raw page is, so the two ncu start-ups
-/// overlap; the ranges are kept only if the raw page holds that many
-/// launches, else the source pages are exported again as the raw page
-/// says. Other source pages follow the raw page, which tells which launches
-/// they are.
-pub fn export(ncu: &Path, report: &Path, pages: SourcePages) -> Result<Export, ExportError> {
+/// Exports `report` with `ncu`: the raw page (unless ncu printed it when
+/// it profiled: `printed_raw`) and the source pages asked for. Every page
+/// of a report expected to hold several launches is exported in ranges
+/// while the raw page is, so the two ncu start-ups overlap; the ranges are
+/// kept only if the raw page holds that many launches, else the source
+/// pages are exported again as the raw page says. Other source pages
+/// follow the raw page, which tells which launches they are. A printed raw
+/// page that does not parse is exported again from the report.
+pub fn export(
+    ncu: &Path,
+    report: &Path,
+    pages: SourcePages,
+    printed_raw: Option<String>,
+) -> Result<Export, ExportError> {
+    let exported_raw = || {
+        process::run(&export_raw_invocation(ncu, report))
+            .map(|output| output.stdout)
+            .map_err(ExportError::Export)
+    };
+    let printed = printed_raw.and_then(|csv| Some((parse_raw_page(&csv).ok()?, csv)));
+    let raw_page = || match printed {
+        Some((launches, csv)) => Ok((launches, csv)),
+        None => {
+            let csv = exported_raw()?;
+            match parse_raw_page(&csv) {
+                Ok(launches) => Ok((launches, csv)),
+                Err(error) => Err(ExportError::Unreadable { csv, error }),
+            }
+        }
+    };
     let (raw, early_ranges) = match pages {
         SourcePages::All { expected } if expected > 1 => std::thread::scope(|scope| {
             let ranges = scope.spawn(|| export_ranges(ncu, report, expected));
-            let raw = process::run(&export_raw_invocation(ncu, report));
+            let raw = raw_page();
             (raw, ranges.join().ok())
         }),
-        _ => (process::run(&export_raw_invocation(ncu, report)), None),
+        _ => (raw_page(), None),
     };
-    let raw_csv = raw.map_err(ExportError::Export)?.stdout;
-    let launches = match parse_raw_page(&raw_csv) {
-        Ok(launches) => launches,
-        Err(error) => {
-            return Err(ExportError::Unreadable {
-                csv: raw_csv,
-                error,
-            });
-        }
-    };
+    let (launches, raw_csv) = raw?;
     let wanted: Vec<usize> = launches
         .iter()
         .enumerate()

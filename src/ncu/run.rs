@@ -79,6 +79,10 @@ pub struct ProfileRequest {
     /// Whether to take the per-line source counters (the SourceCounters
     /// section, with the source embedded in the report).
     pub source_counters: bool,
+    /// Whether ncu also prints the raw page of what it profiled into its
+    /// log (in base units), so that it need not be exported from the
+    /// report afterwards.
+    pub raw_page_in_log: bool,
 }
 
 /// `ncu … target`: profiles the selected launches (profiler ranges with
@@ -105,6 +109,11 @@ pub fn profile_invocation(ncu: &Path, request: &ProfileRequest, target: &Invocat
             .args(["--section", metrics::SOURCE_SECTION])
             .args(["--import-source", "yes"]);
     }
+    if request.raw_page_in_log {
+        invocation = invocation
+            .args(["--csv", "--page", "raw", "--print-units", "base"])
+            .env("LC_ALL", "C");
+    }
     invocation = invocation
         .arg("--log-file")
         .arg(request.log_file.as_os_str())
@@ -115,6 +124,25 @@ pub fn profile_invocation(ncu: &Path, request: &ProfileRequest, target: &Invocat
         .args(target.args.iter().cloned());
     invocation.env.extend(target.env.iter().cloned());
     invocation
+}
+
+/// ncu's log split into its own messages (its `==` lines, and anything
+/// before the raw page) and the raw page it printed there, when it
+/// printed one (`raw_page_in_log`).
+pub fn split_log(log: &str) -> (String, Option<String>) {
+    let Some(start) = log.lines().position(|line| line.starts_with("\"ID\",")) else {
+        return (log.to_string(), None);
+    };
+    let (mut messages, mut raw) = (String::new(), String::new());
+    for (index, line) in log.lines().enumerate() {
+        let into = match index >= start && !line.starts_with("==") {
+            true => &mut raw,
+            false => &mut messages,
+        };
+        into.push_str(line);
+        into.push('\n');
+    }
+    (messages, Some(raw))
 }
 
 pub fn report_path(request: &ProfileRequest) -> PathBuf {
@@ -183,6 +211,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_raw_page_ncu_printed_into_its_log_is_told_from_its_messages() {
+        let raw = include_str!("../../tests/fixtures/h200-transpose/raw.csv");
+        let messages = include_str!("../../tests/fixtures/h200-transpose/ncu.log");
+        let log = format!("{messages}{raw}==WARNING== one more message\n");
+        let (own, page) = split_log(&log);
+        assert_eq!(page.as_deref(), Some(raw));
+        assert_eq!(own, format!("{messages}==WARNING== one more message\n"));
+        assert_eq!(split_log(messages), (messages.to_string(), None));
+    }
+
+    #[test]
     fn reads_the_version_ncu_printed_on_the_h200() {
         let printed = include_str!("../../tests/fixtures/h200-probe/ncu-version.txt");
         assert_eq!(parse_version(printed).as_deref(), Some("2025.3.1.0"));
@@ -197,13 +236,14 @@ mod tests {
             report_base: "/out/profile".into(),
             log_file: "/out/ncu.log".into(),
             source_counters: true,
+            raw_page_in_log: true,
         };
         let target = Invocation::new("/bin/gpuprof").args(["harness", "--job", "/out/job.json"]);
         let line = profile_invocation(Path::new("ncu"), &request, &target).display();
         assert!(line.starts_with(
             "ncu --clock-control none --profile-from-start off --metrics gpu__time_duration.sum,"
         ));
-        assert!(line.contains(" --section SourceCounters --import-source yes --log-file /out/ncu.log -f -o /out/profile "));
+        assert!(line.contains(" --section SourceCounters --import-source yes --csv --page raw --print-units base --log-file /out/ncu.log -f -o /out/profile "), "{line}");
         assert!(line.ends_with(" /bin/gpuprof harness --job /out/job.json"));
         assert_eq!(report_path(&request), PathBuf::from("/out/profile.ncu-rep"));
         let user = ProfileRequest {
@@ -211,6 +251,7 @@ mod tests {
                 regex: "transpose_.*".into(),
                 count: 5,
             },
+            raw_page_in_log: false,
             ..request
         };
         let line = profile_invocation(
@@ -221,6 +262,7 @@ mod tests {
         .display();
         assert!(line.starts_with("ncu --clock-control none --kernel-name 'regex:transpose_.*' --launch-count 5 --metrics "), "{line}");
         assert!(line.ends_with(" -o /out/profile ./app 4096"), "{line}");
+        assert!(!line.contains("--page raw"), "{line}");
     }
 
     #[test]

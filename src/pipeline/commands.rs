@@ -165,6 +165,7 @@ fn profile_one(
         report_base: out_dir.join(&run.slug),
         log_file: work_dir.join(format!("{}.log", run.slug)),
         source_counters: true,
+        raw_page_in_log: false,
     };
     let target = Invocation::new(program).args(args);
     let invocation =
@@ -253,7 +254,7 @@ fn measure(
     work_dir: &Path,
     run: &CommandRun,
 ) -> Result<(Vec<f64>, Profile), String> {
-    let exported = export(ncu, report, SourcePages::Last).map_err(|e| e.to_string())?;
+    let exported = export(ncu, report, SourcePages::Last, None).map_err(|e| e.to_string())?;
     write_atomic(
         &work_dir.join(format!("{}-raw.csv", run.slug)),
         exported.raw_csv.as_bytes(),

@@ -156,7 +156,7 @@ fn read_input(
             "{shown} is an ncu report, and reading it needs ncu: {reason}; or export it elsewhere with `ncu --import {shown} --csv --page raw > raw.csv` and compare the CSV"
         ))
     })?;
-    let exported = export(&ncu, input, SourcePages::Where(selects)).map_err(|e| match e {
+    let exported = export(&ncu, input, SourcePages::Where(selects), None).map_err(|e| match e {
         ExportError::Export(e) => Error::Input(format!("{shown}: ncu could not export it: {e}")),
         ExportError::Unreadable { error, .. } => Error::Input(format!("{shown}: {error}")),
     })?;

@@ -4,9 +4,11 @@
 //! each launch's counters and source lines become its run's profile. The
 //! per-line source counters, which cost an instrumented run of the kernel,
 //! are taken at one size (chosen from the timed durations, or by
-//! `[profile] lines_at`): the other sizes run in an ncu process without
-//! them, whose report is exported while the second ncu process runs. Both
-//! ncu processes are started before the timing stage ([`start_early`]):
+//! `[profile] lines_at`), in an ncu process of their own, whose source
+//! pages are exported while a second ncu process profiles the other sizes
+//! without them; ncu prints each run's raw page into its log, so nothing
+//! is left to export once the last run ends. Both ncu processes are
+//! started before the timing stage ([`start_early`]):
 //! their harnesses wait for their jobs without touching the GPU, so ncu's
 //! start-up is spent while the GPU is still busy with the stage before.
 //! Of a sweep's configurations only those
@@ -107,14 +109,11 @@ pub(super) fn run(
         .into_iter()
         .partition(|item| lines_at.as_ref().is_none_or(|size| item.size == *size));
     let bar = early.show_progress((line_items.len() + plain_items.len()) as u64);
+    // The lines run (when they are taken at one size) goes first, so that
+    // its source pages are exported while the other run profiles; that
+    // one's raw page is printed into ncu's log, so nothing is left to
+    // export after it.
     let mut passes = Vec::new();
-    if let (Some(size), false) = (&lines_at, plain_items.is_empty()) {
-        passes.push(Pass {
-            base: PROFILE_BASE,
-            lines: Lines::TakenAt(size),
-            items: plain_items,
-        });
-    }
     if !line_items.is_empty() {
         passes.push(Pass {
             base: match lines_at {
@@ -125,44 +124,43 @@ pub(super) fn run(
             items: line_items,
         });
     }
+    if let (Some(size), false) = (&lines_at, plain_items.is_empty()) {
+        passes.push(Pass {
+            base: PROFILE_BASE,
+            lines: Lines::TakenAt(size),
+            items: plain_items,
+        });
+    }
     early.keep_for(&passes);
     // Each pass's report is exported on a thread while the next pass's ncu
-    // runs; the passes are recorded in order, each once its export is done.
+    // runs; what every pass gave is recorded, the one without the per-line
+    // counters first (the profiler run, the lines run its second), even
+    // when a later pass could not run.
     std::thread::scope(|scope| {
-        let mut exporting = None;
+        let mut exporting = Vec::new();
+        let mut failure = None;
         for pass in &passes {
             let started = early.take(pass);
-            let done = profile_pass(
+            match profile_pass(
                 harness, time_job, ncu, request, folders, pass, started, &bar,
-            );
-            if let Some(previous) = exporting.take() {
-                record_pass(
-                    ncu,
-                    folders,
-                    plan,
-                    lines_at.as_deref(),
-                    joined(previous),
-                    results,
-                )?;
+            ) {
+                Ok(done) => exporting.push(scope.spawn(move || ExportedPass {
+                    exported: export_pass(&ncu.path, pass, &done),
+                    pass,
+                    done,
+                })),
+                Err(error) => {
+                    failure = Some(error);
+                    break;
+                }
             }
-            let done = done?;
-            exporting = Some(scope.spawn(move || ExportedPass {
-                exported: export_pass(&ncu.path, pass, &done),
-                pass,
-                done,
-            }));
         }
-        if let Some(last) = exporting {
-            record_pass(
-                ncu,
-                folders,
-                plan,
-                lines_at.as_deref(),
-                joined(last),
-                results,
-            )?;
+        let mut finished: Vec<ExportedPass> = exporting.into_iter().map(joined).collect();
+        finished.sort_by_key(|pass| pass.pass.base == LINES_BASE);
+        for pass in finished {
+            record_pass(ncu, folders, plan, lines_at.as_deref(), pass, results)?;
         }
-        Ok::<(), Error>(())
+        failure.map_or(Ok(()), Err)
     })?;
     bar.finish_and_clear();
     Ok(())
@@ -199,7 +197,7 @@ fn export_pass(ncu: &Path, pass: &Pass, done: &PassOutcome) -> Option<Exported> 
         },
         Lines::TakenAt(_) => SourcePages::Where(&|_| false),
     };
-    Some(export(ncu, &done.report_file, pages))
+    Some(export(ncu, &done.report_file, pages, done.raw_page.clone()))
 }
 
 /// The ncu report of the launches that carry the per-line counters, when
@@ -284,7 +282,10 @@ struct PassOutcome {
     seconds: f64,
     /// How long ncu had been up before the job was written.
     started_early_s: Option<f64>,
+    /// ncu's own messages (its log less the raw page).
     log: String,
+    /// The raw page ncu printed into its log.
+    raw_page: Option<String>,
     report_file: PathBuf,
     profiled: Vec<ProfiledLaunch>,
 }
@@ -318,6 +319,7 @@ fn pass_command(
         report_base: folders.out.join(base),
         log_file: folders.work.join(format!("{base}-ncu.log")),
         source_counters,
+        raw_page_in_log: true,
     };
     let target = harness_job(harness, &job_path);
     let shown = ncu_run::profile_invocation(&ncu.path, &ncu_request, &target).display();
@@ -381,12 +383,15 @@ fn profile_pass(
     )?;
     let mut profiled = run.profiled;
     profiled.sort_by_key(|launch| launch.sequence);
+    let (log, raw_page) =
+        ncu_run::split_log(&std::fs::read_to_string(&command.log_file).unwrap_or_default());
     Ok(PassOutcome {
         outcome: run.outcome,
         command: command.shown,
         seconds: (run.ended - known).as_secs_f64(),
         started_early_s,
-        log: std::fs::read_to_string(&command.log_file).unwrap_or_default(),
+        log,
+        raw_page,
         report_file: command.report_file,
         profiled,
     })
