@@ -1725,6 +1725,9 @@ fn per_line_counters_taken_at_one_size_stand_for_the_other_sizes_and_say_so() {
     );
     assert!(profiler.started_early_s.is_some_and(|s| s > 0.0));
     assert!(lines_run.started_early_s.is_some_and(|s| s > 0.0));
+    // Each run's passes, from its own report (the recording's are 15).
+    assert_eq!(profiler.passes_per_launch, Some(15.0));
+    assert_eq!(lines_run.passes_per_launch, Some(15.0));
     assert_eq!(lines_run.report_file, "profile-lines.ncu-rep");
     let tiled = results.variant("tiled").unwrap();
     let big = tiled.run("N=8192").unwrap().profile.as_ref().unwrap();
@@ -1771,9 +1774,10 @@ fn per_line_counters_taken_at_one_size_stand_for_the_other_sizes_and_say_so() {
         "the run says where its lines come from"
     );
     assert!(
-        page.contains("taken at N=2048 only, in a second ncu run of"),
-        "the header names the second run"
+        page.contains("taken at N=2048 only, in an ncu run of their own of"),
+        "the header names the lines run"
     );
+    assert!(page.contains(", 15 replay passes per launch (they cost"));
 }
 
 #[test]

@@ -112,6 +112,9 @@ pub struct LinesRun {
     /// was started early (as [`ProfilerRun::started_early_s`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_early_s: Option<f64>,
+    /// Replay passes per launch with the per-line counters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passes_per_launch: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

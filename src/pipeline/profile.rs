@@ -573,6 +573,7 @@ fn record_pass(
                 report_file,
                 seconds: done.seconds,
                 started_early_s: done.started_early_s,
+                passes_per_launch: None,
             });
             profiler.seconds += done.seconds;
         }
@@ -764,13 +765,15 @@ fn ingest_report(
         results.notices.push(Notice::LaunchMismatch { reason });
         return Ok(());
     }
-    if let Some(profiler) = &mut results.profiler
-        && profiler.passes_per_launch.is_none()
-    {
-        profiler.passes_per_launch = exported
-            .launches
-            .first()
-            .and_then(|l| l.number(crate::model::metrics::REPLAY_PASSES));
+    let passes = exported
+        .launches
+        .first()
+        .and_then(|l| l.number(crate::model::metrics::REPLAY_PASSES));
+    if let Some(profiler) = &mut results.profiler {
+        match (base == LINES_BASE, &mut profiler.lines_run) {
+            (true, Some(lines_run)) => lines_run.passes_per_launch = passes,
+            _ => profiler.passes_per_launch = profiler.passes_per_launch.or(passes),
+        }
     }
     let mut pages = exported.sources.into_iter();
     for (index, (launch, profiled)) in exported.launches.iter().zip(profiled).enumerate() {

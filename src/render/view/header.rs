@@ -169,16 +169,19 @@ fn device_facts(device: &Device) -> Vec<Fact> {
 /// Nsight Compute: its version, clock control, and how long profiling took
 /// with how many replay passes per launch.
 fn profiler_facts(profiler: &ProfilerRun) -> Vec<Fact> {
-    let passes = profiler
-        .passes_per_launch
-        .map(|p| format!(", {} replay passes per launch", format::count(p)));
+    let passes = |passes: Option<f64>| {
+        passes
+            .map(|p| format!(", {} replay passes per launch", format::count(p)))
+            .unwrap_or_default()
+    };
     let lines = profiler.lines_at.as_ref().map(|size| {
         Fact::new(
             "per-line counters",
             match &profiler.lines_run {
                 Some(run) => format!(
-                    "taken at {size} only, in a second ncu run of {} (they cost an instrumented run of each kernel)",
-                    format::nanoseconds(run.seconds * 1e9)
+                    "taken at {size} only, in an ncu run of their own of {}{} (they cost an instrumented run of each kernel)",
+                    format::nanoseconds(run.seconds * 1e9),
+                    passes(run.passes_per_launch)
                 ),
                 None => format!("taken at {size} only"),
             },
@@ -195,7 +198,7 @@ fn profiler_facts(profiler: &ProfilerRun) -> Vec<Fact> {
             format!(
                 "{}{}",
                 format::nanoseconds(profiler.seconds * 1e9),
-                passes.unwrap_or_default()
+                passes(profiler.passes_per_launch)
             ),
         ),
     ];
