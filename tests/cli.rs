@@ -1774,10 +1774,10 @@ fn per_line_counters_taken_at_one_size_stand_for_the_other_sizes_and_say_so() {
         "the run says where its lines come from"
     );
     assert!(
-        page.contains("taken at N=2048 only, in an ncu run of their own of"),
+        page.contains("taken at N=2048 only, by an ncu run of their own ("),
         "the header names the lines run"
     );
-    assert!(page.contains(", 15 replay passes per launch (they cost"));
+    assert!(page.contains(", 15 replay passes per launch; they cost"));
 }
 
 #[test]

@@ -179,7 +179,7 @@ fn profiler_facts(profiler: &ProfilerRun) -> Vec<Fact> {
             "per-line counters",
             match &profiler.lines_run {
                 Some(run) => format!(
-                    "taken at {size} only, in an ncu run of their own of {}{} (they cost an instrumented run of each kernel)",
+                    "taken at {size} only, by an ncu run of their own ({}{}; they cost an instrumented run of each kernel)",
                     format::nanoseconds(run.seconds * 1e9),
                     passes(run.passes_per_launch)
                 ),
