@@ -1778,6 +1778,16 @@ fn per_line_counters_taken_at_one_size_stand_for_the_other_sizes_and_say_so() {
         "the header names the lines run"
     );
     assert!(page.contains(", 15 replay passes per launch; they cost"));
+    // Both reports, and both ncu commands, are named.
+    assert!(
+        page.contains("<code>profile.ncu-rep</code> and <code>profile-lines.ncu-rep</code> (the per-line counters' run), beside this file"),
+        "the header names both reports"
+    );
+    assert!(
+        page.contains("the per-line counters&#x27; run:")
+            || page.contains("the per-line counters' run:")
+    );
+    assert_eq!(page.matches("--section SourceCounters").count(), 1);
 }
 
 #[test]

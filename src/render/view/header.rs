@@ -54,6 +54,7 @@ pub(super) fn header(results: &Results) -> HeaderView {
     facts.extend(shard_facts(results));
     facts.push(Fact::new("date", results.created.clone()));
     facts.push(Fact::new("gpuprof", results.gpuprof_version.clone()));
+    let lines_run = results.profiler.as_ref().and_then(|p| p.lines_run.as_ref());
     HeaderView {
         suite: results.suite.name.clone(),
         description: results.suite.description.clone(),
@@ -61,6 +62,8 @@ pub(super) fn header(results: &Results) -> HeaderView {
         command: results.command.clone(),
         ncu_command: results.profiler.as_ref().map(|p| p.command.clone()),
         ncu_report: results.profiler.as_ref().map(|p| p.report_file.clone()),
+        lines_ncu_command: lines_run.map(|run| run.command.clone()),
+        lines_ncu_report: lines_run.map(|run| run.report_file.clone()),
     }
 }
 

@@ -68,6 +68,12 @@ pub struct HeaderView {
     pub command: String,
     pub ncu_command: Option<String>,
     pub ncu_report: Option<String>,
+    /// The ncu run that took the per-line counters at one size, when it
+    /// was a run of its own: its command and report.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines_ncu_command: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines_ncu_report: Option<String>,
 }
 
 /// The summary table of one problem size.
