@@ -1,7 +1,7 @@
 //! The CUDA side of the harness, through cudarc: a context on device 0,
 //! device facts, loading CUBINs, allocating and filling an item's buffers,
 //! launching, timing turns of cold and hot samples with CUDA events (the L2
-//! flushed through one persistent buffer its size; kernels, or a
+//! flushed by reading one persistent buffer its size; kernels, or a
 //! sequence's launches, under 10 µs inside a CUDA graph), and profiler ranges for ncu. Every CUDA failure
 //! becomes a [`GpuError`] carrying the driver's error name.
 
@@ -86,10 +86,32 @@ impl<T> During<T> for Result<T, DriverError> {
 pub struct Gpu {
     context: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    /// A buffer the size of the L2, written over before each cold sample:
-    /// allocated on the first one, kept for the life of the process.
-    flush: OnceCell<CudaSlice<u32>>,
+    /// What flushes the L2 before each cold sample: made for the first
+    /// one, kept for the life of the process.
+    flush: OnceCell<L2Flush>,
 }
+
+/// The L2 flush: a zeroed buffer the size of the L2 and the kernel that
+/// reads it ([`READ_FLUSH_PTX`]), so that the L2 is left holding clean
+/// lines that are none of the timed kernel's. Writing over the buffer
+/// instead (a memset, as nvbench does) would leave it full of dirty
+/// lines, and a short kernel's cold time would include writing them back.
+struct L2Flush {
+    buffer: CudaSlice<u32>,
+    /// Where the kernel would store a sum it never finds.
+    sink: CudaSlice<u32>,
+    /// The kernel (it keeps its module loaded).
+    function: CudaFunction,
+    blocks: u32,
+}
+
+/// The flush kernel, in PTX that any driver since CUDA 11 compiles.
+const READ_FLUSH_PTX: &str = include_str!("read_flush.ptx");
+
+/// Threads per block and blocks per SM of the flush kernel: enough loads
+/// in flight to read the buffer at the memory's full bandwidth.
+const FLUSH_THREADS: u32 = 256;
+const FLUSH_BLOCKS_PER_SM: u32 = 8;
 
 /// What an item launches: the kernels of a loaded module (one per entry of
 /// the variant, in order), or a library call.
@@ -722,25 +744,61 @@ impl Gpu {
             .during("recording a timing event")
     }
 
-    /// Writes over the L2 flush buffer (allocated on first use), so that
-    /// the next launch finds none of its data in L2.
+    /// Reads the L2 flush buffer (made on first use), so that the next
+    /// launch finds none of its data in L2 and no dirty lines to write
+    /// back.
     fn flush_l2(&self) -> Result<(), GpuError> {
-        let buffer = match self.flush.get() {
-            Some(buffer) => buffer,
+        let flush = match self.flush.get() {
+            Some(flush) => flush,
             None => {
-                let words = (self.l2_bytes()? as usize).div_ceil(4).max(1);
-                let buffer = self
-                    .stream
-                    .alloc_zeros::<u32>(words)
-                    .during("allocating the L2 flush buffer")?;
-                self.flush.get_or_init(|| buffer)
+                let flush = self.make_flush()?;
+                self.flush.get_or_init(|| flush)
             }
         };
-        let (pointer, _sync) = buffer.device_ptr(&self.stream);
-        // SAFETY: the buffer holds `len` words on this stream's context.
-        unsafe { sys::cuMemsetD32Async(pointer, 0, buffer.len(), self.stream.cu_stream()) }
-            .result()
+        let words = flush.buffer.len() as u64 / 4;
+        let config = LaunchConfig {
+            grid_dim: (flush.blocks, 1, 1),
+            block_dim: (FLUSH_THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut builder = self.stream.launch_builder(&flush.function);
+        builder.arg(&flush.buffer).arg(&words).arg(&flush.sink);
+        // SAFETY: read_flush takes (buffer, 16-byte words in it, sink),
+        // and the buffer holds `words` of them.
+        unsafe { builder.launch(config) }
+            .map(|_| ())
             .during("flushing the L2")
+    }
+
+    /// Allocates the flush buffer (the L2's size, in whole 16-byte words)
+    /// and loads the kernel that reads it.
+    fn make_flush(&self) -> Result<L2Flush, GpuError> {
+        let words = (self.l2_bytes()? as usize).div_ceil(16).max(1);
+        let buffer = self
+            .stream
+            .alloc_zeros::<u32>(words * 4)
+            .during("allocating the L2 flush buffer")?;
+        let sink = self
+            .stream
+            .alloc_zeros::<u32>(1)
+            .during("allocating the L2 flush buffer")?;
+        let module = self
+            .context
+            .load_module(Ptx::from_src(READ_FLUSH_PTX))
+            .during("loading the L2 flush kernel")?;
+        let function = module
+            .load_function("read_flush")
+            .during("loading the L2 flush kernel")?;
+        let sms = self
+            .context
+            .attribute(Attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .during("reading the SM count")? as u32;
+        Ok(L2Flush {
+            buffer,
+            sink,
+            function,
+            blocks: sms.max(1) * FLUSH_BLOCKS_PER_SM,
+        })
     }
 
     /// Enqueues one turn: `events.cold` samples, each a flush then one
