@@ -769,3 +769,30 @@ fn a_source_saved_with_a_byte_order_mark_compiles_by_both_compilers() {
     )
     .unwrap_or_else(|e| panic!("nvcc, device code alone: {e}"));
 }
+
+/// The harness's L2 flush kernel (hand-written PTX, loaded by the driver at
+/// run time) assembles, and its CUBIN holds the one kernel the harness
+/// looks up by name.
+#[test]
+fn the_harness_l2_flush_kernel_assembles_and_is_named_read_flush() {
+    if !nvcc_or_skip() {
+        return;
+    }
+    let ptxas = toolkit::nvcc().unwrap().with_file_name("ptxas");
+    let out = tempfile::tempdir().unwrap();
+    let cubin = out.path().join("read_flush.cubin");
+    let assembled = std::process::Command::new(&ptxas)
+        .arg("-arch=sm_90")
+        .arg(root().join("src/harness/read_flush.ptx"))
+        .arg("-o")
+        .arg(&cubin)
+        .output()
+        .unwrap();
+    assert!(
+        assembled.status.success(),
+        "ptxas failed: {}",
+        String::from_utf8_lossy(&assembled.stderr)
+    );
+    let kernels = symbols::kernels_in(&std::fs::read(&cubin).unwrap()).unwrap();
+    assert_eq!(kernels, ["read_flush"]);
+}
