@@ -2107,6 +2107,55 @@ fn shards_merged_give_the_single_runs_results_and_findings() {
     assert!(page.contains("profile-shard-2-of-2.ncu-rep"), "{page}");
 }
 
+/// A shard of several sizes takes its per-line counters at one of them in
+/// a run of its own: the merged report says where, per shard, and names
+/// both of its ncu reports as copied, not the shard's own file names.
+#[test]
+fn a_merged_report_says_at_which_size_each_shard_took_its_lines() {
+    if !nvrtc_present() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let out = out.path();
+    replayed_shard(out, "1/1", "s1").success();
+    let shard = read_results(&out.join("s1/results.json"));
+    assert_eq!(
+        shard.profiler.as_ref().unwrap().lines_at.as_deref(),
+        Some("N=8192")
+    );
+    merged(out, &["s1"], "merged").success();
+    let joined = read_results(&out.join("merged/results.json"));
+    let profiler = joined.profiler.as_ref().unwrap();
+    assert_eq!((&profiler.lines_at, &profiler.lines_run), (&None, &None));
+    let origin = &joined.merged_from[0];
+    assert_eq!(origin.lines_at.as_deref(), Some("N=8192"));
+    assert_eq!(
+        origin.lines_report_file.as_deref(),
+        Some("profile-lines-shard-1-of-1.ncu-rep")
+    );
+    assert!(
+        out.join("merged/profile-lines-shard-1-of-1.ncu-rep")
+            .is_file()
+    );
+    let page = std::fs::read_to_string(out.join("merged/report.md")).unwrap();
+    assert!(
+        page.contains("taken at N=8192 (shard 1 of 1): each shard chose among its own sizes"),
+        "{page}"
+    );
+    assert!(
+        page.contains(
+            "ncu reports profile-shard-1-of-1.ncu-rep and profile-lines-shard-1-of-1.ncu-rep (its per-line counters' run)"
+        ),
+        "{page}"
+    );
+    assert!(!page.contains("taken at N=8192 only"), "{page}");
+    let html = std::fs::read_to_string(out.join("merged/report.html")).unwrap();
+    assert!(
+        !html.contains("<code>profile-lines.ncu-rep</code>"),
+        "{html}"
+    );
+}
+
 #[test]
 fn gpus_run_one_shard_per_gpu_side_by_side_and_merge_them() {
     if !nvrtc_present() {

@@ -90,7 +90,8 @@ pub struct ProfilerRun {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_early_s: Option<f64>,
     /// The size whose launches carry the per-line source counters, when
-    /// they were taken at one size only (absent: at every size).
+    /// they were taken at one size only (absent: at every size, or, in a
+    /// merged run, as each shard's `lines_at` in `merged_from` says).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lines_at: Option<String>,
     /// The second ncu run, over the launches at `lines_at` with the

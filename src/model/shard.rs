@@ -53,4 +53,12 @@ pub struct ShardOrigin {
     /// Its ncu report, copied beside the merged results (relative to the
     /// merged output folder), when it profiled.
     pub report_file: Option<String>,
+    /// The size at which it took the per-line counters, when it took them
+    /// at one of several sizes (absent: at every size it profiled).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines_at: Option<String>,
+    /// The ncu report of its per-line counters' run, copied beside the
+    /// merged results, when that run was one of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines_report_file: Option<String>,
 }

@@ -207,23 +207,24 @@ fn copy_report(part: &Part, out: &Path) -> Result<ShardOrigin, Error> {
             part.shard.index, part.shard.count
         )
     };
-    let mut report_file = None;
-    if let Some(profiler) = &part.results.profiler {
-        let copies = [
-            Some((profiler.report_file.as_str(), name("profile"))),
-            profiler
-                .lines_run
-                .as_ref()
-                .map(|lines| (lines.report_file.as_str(), name("profile-lines"))),
-        ];
-        for (source, copy) in copies.into_iter().flatten() {
-            let source = part.folder.join(source);
-            if source.is_file() {
-                output::copy_atomic(&source, &out.join(&copy))?;
-                report_file.get_or_insert(copy);
-            }
+    let copied = |source: Option<&str>, copy: String| -> Result<Option<String>, Error> {
+        let Some(source) = source.map(|s| part.folder.join(s)) else {
+            return Ok(None);
+        };
+        if !source.is_file() {
+            return Ok(None);
         }
-    }
+        output::copy_atomic(&source, &out.join(&copy))?;
+        Ok(Some(copy))
+    };
+    let profiler = part.results.profiler.as_ref();
+    let report_file = copied(profiler.map(|p| p.report_file.as_str()), name("profile"))?;
+    let lines_report_file = copied(
+        profiler
+            .and_then(|p| p.lines_run.as_ref())
+            .map(|lines| lines.report_file.as_str()),
+        name("profile-lines"),
+    )?;
     let device = part
         .results
         .device
@@ -238,6 +239,8 @@ fn copy_report(part: &Part, out: &Path) -> Result<ShardOrigin, Error> {
         host: part.shard.host.clone(),
         folder: part.folder.display().to_string(),
         report_file,
+        lines_at: profiler.and_then(|p| p.lines_at.clone()),
+        lines_report_file,
     })
 }
 
@@ -298,6 +301,10 @@ fn join(
         if let Some(origin) = origins.iter().find(|o| o.report_file.is_some()) {
             profiler.report_file = origin.report_file.clone().unwrap_or_default();
         }
+        // Each shard chose its own size for the per-line counters, in a
+        // run of its own: the shards (`ShardOrigin::lines_at`) say which.
+        profiler.lines_at = None;
+        profiler.lines_run = None;
         profiler
     });
     Results {

@@ -8,6 +8,7 @@ use crate::model::Device;
 use crate::model::Results;
 use crate::model::notice::Notice;
 use crate::model::results::ProfilerRun;
+use crate::model::shard::ShardOrigin;
 
 pub(super) fn header(results: &Results) -> HeaderView {
     let mut facts = match &results.device {
@@ -15,7 +16,10 @@ pub(super) fn header(results: &Results) -> HeaderView {
         None => vec![Fact::new("device", "not recorded".into())],
     };
     match &results.profiler {
-        Some(profiler) => facts.extend(profiler_facts(profiler)),
+        Some(profiler) => {
+            facts.extend(profiler_facts(profiler));
+            facts.extend(merged_lines_fact(&results.merged_from));
+        }
         None => facts.push(Fact::new("Nsight Compute", "not run".into())),
     }
     let timing = match results.notices.contains(&Notice::Imported) {
@@ -105,11 +109,13 @@ fn shard_facts(results: &Results) -> Vec<Fact> {
             (Some(name), None) => name.clone(),
             (None, _) => "no GPU used".to_string(),
         };
-        let report = origin
-            .report_file
-            .as_ref()
-            .map(|file| format!(" · ncu report {file}"))
-            .unwrap_or_default();
+        let report = match (&origin.report_file, &origin.lines_report_file) {
+            (Some(file), Some(lines)) => {
+                format!(" · ncu reports {file} and {lines} (its per-line counters' run)")
+            }
+            (Some(file), None) => format!(" · ncu report {file}"),
+            (None, _) => String::new(),
+        };
         Fact::new(
             &format!("shard {} of {}", origin.index, origin.count),
             format!(
@@ -119,6 +125,33 @@ fn shard_facts(results: &Results) -> Vec<Fact> {
         )
     }));
     facts
+}
+
+/// Where a merged run's per-line counters were taken, when a shard took
+/// them at one of its sizes: each shard chose its own, so the report has
+/// them at one size a shard, and at every size of a shard that ran one.
+fn merged_lines_fact(origins: &[ShardOrigin]) -> Option<Fact> {
+    if origins.iter().all(|origin| origin.lines_at.is_none()) {
+        return None;
+    }
+    let taken: Vec<String> = origins
+        .iter()
+        .filter(|origin| origin.report_file.is_some())
+        .map(|origin| {
+            let sizes = match &origin.lines_at {
+                Some(size) => size.clone(),
+                None => origin.sizes.join(" · "),
+            };
+            format!("{sizes} (shard {} of {})", origin.index, origin.count)
+        })
+        .collect();
+    Some(Fact::new(
+        "per-line counters",
+        format!(
+            "taken at {}: each shard chose among its own sizes",
+            taken.join(" · ")
+        ),
+    ))
 }
 
 /// The device: its name and sizes, driver, CUDA version, peaks, and the
