@@ -753,6 +753,7 @@ impl Runner<'_> {
             },
             false => TimingMethod::Events {
                 graph_refused: ready.sampler.graph_refused.clone(),
+                launches_per_hot_sample: ready.sampler.launches_per_hot_sample,
             },
         };
         let record = TimingRecord {

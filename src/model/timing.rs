@@ -121,12 +121,20 @@ impl TimingRecord {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum TimingMethod {
-    /// Each launch between its own pair of CUDA events, enqueued one after
-    /// another on the stream. `graph_refused` says why a kernel short
-    /// enough for the graph method was timed this way.
+    /// Launches enqueued one after another on the stream: a cold sample is
+    /// one launch after its flush, between its own pair of CUDA events; a
+    /// hot sample is `launches_per_hot_sample` back-to-back launches
+    /// between one pair (more than one for a kernel under 0.2 ms, so that
+    /// the events' own microseconds are spread over them), divided by that
+    /// count. `graph_refused` says why a kernel short enough for the graph
+    /// method was timed this way.
     Events {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         graph_refused: Option<String>,
+        /// Absent in runs recorded before hot samples could span several
+        /// launches: one.
+        #[serde(default = "one_launch", skip_serializing_if = "is_one_launch")]
+        launches_per_hot_sample: u32,
     },
     /// For kernels under 10 µs: the work of a turn is captured in one CUDA
     /// graph, so that no launch waits for the host. A hot sample is
@@ -136,18 +144,38 @@ pub enum TimingMethod {
     Graph { launches_per_hot_sample: u32 },
 }
 
+fn one_launch() -> u32 {
+    1
+}
+
+fn is_one_launch(launches: &u32) -> bool {
+    *launches == 1
+}
+
 impl TimingMethod {
     /// What the report calls it.
     pub fn describe(&self) -> String {
         match self {
             TimingMethod::Events {
-                graph_refused: None,
-            } => "CUDA events around each launch".to_string(),
-            TimingMethod::Events {
-                graph_refused: Some(why),
-            } => format!(
-                "CUDA events around each launch (a CUDA graph was refused: {why}; launch gaps may add to times under 10 µs)"
-            ),
+                graph_refused,
+                launches_per_hot_sample,
+            } => {
+                let hot = match launches_per_hot_sample {
+                    1 => String::new(),
+                    n => format!(
+                        "; a hot sample is the mean of {n} back-to-back launches between one pair"
+                    ),
+                };
+                let refused = graph_refused
+                    .as_ref()
+                    .map(|why| {
+                        format!(
+                            " (a CUDA graph was refused: {why}; launch gaps may add to times under 10 µs)"
+                        )
+                    })
+                    .unwrap_or_default();
+                format!("CUDA events around each launch{hot}{refused}")
+            }
             TimingMethod::Graph {
                 launches_per_hot_sample,
             } => format!(
@@ -254,11 +282,29 @@ mod tests {
         assert!(text.contains(r#""stopped":"spread-reached""#));
         assert_eq!(serde_json::from_str::<TimingRecord>(&text).unwrap(), record);
         let events: TimingMethod = serde_json::from_str(r#"{"kind":"events"}"#).unwrap();
+        let recorded_before = TimingMethod::Events {
+            graph_refused: None,
+            launches_per_hot_sample: 1,
+        };
+        assert_eq!(events, recorded_before);
         assert_eq!(
-            events,
-            TimingMethod::Events {
-                graph_refused: None
-            }
+            serde_json::to_string(&recorded_before).unwrap(),
+            r#"{"kind":"events"}"#
+        );
+        assert_eq!(recorded_before.describe(), "CUDA events around each launch");
+        let batched = TimingMethod::Events {
+            graph_refused: None,
+            launches_per_hot_sample: 4,
+        };
+        let text = serde_json::to_string(&batched).unwrap();
+        assert_eq!(text, r#"{"kind":"events","launches_per_hot_sample":4}"#);
+        assert_eq!(
+            serde_json::from_str::<TimingMethod>(&text).unwrap(),
+            batched
+        );
+        assert_eq!(
+            batched.describe(),
+            "CUDA events around each launch; a hot sample is the mean of 4 back-to-back launches between one pair"
         );
     }
 }
