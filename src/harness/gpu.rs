@@ -1025,9 +1025,10 @@ const GAP_CHECK_BELOW_MS: f64 = 0.100;
 const GRAPH_SAMPLE_MS: f64 = 0.050;
 
 /// The least time a hot sample of the events method spans, in
-/// back-to-back launches: a pair of events around one launch adds 1.3–2.7
-/// µs to it (against ncu's durations, on the lent H100), which over 0.2
-/// ms is at most about 1%.
+/// back-to-back launches: a pair of events around one launch adds up to a
+/// few µs to it (on the lent H100 cold launches timed 1.3–2.7 µs above
+/// ncu's durations, and ten launches a sample took 0.65 µs off a 23 µs hot
+/// one), which over 0.2 ms is about 1% at most.
 const HOT_SAMPLE_MS: f64 = 0.200;
 
 /// The event pairs of one turn, cold samples then hot ones.
