@@ -163,7 +163,7 @@ impl TimingMethod {
                 let hot = match launches_per_hot_sample {
                     1 => String::new(),
                     n => format!(
-                        "; a hot sample is the mean of {n} back-to-back launches between one pair"
+                        "; a hot sample is the mean of {n} back-to-back launches between one pair of events"
                     ),
                 };
                 let refused = graph_refused
@@ -304,7 +304,7 @@ mod tests {
         );
         assert_eq!(
             batched.describe(),
-            "CUDA events around each launch; a hot sample is the mean of 4 back-to-back launches between one pair"
+            "CUDA events around each launch; a hot sample is the mean of 4 back-to-back launches between one pair of events"
         );
     }
 }
