@@ -867,8 +867,7 @@ impl Gpu {
         // is the time per launch that says whether the gaps show.
         let sequence = instance.sequence.len().max(1) as f64;
         if typical_ms / sequence < GAP_CHECK_BELOW_MS {
-            let launches =
-                ((GRAPH_SAMPLE_MS / typical_ms.max(1e-4)).ceil() as u32).clamp(warmup.max(2), 1000);
+            let launches = launches_spanning(GRAPH_SAMPLE_MS, typical_ms, warmup.max(2));
             match self.graph_ms(&launch, launches) {
                 Ok(ms) => typical_ms = ms,
                 // A fault ends the process wherever it surfaces.
@@ -881,7 +880,7 @@ impl Gpu {
         }
         let per_launch_ms = typical_ms / sequence;
         if per_launch_ms >= GRAPH_BELOW_MS {
-            let launches = ((HOT_SAMPLE_MS / typical_ms).ceil() as u32).clamp(1, 1000);
+            let launches = launches_spanning(HOT_SAMPLE_MS, typical_ms, 1);
             let per_turn = (time_limit_s * 1000.0 / 4.0 / ((1 + launches) as f64 * typical_ms))
                 .floor() as usize;
             return Ok(Sampler {
@@ -897,7 +896,7 @@ impl Gpu {
         }
         let events = TurnEvents::new(self, samples_per_turn, samples_per_turn)?;
         // Enough back-to-back launches per hot sample to fill ~50 µs.
-        let launches = ((GRAPH_SAMPLE_MS / typical_ms.max(1e-4)).ceil() as u32).clamp(2, 1000);
+        let launches = launches_spanning(GRAPH_SAMPLE_MS, typical_ms, 2);
         match self.capture(&launch, &events, launches) {
             Ok(graph) => Ok(Sampler {
                 events,
@@ -1031,6 +1030,17 @@ const GRAPH_SAMPLE_MS: f64 = 0.050;
 /// one), which over 0.2 ms is about 1% at most.
 const HOT_SAMPLE_MS: f64 = 0.200;
 
+/// The most launches one sample spans.
+const MOST_LAUNCHES_PER_SAMPLE: u32 = 1000;
+
+/// How many back-to-back launches of `typical_ms` each span `span_ms`: at
+/// least `fewest` (a `warmup` above the most is held to it), at most
+/// [`MOST_LAUNCHES_PER_SAMPLE`].
+fn launches_spanning(span_ms: f64, typical_ms: f64, fewest: u32) -> u32 {
+    let most = MOST_LAUNCHES_PER_SAMPLE;
+    ((span_ms / typical_ms.max(1e-4)).ceil() as u32).clamp(fewest.min(most), most)
+}
+
 /// The event pairs of one turn, cold samples then hot ones.
 pub struct TurnEvents {
     cold: Vec<(CudaEvent, CudaEvent)>,
@@ -1128,5 +1138,24 @@ impl Scalar {
             ElementType::I64 => Scalar::I64(value as i64),
             ElementType::U64 => Scalar::U64(value as u64),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sample_spans_enough_launches_within_the_bounds() {
+        // 0.2 ms of a 23 µs kernel: 9 launches; of a 1 ms kernel: one.
+        assert_eq!(launches_spanning(HOT_SAMPLE_MS, 0.023, 1), 9);
+        assert_eq!(launches_spanning(HOT_SAMPLE_MS, 1.0, 1), 1);
+        assert_eq!(launches_spanning(GRAPH_SAMPLE_MS, 1.0, 2), 2);
+        // A kernel too short to time still gets the most, not infinity.
+        assert_eq!(launches_spanning(GRAPH_SAMPLE_MS, 0.0, 2), 500);
+        assert_eq!(launches_spanning(HOT_SAMPLE_MS, 1e-6, 1), 1000);
+        // A warm-up count above the most is held to it (clamp would panic
+        // with its least above its most).
+        assert_eq!(launches_spanning(GRAPH_SAMPLE_MS, 0.004, 5000), 1000);
     }
 }
