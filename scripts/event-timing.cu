@@ -117,6 +117,7 @@ int main(int argc, char **argv)
     bool own_buffers = false, launch_only = false;
     int flush_times = 1;
     size_t shift_bytes = 0;
+    std::vector<int> sizes;
     for (int a = 1; a < argc; ++a) {
         if (!strcmp(argv[a], "--zero-flush")) flush.zero = true;
         else if (!strcmp(argv[a], "--own-buffers")) own_buffers = true;
@@ -124,6 +125,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[a], "--flush") && a + 1 < argc) flush.kind = !strcmp(argv[++a], "read") ? FLUSH_READ : FLUSH_MEMSET;
         else if (!strcmp(argv[a], "--flush-times") && a + 1 < argc) flush_times = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--shift-mib") && a + 1 < argc) shift_bytes = (size_t)atoi(argv[++a]) << 20;
+        else if (argv[a][0] != '-') sizes.push_back(atoi(argv[a]));
     }
     flush.bytes = (size_t)flush_times * l2_bytes;
     CHECK(cudaMalloc(&flush.buffer, flush.bytes));
@@ -131,12 +133,7 @@ int main(int argc, char **argv)
     CHECK(cudaMalloc(&flush.sink, sizeof(unsigned)));
     CHECK(cudaDeviceSynchronize());
     if (!launch_only) printf("size,variant,temperature,median_ms\n");
-    for (int a = 1; a < argc; ++a) {
-        if (argv[a][0] == '-') {
-            if (!strcmp(argv[a], "--flush") || !strcmp(argv[a], "--flush-times") || !strcmp(argv[a], "--shift-mib")) ++a;
-            continue;
-        }
-        int n = atoi(argv[a]);
+    for (int n : sizes) {
         size_t count = (size_t)n * n;
         std::vector<float> host(count);
         for (size_t i = 0; i < count; ++i) host[i] = (float)((i * 2654435761u) % 10007) / 10007.0f;
