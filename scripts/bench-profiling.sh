@@ -9,8 +9,9 @@
 #               profile jobs merged into one, so the same profiler ranges);
 #   start-up    ncu over the harness with nothing to profile, and the same
 #               started early: the harness waits for its job (written 3 s
-#               later), as gpuprof's ncu runs do, and the start-up left is
-#               what follows the job.
+#               later), as gpuprof's ncu runs do (opening the GPU at once
+#               where the binary has `harness --open-on`), and the start-up
+#               left is what follows the job.
 # It prints, per suite: full ÷ whole report (the goal is 3×, matmul 4×) and
 # the profiling overhead per launch: gpuprof's ncu seconds (from each run's
 # job to its end) less one start-up per ncu run (the start-up left after
@@ -71,11 +72,18 @@ PY
     ncu --clock-control none --profile-from-start off -f -o "$dir/none" \
         "$bin" harness --job "$dir/gpuprof/ncu/device-job.json" > /dev/null 2>&1
     start=$(since "$t0")
-    # The same, its harness waiting for its job, written 3 s later.
+    # The same, its harness waiting for its job, written 3 s later (and
+    # opening the GPU at once, as gpuprof's do once the device is probed,
+    # where the binary can).
     rm -f "$dir/early-job.json"
+    open_on=()
+    if "$bin" harness --help 2> /dev/null | grep -q -- --open-on; then
+        : > "$dir/early-open"
+        open_on=(--open-on "$dir/early-open")
+    fi
     t0=$(now)
     ncu --clock-control none --profile-from-start off -f -o "$dir/early" \
-        "$bin" harness --job "$dir/early-job.json" --wait-for $$ > /dev/null 2>&1 &
+        "$bin" harness --job "$dir/early-job.json" --wait-for $$ "${open_on[@]}" > /dev/null 2>&1 &
     sleep 3
     cp "$dir/gpuprof/ncu/device-job.json" "$dir/early-job.tmp" && mv "$dir/early-job.tmp" "$dir/early-job.json"
     wait $!

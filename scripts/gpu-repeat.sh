@@ -2,7 +2,8 @@
 # Are gpuprof's timings repeatable, and do its speedups agree with an
 # independent timer? On the device machine, with a release binary built
 # elsewhere: each suite of SUITES (default: transpose reduction matmul,
-# from examples/) timed twice in a row with --no-profile, then the bundled
+# from examples/) timed twice in a row with --no-profile (PROFILE=1:
+# profiled too), then the bundled
 # transpose kernels timed by scripts/event-timing.cu (cold and hot) and
 # compared with the first transpose run's speedups (scripts/compare-timing.py,
 # 2% tolerance; only when SUITES has transpose). Prints last, per suite: the runs above 50 µs, how many of
@@ -11,11 +12,15 @@
 # (default $OUT) as SUITE-1.json and SUITE-2.json.
 source "$(dirname "$0")/device-setup.sh"
 suites=${SUITES:-transpose reduction matmul}
+# PROFILE=1 profiles too, so that ncu's waiting harnesses (their contexts
+# open while the kernels are timed) are there as in a whole report.
+no_profile=--no-profile
+[ "${PROFILE:-0}" = 1 ] && no_profile=
 for suite in $suites; do
     for round in 1 2; do
         echo "== $suite, run $round"
         start=$(date +%s)
-        "$bin" report "examples/$suite/variants.toml" --no-profile -o "$runs/$suite-$round" --timeout 120
+        "$bin" report "examples/$suite/variants.toml" $no_profile -o "$runs/$suite-$round" --timeout 120
         echo "exit $? in $(( $(date +%s) - start )) s"
         cp "$runs/$suite-$round/analysis.json" "$out/$suite-$round.json"
         cp "$runs/$suite-$round/results.json" "$out/$suite-$round-results.json"

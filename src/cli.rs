@@ -281,5 +281,11 @@ pub enum Command {
         /// it) lives
         #[arg(long, value_name = "PID")]
         wait_for: Option<u32>,
+        /// While waiting for the job, open the GPU once this file appears
+        /// (gpuprof writes it when no other process is to place anything on
+        /// the GPU before its timings), so that CUDA's start-up is spent
+        /// before the job comes
+        #[arg(long, value_name = "FILE", requires = "wait_for")]
+        open_on: Option<PathBuf>,
     },
 }

@@ -126,7 +126,11 @@ fn main() -> ExitCode {
             &written,
         ),
         Command::Doctor { ncu, binary } => doctor(ncu.as_deref(), binary.as_deref()),
-        Command::Harness { job, wait_for } => run_harness(&job, wait_for),
+        Command::Harness {
+            job,
+            wait_for,
+            open_on,
+        } => run_harness(&job, wait_for, open_on.as_deref()),
     }
 }
 
@@ -463,8 +467,13 @@ fn dump(path: &std::path::Path) -> ExitCode {
 /// The hidden harness subcommand: events one per line as they happen, on
 /// the report descriptor the pipeline gave it (stdout when run by hand).
 /// With `wait_for`, the job file is not written yet: the harness waits for
-/// it (before it touches the GPU) while that process lives.
-fn run_harness(job_path: &std::path::Path, wait_for: Option<u32>) -> ExitCode {
+/// it while that process lives, touching the GPU only once the file
+/// `open_on` appears, if it does (it then opens its context and waits on).
+fn run_harness(
+    job_path: &std::path::Path,
+    wait_for: Option<u32>,
+    open_on: Option<&std::path::Path>,
+) -> ExitCode {
     // Under ncu, the harness's parent is ncu: it goes when ncu goes.
     gpuprof::process::die_with_parent();
     // Events go on the pipeline's report descriptor, what kernels print
@@ -485,12 +494,16 @@ fn run_harness(job_path: &std::path::Path, wait_for: Option<u32>) -> ExitCode {
             let _ = out.flush();
         }
     };
-    if let Some(writer) = wait_for
-        && let Err(error) = wait_for_job(job_path, writer, &mut emit)
-    {
-        eprintln!("error: {error}");
-        return ExitCode::from(exit_code::ENVIRONMENT);
-    }
+    let opened = match wait_for {
+        Some(writer) => match wait_for_job(job_path, writer, open_on, &mut emit) {
+            Ok(opened) => opened,
+            Err(error) => {
+                eprintln!("error: {error}");
+                return ExitCode::from(exit_code::ENVIRONMENT);
+            }
+        },
+        None => None,
+    };
     let job: harness::Job = match std::fs::read_to_string(job_path)
         .map_err(|e| e.to_string())
         .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
@@ -508,7 +521,7 @@ fn run_harness(job_path: &std::path::Path, wait_for: Option<u32>) -> ExitCode {
         eprintln!("error: the NVIDIA driver library (libcuda.so.1) was not found");
         return ExitCode::from(exit_code::ENVIRONMENT);
     }
-    match harness::run(&job, &mut emit) {
+    match harness::run(&job, opened, &mut emit) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error}");
@@ -518,14 +531,18 @@ fn run_harness(job_path: &std::path::Path, wait_for: Option<u32>) -> ExitCode {
 }
 
 /// Waits for the job file `job` (written whole, by a rename) while the
-/// process `writer` lives, saying so once a second.
+/// process `writer` lives, saying so once a second; once the file
+/// `open_on` appears, opens the GPU (once) and says whether it could.
 fn wait_for_job(
     job: &std::path::Path,
     writer: u32,
+    open_on: Option<&std::path::Path>,
     emit: &mut dyn FnMut(harness::Event),
-) -> Result<(), String> {
+) -> Result<Option<harness::OpenedEarly>, String> {
     use std::time::{Duration, Instant};
     let mut said = None::<Instant>;
+    let mut gate = open_on;
+    let mut opened = None;
     while !job.exists() {
         if !gpuprof::process::is_alive(writer) {
             return Err(format!(
@@ -533,11 +550,27 @@ fn wait_for_job(
                 job.display()
             ));
         }
+        if let Some(file) = gate
+            && file.exists()
+        {
+            gate = None;
+            let attempt = match harness::driver_available() {
+                true => harness::open_early().map_err(|error| error.to_string()),
+                false => Err("the NVIDIA driver library (libcuda.so.1) was not found".into()),
+            };
+            match attempt {
+                Ok(context) => {
+                    opened = Some(context);
+                    emit(harness::Event::Opened);
+                }
+                Err(message) => emit(harness::Event::OpenFailed { message }),
+            }
+        }
         if said.is_none_or(|at| at.elapsed() >= Duration::from_secs(1)) {
             emit(harness::Event::Waiting);
             said = Some(Instant::now());
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    Ok(())
+    Ok(opened)
 }

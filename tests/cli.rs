@@ -181,7 +181,7 @@ fn report_through_the_stand_ins_gives_the_recorded_results() {
         ))
         // The closing line: the time each stage took.
         .stderr(predicate::str::is_match(
-            r"took [0-9.]+ s: prepare [0-9.]+ s · build [0-9.]+ s · time [0-9.]+ s · profile [0-9.]+ s · reports [0-9.]+ s",
+            r"took [0-9.]+ s: prepare [0-9.]+ s · build [0-9.]+ s · ncu start [0-9.]+ s · time [0-9.]+ s · profile [0-9.]+ s · reports [0-9.]+ s",
         )
         .unwrap());
     let produced = read_results(&out.path().join("report/results.json"));
@@ -305,6 +305,63 @@ fn ncu_started_early_and_not_needed_ends_unused() {
             .iter()
             .all(|r| r.failure.is_some() && r.profile.is_none())
     );
+}
+
+#[test]
+fn ncu_harnesses_open_the_gpu_after_the_probe_and_before_the_timings() {
+    if !nvrtc_present() {
+        return;
+    }
+    // Where the device lets processes share it, both ncu processes'
+    // harnesses open their contexts once the device is probed and before
+    // the timing harness starts; where it does not (an exclusive compute
+    // mode), they open nothing until their jobs come, and profile as well.
+    for (mode, opens) in [("default", true), ("exclusive", false)] {
+        let out = tempfile::tempdir().unwrap();
+        let log = out.path().join("standin.log");
+        let done = replaying(out.path())
+            .env("STANDIN_LOG", &log)
+            .env("STANDIN_COMPUTE_MODE", mode)
+            .env("CUDA_VISIBLE_DEVICES", "0")
+            .args([
+                "report",
+                "examples/transpose/variants.toml",
+                "--timeout",
+                "5",
+                "--ncu",
+            ])
+            .arg(root().join("tests/standin/ncu"))
+            .arg("-o")
+            .arg(out.path().join("report"))
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(&log).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let at = |line: &str| lines.iter().position(|l| *l == line);
+        let first_timed = lines.iter().position(|l| l.starts_with("time "));
+        let probed = at("device on gpu 0");
+        for job in ["profile-job.json", "profile-lines-job.json"] {
+            let opened = at(&format!("opened {job}"));
+            match opens {
+                true => assert!(
+                    probed < opened && opened.is_some() && opened < first_timed,
+                    "{text}"
+                ),
+                false => assert_eq!(opened, None, "{text}"),
+            }
+        }
+        let took = String::from_utf8_lossy(&done.get_output().stderr).into_owned();
+        assert_eq!(took.contains("ncu start"), opens, "{took}");
+        let results = read_results(&out.path().join("report/results.json"));
+        assert!(results.profiler.as_ref().unwrap().lines_run.is_some());
+        assert!(
+            results
+                .variants
+                .iter()
+                .all(|v| v.runs.iter().all(|r| r.profile.is_some())),
+            "{mode}"
+        );
+    }
 }
 
 #[test]
@@ -1266,13 +1323,19 @@ fn a_second_run_reuses_what_did_not_change_and_force_runs_it_all() {
         let text = std::fs::read_to_string(&log).unwrap_or_default();
         text.lines()
             .filter(|l| {
-                !l.starts_with("device") && !l.starts_with("export") && !l.starts_with("waiting")
+                !["device", "export", "waiting", "opened"]
+                    .iter()
+                    .any(|what| l.starts_with(what))
             })
             .map(str::to_string)
             .collect::<Vec<_>>()
     };
     assert_eq!(run(&[]).len(), 16, "first run: 8 timed and 8 profiled");
     assert!(run(&[]).is_empty(), "nothing changed: nothing runs");
+    // Nothing to profile: the ncu processes started with the run were ended
+    // before their harnesses opened the GPU.
+    let second = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(!second.contains("opened"), "{second}");
     let padded = suite.join("kernels/padded.cu");
     let edited = std::fs::read_to_string(&padded).unwrap() + "\n// edited\n";
     std::fs::write(&padded, edited).unwrap();
@@ -1719,7 +1782,7 @@ fn per_line_counters_taken_at_one_size_stand_for_the_other_sizes_and_say_so() {
     assert!(lines_run.command.contains("--section SourceCounters"));
     // The commands shown run as they are: the harness does not wait.
     assert!(
-        !profiler.command.contains("--wait-for"),
+        !profiler.command.contains("--wait-for") && !profiler.command.contains("--open-on"),
         "{}",
         profiler.command
     );

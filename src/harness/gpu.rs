@@ -256,6 +256,8 @@ impl Gpu {
                 driver_version / 1000,
                 (driver_version % 1000) / 10
             ),
+            processes_may_share: attribute(Attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_MODE)?
+                == sys::CUcomputemode::CU_COMPUTEMODE_DEFAULT as i32,
         })
     }
 

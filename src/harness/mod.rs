@@ -40,16 +40,32 @@ pub fn device_facts() -> Result<crate::model::device::DriverFacts, GpuError> {
     Gpu::open()?.facts()
 }
 
-/// Runs `job`, calling `emit` for every event; a job with no items opens
-/// no GPU. Returns `Err` after a fatal
-/// CUDA error (already reported as an [`Event::Failed`]).
-pub fn run(job: &Job, emit: &mut dyn FnMut(Event)) -> Result<(), GpuError> {
+/// A CUDA context a harness opened while it waited for its job (`gpuprof
+/// harness --open-on`), for the job to run on.
+pub struct OpenedEarly(Gpu);
+
+/// Opens the device's context before the job is known.
+pub fn open_early() -> Result<OpenedEarly, GpuError> {
+    Gpu::open().map(OpenedEarly)
+}
+
+/// Runs `job` on the context `opened` early, or on one it opens, calling
+/// `emit` for every event; a job with no items opens no GPU (and closes
+/// one opened early). Returns `Err` after a fatal CUDA error (already
+/// reported as an [`Event::Failed`]).
+pub fn run(
+    job: &Job,
+    opened: Option<OpenedEarly>,
+    emit: &mut dyn FnMut(Event),
+) -> Result<(), GpuError> {
     if job.items.is_empty() && job.mode != Mode::Device {
-        // Nothing to run (an ncu process started early and not needed):
-        // the GPU is not touched.
+        // Nothing to run (an ncu process started early and not needed).
         return Ok(());
     }
-    let gpu = Gpu::open()?;
+    let gpu = match opened {
+        Some(OpenedEarly(gpu)) => gpu,
+        None => Gpu::open()?,
+    };
     if job.mode == Mode::Device {
         emit(Event::Device(gpu.facts()?));
         return Ok(());

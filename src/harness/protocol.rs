@@ -107,6 +107,13 @@ pub enum Event {
     /// The harness was started before its job was written and is still
     /// waiting for it (sent once a second): alive, not hung.
     Waiting,
+    /// The harness, still waiting for its job, opened its CUDA context (its
+    /// gate file appeared): CUDA's start-up is spent before the job comes.
+    Opened,
+    /// It could not open one then; the job will try again when it comes.
+    OpenFailed {
+        message: String,
+    },
     /// The item could not run. `fatal` failures (a CUDA error that leaves
     /// the context unusable) end the process; the pipeline starts a new one
     /// for the remaining items.

@@ -18,6 +18,11 @@ pub struct DriverFacts {
     pub shared_memory_per_sm_bytes: u64,
     pub max_threads_per_sm: u32,
     pub driver_cuda_version: String,
+    /// Whether other processes may hold a context on the device beside
+    /// this one (its compute mode is the default): absent from facts read
+    /// before gpuprof asked, and then taken as no.
+    #[serde(default)]
+    pub processes_may_share: bool,
 }
 
 /// The device a suite ran on, as recorded in results.json.
@@ -252,6 +257,7 @@ mod tests {
             shared_memory_per_sm_bytes: 233_472,
             max_threads_per_sm: 2048,
             driver_cuda_version: "13.0".into(),
+            processes_may_share: true,
         };
         let device = Device::from_facts(&facts, None);
         assert!((device.peak_dram_bytes_per_second - 4.814e12).abs() < 1e9);

@@ -113,6 +113,7 @@ pub fn driver_facts(launch: &RawLaunch) -> Option<DriverFacts> {
             as u64,
         max_threads_per_sm: number("max_threads_per_multiprocessor").unwrap_or(0.0) as u32,
         driver_cuda_version: "unknown (imported report)".into(),
+        processes_may_share: false,
     })
 }
 

@@ -147,7 +147,29 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
         false => previous.clone(),
     };
     let harness = time::harness_program()?;
-    let facts = device::probe(&harness, &plan, &folders.work)?;
+    // ncu starts while the device is probed; its harnesses wait for their
+    // jobs, and open the GPU once the probe is done.
+    let (ncu, mut early, facts) = std::thread::scope(|scope| {
+        let starting = scope.spawn(|| {
+            let ncu = profile::find_ncu(request);
+            let early = match request.skip_profile {
+                true => profile::EarlyStart::none(),
+                false => profile::start_early(&harness, &plan, &ncu, request, &folders),
+            };
+            (ncu, early)
+        });
+        let facts = device::probe(&harness, &plan, &folders.work);
+        let (ncu, early) = starting
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (ncu, early, facts)
+    });
+    let facts = facts?;
+    let ncu_version = ncu.as_ref().ok().map(|found| found.version.as_str());
+    match plan::all_kernels_reusable(&plan, &facts, ncu_version, previous.as_ref()) {
+        true => early.dismiss(),
+        false => early.open_gpu(&facts),
+    }
     plan::check_device_limits(&plan, &facts)?;
 
     // The previous results.json stays as it is until this run has
@@ -165,7 +187,6 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
         &mut results,
     )?;
     clock.lap("build");
-    let ncu = profile::find_ncu(request);
     let reused = plan::reuse_unchanged(
         &plan,
         &facts,
@@ -179,12 +200,9 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
     }
 
     let time_job = plan::timing_job(&plan, &modules, &reused);
-    // ncu starts while the kernels are timed; its harness waits for its
-    // job, touching the GPU only once the timing harness has ended.
-    let early = match request.skip_profile {
-        true => profile::EarlyStart::none(),
-        false => profile::start_early(&harness, &time_job, &reused, &ncu, request, &folders),
-    };
+    if early.settle(&time_job, &reused) {
+        clock.lap("ncu start");
+    }
     time::run(
         &harness,
         &time_job,

@@ -189,12 +189,7 @@ pub(super) fn reuse_unchanged(
             let Some(old) = before.and_then(|b| b.run(&run.size)) else {
                 continue;
             };
-            let complete = old.failure.is_none()
-                && !old.samples_ms.is_empty()
-                && (skip_profile
-                    || old.profile.is_some()
-                    || matches!(variant.kind, PlannedKind::Library { .. }));
-            if key.is_some() && old.cache_key == key && complete && run.failure.is_none() {
+            if reusable(variant, old, &key, skip_profile) && run.failure.is_none() {
                 *run = old.clone();
                 reused.insert(Item {
                     variant: variant.name.clone(),
@@ -212,6 +207,45 @@ pub(super) fn reuse_unchanged(
         results.notices.push(Notice::Reused { runs: reused.len() });
     }
     reused
+}
+
+/// Whether `old`, a previous run of `variant`, may stand for this run,
+/// whose cache key is `key`: it measured everything this run would
+/// (failing nothing) with the same inputs.
+fn reusable(variant: &Variant, old: &RunResult, key: &Option<String>, skip_profile: bool) -> bool {
+    let complete = old.failure.is_none()
+        && !old.samples_ms.is_empty()
+        && (skip_profile
+            || old.profile.is_some()
+            || matches!(variant.kind, PlannedKind::Library { .. }));
+    key.is_some() && old.cache_key == *key && complete
+}
+
+/// Whether every kernel of the plan at every size is expected to be reused
+/// from `previous` (as [`reuse_unchanged`] will, unless a build fails):
+/// then nothing is to be profiled.
+pub(super) fn all_kernels_reusable(
+    plan: &Plan,
+    facts: &DriverFacts,
+    ncu_version: Option<&str>,
+    previous: Option<&Results>,
+) -> bool {
+    plan.variants
+        .iter()
+        .filter(|variant| variant.kernel().is_some())
+        .all(|variant| {
+            let before = previous.and_then(|p| p.variant(&variant.name));
+            plan.suite
+                .sizes
+                .iter()
+                .enumerate()
+                .all(|(size_index, size)| {
+                    let key = cache_key(plan, variant, size_index, facts, ncu_version, false);
+                    before
+                        .and_then(|b| b.run(&size.label))
+                        .is_some_and(|old| reusable(variant, old, &key, false))
+                })
+        })
 }
 
 /// A command line as the user would type it.
@@ -341,6 +375,7 @@ mod tests {
             shared_memory_per_sm_bytes: shared,
             max_threads_per_sm: 2048,
             driver_cuda_version: "13.0".into(),
+            processes_may_share: true,
         }
     }
 

@@ -8,9 +8,12 @@
 //! pages are exported while a second ncu process profiles the other sizes
 //! without them; ncu prints each run's raw page into its log, so nothing
 //! is left to export once the last run ends. Both ncu processes are
-//! started before the timing stage ([`start_early`]):
-//! their harnesses wait for their jobs without touching the GPU, so ncu's
-//! start-up is spent while the GPU is still busy with the stage before.
+//! started with the run ([`start_early`]), while the device is probed:
+//! their harnesses wait for their jobs, opening their CUDA contexts (where
+//! the device lets processes share it) once the probe is done and before
+//! the timing harness places anything on the GPU
+//! ([`EarlyStart::open_gpu`], [`EarlyStart::settle`]), so that ncu's
+//! start-up and CUDA's under it are spent before the profile stage.
 //! Of a sweep's configurations only those
 //! `[profile] sweeps` names are profiled (by default the fastest few and
 //! the slowest at each size). A failing or missing ncu costs the profiles,
@@ -18,6 +21,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
 
 use indicatif::ProgressBar;
@@ -32,6 +36,7 @@ use crate::config::Plan;
 use crate::config::plan::{LinesAt, SweepProfiling};
 use crate::error::Error;
 use crate::harness::{Event, Item, Job, Mode};
+use crate::model::device::DriverFacts;
 use crate::model::notice::Notice;
 use crate::model::results::{LinesRun, Profile, ProfilerRun, Results, RunResult};
 use crate::model::timing;
@@ -297,12 +302,15 @@ struct PassCommand {
     /// it runs as it is once the job is written.
     shown: String,
     job_path: PathBuf,
+    /// The file that lets a waiting harness open the GPU (`--open-on`).
+    open_gate: Option<PathBuf>,
     log_file: PathBuf,
     report_file: PathBuf,
 }
 
 /// The ncu command of the pass writing `base`, its harness waiting for
-/// its job (while this process lives) when `wait`.
+/// its job (while this process lives) when `wait`, and opening the GPU
+/// meanwhile once its gate file is written.
 fn pass_command(
     harness: &Invocation,
     ncu: &Ncu,
@@ -323,14 +331,20 @@ fn pass_command(
     };
     let target = harness_job(harness, &job_path);
     let shown = ncu_run::profile_invocation(&ncu.path, &ncu_request, &target).display();
-    let target = match wait {
-        true => target.arg("--wait-for").arg(std::process::id().to_string()),
-        false => target,
+    let open_gate = wait.then(|| folders.work.join(format!("{base}-open")));
+    let target = match &open_gate {
+        Some(gate) => target
+            .arg("--wait-for")
+            .arg(std::process::id().to_string())
+            .arg("--open-on")
+            .arg(gate.as_os_str()),
+        None => target,
     };
     PassCommand {
         invocation: ncu_run::profile_invocation(&ncu.path, &ncu_request, &target),
         shown,
         job_path,
+        open_gate,
         log_file: ncu_request.log_file.clone(),
         report_file: ncu_run::report_path(&ncu_request),
     }
@@ -373,7 +387,7 @@ fn profile_pass(
             );
             write_json(&command.job_path, &job)?;
             let known = Instant::now();
-            let run = run_ncu(&command.invocation, request.idle_timeout * 4, bar);
+            let run = run_ncu(&command.invocation, request.idle_timeout * 4, bar, None);
             (command, run, known, None)
         }
     };
@@ -398,9 +412,10 @@ fn profile_pass(
 }
 
 /// An ncu process started before its launches were known, on a thread
-/// that follows it: its harness waits for the job file without touching
-/// the GPU. Dropped unused, it is given an empty job (the harness then
-/// ends without opening the GPU, and ncu with it).
+/// that follows it: its harness waits for the job file, touching the GPU
+/// only once its gate file is written. Dropped unused, it is given an
+/// empty job (the harness then ends, closing any context it opened, and
+/// ncu with it) and waited for.
 pub(super) struct EarlyNcu {
     base: &'static str,
     source_counters: bool,
@@ -408,6 +423,9 @@ pub(super) struct EarlyNcu {
     plan: Plan,
     spawned: Instant,
     thread: Option<std::thread::JoinHandle<NcuRun>>,
+    /// Told when the harness has opened the GPU or failed to; None once the
+    /// gate is not to be written (or was, and the answer came).
+    opening: Option<Receiver<()>>,
 }
 
 impl EarlyNcu {
@@ -427,10 +445,14 @@ impl EarlyNcu {
     }
 }
 
-impl Drop for EarlyNcu {
-    fn drop(&mut self) {
+impl EarlyNcu {
+    /// Gives the harness an empty job: its thread, to be waited for, where
+    /// the job could be written. Where it could not, the harness ends with
+    /// this process (it waits only while this process lives): the thread
+    /// is left to end with it rather than waited for.
+    fn end(&mut self) -> Option<std::thread::JoinHandle<NcuRun>> {
         let (Some(command), Some(thread)) = (self.command.take(), self.thread.take()) else {
-            return;
+            return None;
         };
         let empty = Job {
             mode: Mode::Profile,
@@ -439,10 +461,15 @@ impl Drop for EarlyNcu {
             items: Vec::new(),
             failed: Vec::new(),
         };
-        // Where the empty job cannot be written, the harness ends with this
-        // process (it waits only while this process lives): the thread is
-        // left to end with it rather than waited for.
-        if write_json(&command.job_path, &empty).is_ok() {
+        write_json(&command.job_path, &empty)
+            .is_ok()
+            .then_some(thread)
+    }
+}
+
+impl Drop for EarlyNcu {
+    fn drop(&mut self) {
+        if let Some(thread) = self.end() {
             let _ = thread.join();
         }
     }
@@ -455,19 +482,35 @@ fn joined_thread<T>(thread: std::thread::JoinHandle<T>) -> T {
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
-/// The ncu processes started before the timing stage, one per pass the
-/// plan is expected to need, and the bar their launches move (shown once
-/// the profile stage begins).
+/// The ncu processes started with the run, one per pass the plan is
+/// expected to need, and the bar their launches move (shown once the
+/// profile stage begins).
 pub(super) struct EarlyStart {
     started: Vec<EarlyNcu>,
+    /// Those dismissed before they touched the GPU, ending meanwhile;
+    /// waited for when this is dropped.
+    leaving: Vec<std::thread::JoinHandle<NcuRun>>,
     bar: ProgressBar,
 }
+
+impl Drop for EarlyStart {
+    fn drop(&mut self) {
+        for thread in self.leaving.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// How long the timing stage waits, at most, for the ncu processes' harnesses
+/// to open the GPU (ncu's start-up takes about a second).
+const OPEN_WAIT: Duration = Duration::from_secs(30);
 
 impl EarlyStart {
     /// No ncu started early (profiling skipped, or nothing to profile).
     pub(super) fn none() -> EarlyStart {
         EarlyStart {
             started: Vec::new(),
+            leaving: Vec::new(),
             bar: progress_later("profile"),
         }
     }
@@ -485,6 +528,52 @@ impl EarlyStart {
             .retain(|early| passes.iter().any(|pass| early.runs(pass)));
     }
 
+    /// Ends them all before their harnesses touch the GPU (nothing is to
+    /// be profiled), not waiting for them until this is dropped.
+    pub(super) fn dismiss(&mut self) {
+        for mut early in self.started.drain(..) {
+            self.leaving.extend(early.end());
+        }
+    }
+
+    /// Lets the waiting harnesses open the GPU, once the device probe has
+    /// ended, when the device lets several processes hold a context (its
+    /// compute mode is the default); else they open it when their jobs come.
+    pub(super) fn open_gpu(&mut self, facts: &DriverFacts) {
+        for early in &mut self.started {
+            let gate = early.command.as_ref().and_then(|c| c.open_gate.as_ref());
+            let written = facts.processes_may_share
+                && gate.is_some_and(|gate| std::fs::write(gate, b"").is_ok());
+            if !written {
+                early.opening = None;
+            }
+        }
+    }
+
+    /// Before the timing stage: ends the processes the items to profile
+    /// (`time_job`'s kernels less the `reused`) turn out not to need, and
+    /// waits (at most [`OPEN_WAIT`]) until the others' harnesses have opened
+    /// the GPU, so that nothing of theirs is placed on it while the kernels
+    /// are timed: their contexts come before the timing harness's buffers,
+    /// every run alike. Says whether it waited for any.
+    pub(super) fn settle(&mut self, time_job: &Job, reused: &BTreeSet<Item>) -> bool {
+        let sizes: BTreeSet<String> = kernel_items(time_job, reused)
+            .map(|item| item.size)
+            .collect();
+        let expected = expected_passes(&time_job.plan, sizes.len());
+        self.started
+            .retain(|early| expected.contains(&(early.base, early.source_counters)));
+        let deadline = Instant::now() + OPEN_WAIT;
+        let mut waited = false;
+        for early in &mut self.started {
+            if let Some(opening) = early.opening.take() {
+                waited = true;
+                let _ = opening.recv_timeout(deadline.saturating_duration_since(Instant::now()));
+            }
+        }
+        waited
+    }
+
     /// The stage's bar, shown, over `length` items.
     fn show_progress(&self, length: u64) -> ProgressBar {
         show(&self.bar, length);
@@ -492,16 +581,26 @@ impl EarlyStart {
     }
 }
 
-/// Starts, before the timing stage, the ncu processes the profile stage
-/// is expected to need: one with the per-line counters when the items
-/// (those of kernels, not reused) are of one size or `[profile] lines_at
-/// = "every"`, else one without them and one with them (the per-line
-/// counters are taken at one size). A process the stage turns out not to
-/// need is ended unused.
+/// The ncu processes (report base, with the per-line counters) the profile
+/// stage needs for kernels at `sizes` sizes: one with the per-line counters
+/// when they are of one size or `[profile] lines_at = "every"`, else one
+/// without them and one with them (taken at one size).
+fn expected_passes(plan: &Plan, sizes: usize) -> &'static [(&'static str, bool)] {
+    match sizes {
+        0 => &[],
+        1 => &[(PROFILE_BASE, true)],
+        _ if matches!(plan.profile.lines_at, LinesAt::Every) => &[(PROFILE_BASE, true)],
+        _ => &[(PROFILE_BASE, false), (LINES_BASE, true)],
+    }
+}
+
+/// Starts, with the run, the ncu processes the profile stage is expected
+/// to need for the plan's kernels at every size ([`expected_passes`]); a
+/// process the stage turns out not to need is ended unused. Their
+/// harnesses wait for their jobs, and for a gate before they open the GPU.
 pub(super) fn start_early(
     harness: &Invocation,
-    time_job: &Job,
-    reused: &BTreeSet<Item>,
+    plan: &Plan,
     ncu: &Result<Ncu, String>,
     request: &ReportRequest,
     folders: &Folders,
@@ -510,26 +609,21 @@ pub(super) fn start_early(
     let Ok(ncu) = ncu else {
         return early;
     };
-    let plan = &time_job.plan;
-    let sizes: BTreeSet<String> = kernel_items(time_job, reused)
-        .map(|item| item.size)
-        .collect();
-    let passes: &[(&'static str, bool)] = match sizes.len() {
-        0 => &[],
-        1 => &[(PROFILE_BASE, true)],
-        _ if matches!(plan.profile.lines_at, LinesAt::Every) => &[(PROFILE_BASE, true)],
-        _ => &[(PROFILE_BASE, false), (LINES_BASE, true)],
-    };
-    for &(base, source_counters) in passes {
+    let kernels = plan.variants.iter().any(|v| v.kernel().is_some());
+    let sizes = if kernels { plan.suite.sizes.len() } else { 0 };
+    for &(base, source_counters) in expected_passes(plan, sizes) {
         let command = pass_command(harness, ncu, plan, folders, base, source_counters, true);
-        // A job left by an earlier run would start the harness at once.
-        if let Err(error) = std::fs::remove_file(&command.job_path)
-            && error.kind() != std::io::ErrorKind::NotFound
-        {
+        // A job or a gate left by an earlier run would start the harness
+        // at once.
+        let stale = [Some(&command.job_path), command.open_gate.as_ref()];
+        if stale.into_iter().flatten().any(|file| {
+            std::fs::remove_file(file).is_err_and(|e| e.kind() != std::io::ErrorKind::NotFound)
+        }) {
             continue;
         }
         let (invocation, bar) = (command.invocation.clone(), early.bar.clone());
         let idle_timeout = request.idle_timeout * 4;
+        let (opened, opening) = channel();
         early.started.push(EarlyNcu {
             base,
             source_counters,
@@ -537,8 +631,9 @@ pub(super) fn start_early(
             plan: plan.clone(),
             spawned: Instant::now(),
             thread: Some(std::thread::spawn(move || {
-                run_ncu(&invocation, idle_timeout, &bar)
+                run_ncu(&invocation, idle_timeout, &bar, Some(opened))
             })),
+            opening: Some(opening),
         });
     }
     early
@@ -695,28 +790,41 @@ struct NcuRun {
 }
 
 /// Runs ncu over the harness, moving `bar` (over the items to profile) as
-/// each one's first launch is profiled.
-fn run_ncu(invocation: &Invocation, idle_timeout: Duration, bar: &ProgressBar) -> NcuRun {
+/// each one's first launch is profiled, and telling `opened` when the
+/// harness, waiting for its job, has opened the GPU or failed to.
+fn run_ncu(
+    invocation: &Invocation,
+    idle_timeout: Duration,
+    bar: &ProgressBar,
+    opened: Option<Sender<()>>,
+) -> NcuRun {
     let mut profiled = Vec::new();
     let mut events_log = String::new();
     let outcome = process::run_reporting(invocation, Some(idle_timeout), |line| {
         events_log.push_str(line);
         events_log.push('\n');
-        if let Ok(Event::Profiled {
-            item,
-            sequence,
-            kernel,
-        }) = Event::from_line(line)
-        {
-            bar.set_message(format!("{} {}", item.variant, item.size));
-            if !profiled.iter().any(|p: &ProfiledLaunch| p.item == item) {
-                bar.inc(1);
-            }
-            profiled.push(ProfiledLaunch {
-                sequence,
+        match Event::from_line(line) {
+            Ok(Event::Profiled {
                 item,
+                sequence,
                 kernel,
-            });
+            }) => {
+                bar.set_message(format!("{} {}", item.variant, item.size));
+                if !profiled.iter().any(|p: &ProfiledLaunch| p.item == item) {
+                    bar.inc(1);
+                }
+                profiled.push(ProfiledLaunch {
+                    sequence,
+                    item,
+                    kernel,
+                });
+            }
+            Ok(Event::Opened | Event::OpenFailed { .. }) => {
+                if let Some(opened) = &opened {
+                    let _ = opened.send(());
+                }
+            }
+            _ => {}
         }
     });
     NcuRun {

@@ -167,7 +167,12 @@ impl Attempt<'_> {
         self.events_log.push_str(line);
         self.events_log.push('\n');
         match event {
-            Event::Device(_) | Event::Profiled { .. } | Event::Printing | Event::Waiting => {}
+            Event::Device(_)
+            | Event::Profiled { .. }
+            | Event::Printing
+            | Event::Waiting
+            | Event::Opened
+            | Event::OpenFailed { .. } => {}
             Event::Printed {
                 item,
                 text,
