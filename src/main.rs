@@ -517,8 +517,8 @@ fn run_harness(
             return ExitCode::from(exit_code::BAD_INPUT);
         }
     };
-    if !harness::driver_available() {
-        eprintln!("error: the NVIDIA driver library (libcuda.so.1) was not found");
+    if let Err(error) = driver_loadable() {
+        eprintln!("error: {error}");
         return ExitCode::from(exit_code::ENVIRONMENT);
     }
     match harness::run(&job, opened, &mut emit) {
@@ -527,6 +527,15 @@ fn run_harness(
             eprintln!("error: {error}");
             ExitCode::from(exit_code::VARIANT_FAILED)
         }
+    }
+}
+
+/// Whether the harness can load the NVIDIA driver library (cudarc panics
+/// on first use otherwise), and what to say when it cannot.
+fn driver_loadable() -> Result<(), String> {
+    match harness::driver_available() {
+        true => Ok(()),
+        false => Err("the NVIDIA driver library (libcuda.so.1) was not found".into()),
     }
 }
 
@@ -554,10 +563,8 @@ fn wait_for_job(
             && file.exists()
         {
             gate = None;
-            let attempt = match harness::driver_available() {
-                true => harness::open_early().map_err(|error| error.to_string()),
-                false => Err("the NVIDIA driver library (libcuda.so.1) was not found".into()),
-            };
+            let attempt = driver_loadable()
+                .and_then(|()| harness::open_early().map_err(|error| error.to_string()));
             match attempt {
                 Ok(context) => {
                     opened = Some(context);

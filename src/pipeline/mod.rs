@@ -190,7 +190,7 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
     let reused = plan::reuse_unchanged(
         &plan,
         &facts,
-        ncu.as_ref().ok().map(|found| found.version.as_str()),
+        ncu_version,
         request.skip_profile,
         previous.as_ref(),
         &mut results,
