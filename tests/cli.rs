@@ -308,19 +308,23 @@ fn ncu_started_early_and_not_needed_ends_unused() {
 }
 
 #[test]
-fn ncu_harnesses_open_the_gpu_after_the_probe_and_before_the_timings() {
+fn ncu_harnesses_open_the_gpu_early_and_the_second_takes_its_job_as_the_first_ncu_ends() {
     if !nvrtc_present() {
         return;
     }
     // Where the device lets processes share it, both ncu processes'
     // harnesses open their contexts once the device is probed and before
-    // the timing harness starts; where it does not (an exclusive compute
-    // mode), they open nothing until their jobs come, and profile as well.
+    // the timing harness starts, and the second gets its job once the
+    // first harness has run its items, while the first ncu still writes
+    // its report (a second, here); where it does not (an exclusive compute
+    // mode), they open nothing until their jobs come, the second once the
+    // first ncu has ended, and profile as well.
     for (mode, opens) in [("default", true), ("exclusive", false)] {
         let out = tempfile::tempdir().unwrap();
         let log = out.path().join("standin.log");
         let done = replaying(out.path())
             .env("STANDIN_LOG", &log)
+            .env("STANDIN_NCU_TAIL", "1")
             .env("STANDIN_COMPUTE_MODE", mode)
             .env("CUDA_VISIBLE_DEVICES", "0")
             .args([
@@ -350,6 +354,12 @@ fn ncu_harnesses_open_the_gpu_after_the_probe_and_before_the_timings() {
                 false => assert_eq!(opened, None, "{text}"),
             }
         }
+        // The lines run (N=8192) goes first; the other run's items are
+        // read by its harness before or after the first ncu has ended.
+        let second_job = lines.iter().position(|l| *l == "profile naive N=2048");
+        let first_ended = at("ended profile-lines");
+        assert!(second_job.is_some() && first_ended.is_some(), "{text}");
+        assert_eq!(second_job < first_ended, opens, "{text}");
         let took = String::from_utf8_lossy(&done.get_output().stderr).into_owned();
         assert_eq!(took.contains("ncu start"), opens, "{took}");
         let results = read_results(&out.path().join("report/results.json"));

@@ -108,6 +108,9 @@ pub fn run(
             Mode::Time => runner.time_size(&items, size_index, emit)?,
         }
     }
+    if job.mode == Mode::Profile {
+        emit(Event::Finished);
+    }
     Ok(())
 }
 

@@ -114,6 +114,9 @@ pub enum Event {
     OpenFailed {
         message: String,
     },
+    /// Every item of a profile job has run: the harness's profiled
+    /// launches are over, and it only frees its buffers and ends.
+    Finished,
     /// The item could not run. `fatal` failures (a CUDA error that leaves
     /// the context unusable) end the process; the pipeline starts a new one
     /// for the remaining items.

@@ -81,7 +81,9 @@ pub struct ProfilerRun {
     /// Replay passes per profiled launch (the cost of the metric set).
     pub passes_per_launch: Option<f64>,
     /// From when its launches were known (its job written) to its end;
-    /// with a `lines_run`, both runs' together.
+    /// with a `lines_run`, from the first run's job to the last run's end
+    /// (the second run's harness prepares its launches while the first
+    /// ncu ends).
     pub seconds: f64,
     /// How long before its launches were known ncu was started, when it
     /// was started early: its start-up ran while the GPU was still busy

@@ -104,10 +104,14 @@ pub fn profile_invocation(ncu: &Path, request: &ProfileRequest, target: &Invocat
         .args(selection)
         .arg("--metrics")
         .arg(metrics::metrics_argument());
+    // The section's rules (ncu's advice, in Python, run on every launch)
+    // are not applied: gpuprof reads none of their output, and a viewer
+    // can apply them to the report later.
     if request.source_counters {
         invocation = invocation
             .args(["--section", metrics::SOURCE_SECTION])
-            .args(["--import-source", "yes"]);
+            .args(["--import-source", "yes"])
+            .args(["--apply-rules", "no"]);
     }
     if request.raw_page_in_log {
         invocation = invocation
@@ -243,7 +247,7 @@ mod tests {
         assert!(line.starts_with(
             "ncu --clock-control none --profile-from-start off --metrics gpu__time_duration.sum,"
         ));
-        assert!(line.contains(" --section SourceCounters --import-source yes --csv --page raw --print-units base --log-file /out/ncu.log -f -o /out/profile "), "{line}");
+        assert!(line.contains(" --section SourceCounters --import-source yes --apply-rules no --csv --page raw --print-units base --log-file /out/ncu.log -f -o /out/profile "), "{line}");
         assert!(line.ends_with(" /bin/gpuprof harness --job /out/job.json"));
         assert_eq!(report_path(&request), PathBuf::from("/out/profile.ncu-rep"));
         let user = ProfileRequest {

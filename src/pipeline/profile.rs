@@ -137,6 +137,8 @@ pub(super) fn run(
         });
     }
     early.keep_for(&passes);
+    let jobs: Vec<Job> = passes.iter().map(|pass| pass_job(time_job, pass)).collect();
+    let mut started: Vec<Option<EarlyNcu>> = passes.iter().map(|pass| early.take(pass)).collect();
     // Each pass's report is exported on a thread while the next pass's ncu
     // runs; what every pass gave is recorded, the one without the per-line
     // counters first (the profiler run, the lines run its second), even
@@ -144,10 +146,25 @@ pub(super) fn run(
     std::thread::scope(|scope| {
         let mut exporting = Vec::new();
         let mut failure = None;
-        for pass in &passes {
-            let started = early.take(pass);
+        for (index, pass) in passes.iter().enumerate() {
+            let own = started[index].take();
+            // The next pass's harness, already holding its context, gets its
+            // job as soon as this one's launches are over.
+            let next = match started.get_mut(index + 1) {
+                Some(Some(next)) if own.is_some() && next.holds_context => {
+                    Some((next, &jobs[index + 1]))
+                }
+                _ => None,
+            };
             match profile_pass(
-                harness, time_job, ncu, request, folders, pass, started, &bar,
+                harness,
+                ncu,
+                request,
+                folders,
+                pass,
+                &jobs[index],
+                (own, next),
+                &bar,
             ) {
                 Ok(done) => exporting.push(scope.spawn(move || ExportedPass {
                     exported: export_pass(&ncu.path, pass, &done),
@@ -162,8 +179,16 @@ pub(super) fn run(
         }
         let mut finished: Vec<ExportedPass> = exporting.into_iter().map(joined).collect();
         finished.sort_by_key(|pass| pass.pass.base == LINES_BASE);
+        let first_known = finished.iter().map(|pass| pass.done.known).min();
+        let last_ended = finished.iter().map(|pass| pass.done.ended).max();
         for pass in finished {
             record_pass(ncu, folders, plan, lines_at.as_deref(), pass, results)?;
+        }
+        // Both runs together, once where they overlapped.
+        if let (Some(profiler), Some(first), Some(last)) =
+            (results.profiler.as_mut(), first_known, last_ended)
+        {
+            profiler.seconds = (last - first).as_secs_f64();
         }
         failure.map_or(Ok(()), Err)
     })?;
@@ -285,6 +310,9 @@ struct PassOutcome {
     command: String,
     /// From the job written to ncu's end.
     seconds: f64,
+    /// When the job was written, and when ncu ended.
+    known: Instant,
+    ended: Instant,
     /// How long ncu had been up before the job was written.
     started_early_s: Option<f64>,
     /// ncu's own messages (its log less the raw page).
@@ -350,42 +378,61 @@ fn pass_command(
     }
 }
 
-/// Runs ncu over the harness for `pass`'s items, in the ncu process
-/// `early` started for it when there is one.
-#[allow(clippy::too_many_arguments)]
-fn profile_pass(
-    harness: &Invocation,
-    time_job: &Job,
-    ncu: &Ncu,
-    request: &ReportRequest,
-    folders: &Folders,
-    pass: &Pass,
-    early: Option<EarlyNcu>,
-    bar: &ProgressBar,
-) -> Result<PassOutcome, Error> {
-    let job = Job {
+/// The harness job of `pass`: its items, launched once each for ncu.
+fn pass_job(time_job: &Job, pass: &Pass) -> Job {
+    Job {
         mode: Mode::Profile,
         plan: time_job.plan.clone(),
         modules: time_job.modules.clone(),
         items: pass.items.clone(),
         failed: Vec::new(),
-    };
+    }
+}
+
+/// The ncu process started early for a pass, and the next pass's with its
+/// job when that one may be handed its job while this pass's ncu ends.
+type EarlyPair<'a> = (Option<EarlyNcu>, Option<(&'a mut EarlyNcu, &'a Job)>);
+
+/// Runs ncu over the harness for `pass`'s `job`, in the ncu process
+/// started early for it when there is one. Once that harness has run every
+/// item, the next pass's harness (which already holds its context) is
+/// given its job, so that it prepares its launches while this ncu writes
+/// its report and ends: none of this pass's launches is left to profile,
+/// so nothing of the next pass's runs beside them.
+#[allow(clippy::too_many_arguments)]
+fn profile_pass(
+    harness: &Invocation,
+    ncu: &Ncu,
+    request: &ReportRequest,
+    folders: &Folders,
+    pass: &Pass,
+    job: &Job,
+    (early, next): EarlyPair,
+    bar: &ProgressBar,
+) -> Result<PassOutcome, Error> {
     let (command, run, known, started_early_s) = match early {
-        Some(early) => {
-            let (command, run, known, spawned) = early.finish(&job)?;
+        Some(mut early) => {
+            early.hand(job)?;
+            if let Some((next, next_job)) = next {
+                early.await_finished();
+                // Where the job cannot be written now, its own pass writes
+                // it again and says why not.
+                let _ = next.hand(next_job);
+            }
+            let (command, run, known, spawned) = early.finish(job)?;
             (command, run, known, Some((known - spawned).as_secs_f64()))
         }
         None => {
             let command = pass_command(
                 harness,
                 ncu,
-                &time_job.plan,
+                &job.plan,
                 folders,
                 pass.base,
                 matches!(pass.lines, Lines::Exported),
                 false,
             );
-            write_json(&command.job_path, &job)?;
+            write_json(&command.job_path, job)?;
             let known = Instant::now();
             let run = run_ncu(&command.invocation, request.idle_timeout * 4, bar, None);
             (command, run, known, None)
@@ -403,6 +450,8 @@ fn profile_pass(
         outcome: run.outcome,
         command: command.shown,
         seconds: (run.ended - known).as_secs_f64(),
+        known,
+        ended: run.ended,
         started_early_s,
         log,
         raw_page,
@@ -423,9 +472,24 @@ pub(super) struct EarlyNcu {
     plan: Plan,
     spawned: Instant,
     thread: Option<std::thread::JoinHandle<NcuRun>>,
-    /// Told when the harness has opened the GPU or failed to; None once the
-    /// gate is not to be written (or was, and the answer came).
-    opening: Option<Receiver<()>>,
+    /// What its harness tells before its run ends.
+    news: Receiver<News>,
+    /// Whether the stage before the timings is to wait for its harness to
+    /// open the GPU (its gate was written and no answer came yet).
+    awaiting_open: bool,
+    /// Whether its harness opened its CUDA context while waiting.
+    holds_context: bool,
+    /// When its job was written.
+    known: Option<Instant>,
+}
+
+/// What an early ncu's harness tells the stage before its run ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum News {
+    /// It opened its CUDA context while waiting for its job, or could not.
+    Opened { holds_context: bool },
+    /// It has run every item of its job: its profiled launches are over.
+    Finished,
 }
 
 impl EarlyNcu {
@@ -434,12 +498,37 @@ impl EarlyNcu {
         self.base == pass.base && self.source_counters == matches!(pass.lines, Lines::Exported)
     }
 
-    /// Gives the harness `job` and waits for ncu to end: its command, its
-    /// run, when the job was written and when ncu was started.
-    fn finish(mut self, job: &Job) -> Result<(PassCommand, NcuRun, Instant, Instant), Error> {
-        let command = self.command.take().expect("an early ncu finishes once");
+    /// Gives the harness `job`, once: when it was written.
+    fn hand(&mut self, job: &Job) -> Result<Instant, Error> {
+        if let Some(known) = self.known {
+            return Ok(known);
+        }
+        let command = self
+            .command
+            .as_ref()
+            .expect("an early ncu is handed a job before it ends");
         write_json(&command.job_path, job)?;
         let known = Instant::now();
+        self.known = Some(known);
+        Ok(known)
+    }
+
+    /// Waits until the harness has run every item of its job, or ncu has
+    /// ended.
+    fn await_finished(&self) {
+        while let Ok(news) = self.news.recv() {
+            if news == News::Finished {
+                return;
+            }
+        }
+    }
+
+    /// Gives the harness `job` (unless it has it) and waits for ncu to end:
+    /// its command, its run, when the job was written and when ncu was
+    /// started.
+    fn finish(mut self, job: &Job) -> Result<(PassCommand, NcuRun, Instant, Instant), Error> {
+        let known = self.hand(job)?;
+        let command = self.command.take().expect("an early ncu finishes once");
         let thread = self.thread.take().expect("an early ncu finishes once");
         Ok((command, joined_thread(thread), known, self.spawned))
     }
@@ -454,6 +543,11 @@ impl EarlyNcu {
         let (Some(command), Some(thread)) = (self.command.take(), self.thread.take()) else {
             return None;
         };
+        // Handed its job already (the pass before could not end well): it
+        // runs it.
+        if self.known.is_some() {
+            return Some(thread);
+        }
         let empty = Job {
             mode: Mode::Profile,
             plan: self.plan.clone(),
@@ -545,7 +639,7 @@ impl EarlyStart {
             let written = facts.processes_may_share
                 && gate.is_some_and(|gate| std::fs::write(gate, b"").is_ok());
             if !written {
-                early.opening = None;
+                early.awaiting_open = false;
             }
         }
     }
@@ -565,10 +659,12 @@ impl EarlyStart {
             .retain(|early| expected.contains(&(early.base, early.source_counters)));
         let deadline = Instant::now() + OPEN_WAIT;
         let mut waited = false;
-        for early in &mut self.started {
-            if let Some(opening) = early.opening.take() {
-                waited = true;
-                let _ = opening.recv_timeout(deadline.saturating_duration_since(Instant::now()));
+        for early in self.started.iter_mut().filter(|early| early.awaiting_open) {
+            waited = true;
+            early.awaiting_open = false;
+            let left = deadline.saturating_duration_since(Instant::now());
+            if let Ok(News::Opened { holds_context }) = early.news.recv_timeout(left) {
+                early.holds_context = holds_context;
             }
         }
         waited
@@ -623,7 +719,7 @@ pub(super) fn start_early(
         }
         let (invocation, bar) = (command.invocation.clone(), early.bar.clone());
         let idle_timeout = request.idle_timeout * 4;
-        let (opened, opening) = channel();
+        let (tell, news) = channel();
         early.started.push(EarlyNcu {
             base,
             source_counters,
@@ -631,9 +727,12 @@ pub(super) fn start_early(
             plan: plan.clone(),
             spawned: Instant::now(),
             thread: Some(std::thread::spawn(move || {
-                run_ncu(&invocation, idle_timeout, &bar, Some(opened))
+                run_ncu(&invocation, idle_timeout, &bar, Some(tell))
             })),
-            opening: Some(opening),
+            news,
+            awaiting_open: true,
+            holds_context: false,
+            known: None,
         });
     }
     early
@@ -670,7 +769,6 @@ fn record_pass(
                 started_early_s: done.started_early_s,
                 passes_per_launch: None,
             });
-            profiler.seconds += done.seconds;
         }
         profiler => {
             *profiler = Some(ProfilerRun {
@@ -790,13 +888,14 @@ struct NcuRun {
 }
 
 /// Runs ncu over the harness, moving `bar` (over the items to profile) as
-/// each one's first launch is profiled, and telling `opened` when the
-/// harness, waiting for its job, has opened the GPU or failed to.
+/// each one's first launch is profiled, and telling `news` when the
+/// harness, waiting for its job, has opened the GPU or failed to, and when
+/// it has run every item.
 fn run_ncu(
     invocation: &Invocation,
     idle_timeout: Duration,
     bar: &ProgressBar,
-    opened: Option<Sender<()>>,
+    news: Option<Sender<News>>,
 ) -> NcuRun {
     let mut profiled = Vec::new();
     let mut events_log = String::new();
@@ -819,9 +918,15 @@ fn run_ncu(
                     kernel,
                 });
             }
-            Ok(Event::Opened | Event::OpenFailed { .. }) => {
-                if let Some(opened) = &opened {
-                    let _ = opened.send(());
+            Ok(event @ (Event::Opened | Event::OpenFailed { .. } | Event::Finished)) => {
+                let told = match event {
+                    Event::Finished => News::Finished,
+                    event => News::Opened {
+                        holds_context: event == Event::Opened,
+                    },
+                };
+                if let Some(news) = &news {
+                    let _ = news.send(told);
                 }
             }
             _ => {}

@@ -172,7 +172,8 @@ impl Attempt<'_> {
             | Event::Printing
             | Event::Waiting
             | Event::Opened
-            | Event::OpenFailed { .. } => {}
+            | Event::OpenFailed { .. }
+            | Event::Finished => {}
             Event::Printed {
                 item,
                 text,
