@@ -58,22 +58,25 @@ pub(super) fn probe(
 }
 
 /// The device as results.json records it: the driver's facts and, where
-/// nvidia-smi answers, its driver version and clocks (a notice otherwise).
-pub(super) fn describe(facts: &DriverFacts, notices: &mut Vec<Notice>) -> Device {
-    Device::from_facts(facts, read_nvidia_smi(notices))
+/// nvidia-smi answered ([`read_nvidia_smi`]), its driver version and
+/// clocks (a notice otherwise).
+pub(super) fn describe(
+    facts: &DriverFacts,
+    smi: Result<SmiFacts, String>,
+    notices: &mut Vec<Notice>,
+) -> Device {
+    let smi = smi
+        .map_err(|reason| notices.push(Notice::NvidiaSmiUnreadable { reason }))
+        .ok();
+    Device::from_facts(facts, smi)
 }
 
-fn read_nvidia_smi(notices: &mut Vec<Notice>) -> Option<SmiFacts> {
-    let outcome = process::run(&Invocation::new("nvidia-smi").args(["-q", "-x"]))
+/// What nvidia-smi says of the GPU the harness runs on (read while the
+/// device is probed: it takes a few tenths of a second), or why not.
+pub(super) fn read_nvidia_smi() -> Result<SmiFacts, String> {
+    process::run(&Invocation::new("nvidia-smi").args(["-q", "-x"]))
         .map_err(|e| e.to_string())
-        .and_then(|output| parse_nvidia_smi(&output.stdout, first_visible_device().as_deref()));
-    match outcome {
-        Ok(facts) => Some(facts),
-        Err(reason) => {
-            notices.push(Notice::NvidiaSmiUnreadable { reason });
-            None
-        }
-    }
+        .and_then(|output| parse_nvidia_smi(&output.stdout, first_visible_device().as_deref()))
 }
 
 /// The first entry of `CUDA_VISIBLE_DEVICES`: the GPU the harness runs on,

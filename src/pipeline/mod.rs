@@ -147,9 +147,10 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
         false => previous.clone(),
     };
     let harness = time::harness_program()?;
-    // ncu starts while the device is probed; its harnesses wait for their
-    // jobs, and open the GPU once the probe is done.
-    let (ncu, mut early, facts) = std::thread::scope(|scope| {
+    // ncu starts, and nvidia-smi is read, while the device is probed; ncu's
+    // harnesses wait for their jobs, and open the GPU once the probe is
+    // done.
+    let (ncu, mut early, facts, smi) = std::thread::scope(|scope| {
         let starting = scope.spawn(|| {
             let ncu = profile::find_ncu(request);
             let early = match request.skip_profile {
@@ -158,11 +159,10 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
             };
             (ncu, early)
         });
+        let reading = scope.spawn(device::read_nvidia_smi);
         let facts = device::probe(&harness, &plan, &folders.work);
-        let (ncu, early) = starting
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (ncu, early, facts)
+        let (ncu, early) = joined(starting);
+        (ncu, early, facts, joined(reading))
     });
     let facts = facts?;
     let ncu_version = ncu.as_ref().ok().map(|found| found.version.as_str());
@@ -177,7 +177,7 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
     // interrupt during the build) loses nothing.
     let mut results = plan::new_results(&plan, request);
     results.shard = shard;
-    results.device = Some(device::describe(&facts, &mut results.notices));
+    results.device = Some(device::describe(&facts, smi, &mut results.notices));
 
     clock.lap("prepare");
     let modules = build::build_all(
@@ -249,6 +249,13 @@ pub fn report(request: &ReportRequest) -> Result<Outcome, Error> {
         since_previous,
         ..outcome
     })
+}
+
+/// What a scoped thread returned, or its panic, resumed.
+fn joined<T>(thread: std::thread::ScopedJoinHandle<T>) -> T {
+    thread
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// After an interrupt during timing: saves what was measured, with the

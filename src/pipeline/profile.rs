@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::ProgressBar;
 
+use super::joined;
 use super::output::{write_atomic, write_json};
 use super::plan::ordered_items;
 use super::progress::{progress_later, show};
@@ -194,13 +195,6 @@ pub(super) fn run(
     })?;
     bar.finish_and_clear();
     Ok(())
-}
-
-/// What a thread returned, or its panic, resumed.
-fn joined<T>(thread: std::thread::ScopedJoinHandle<T>) -> T {
-    thread
-        .join()
-        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// A report's export, or why there is none.
