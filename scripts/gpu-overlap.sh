@@ -6,11 +6,12 @@
 #      reduction), each a whole `gpuprof report` by the baseline and then by
 #      this binary (fresh build caches); every "took" line, and per binary
 #      the median whole time and profile stage;
-#   2. whether the counters moved: the same launches' deterministic
-#      counters (global sectors and requests, shared wavefronts, warp
-#      instructions) must be equal between the first round's two reports,
-#      and their DRAM bytes and durations are compared with what two of the
-#      baseline's own reports differ by;
+#   2. whether the counters moved: the same launches' counters (global
+#      sectors and requests, shared wavefronts, warp instructions, DRAM
+#      bytes, durations) in the first round's two reports, against what
+#      the baseline's own two reports differ by (load sectors, requests and
+#      instructions repeat exactly; store sectors and shared wavefronts
+#      move by up to about 1% between any two reports);
 #   3. the rules alone: the lines run's ncu command of this binary's last
 #      transpose report run again over its job, with `--apply-rules no`
 #      and with the rules on, alternately, 3 times each, and the raw
@@ -65,11 +66,10 @@ done
 python3 - "$runs" "$out" $suites <<'PY' | tee "$out/summary.txt"
 import csv, json, os, statistics, sys
 runs, out, suites = sys.argv[1], sys.argv[2], sys.argv[3:]
-exact = ["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-         "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-         "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-         "smsp__inst_executed.sum"]
-loose = ["dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"]
+counters = ["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+            "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+            "smsp__inst_executed.sum", "dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"]
 def profiles(path):
     results = json.load(open(path))
     return {(v["name"], r["size"]): r["profile"]["metrics"]
@@ -89,17 +89,16 @@ for suite in suites:
         return statistics.median(times), statistics.median(stage)
     (bw, bp), (nw, np_) = of("baseline"), of("gpuprof")
     print(f"{suite:<12} {bw:>10.2f} {nw:>9.2f} {bw / nw:>6.3f} {bp:>14.2f} {np_:>13.2f}")
-print("== counters, round 1: baseline against gpuprof (and baseline round 1 against round 2)")
+print("== counters, largest move over the launches: round 1's baseline against gpuprof, and the baseline's rounds 1 and 2")
+def worst(a, b, metric):
+    moves = [abs(b[k][metric] / a[k][metric] - 1) for k in a if k in b and a[k].get(metric) and b[k].get(metric)]
+    return max(moves) if moves else 0.0
 for suite in suites:
     base = profiles(f"{runs}/{suite}-baseline-1/results.json")
     new = profiles(f"{runs}/{suite}-gpuprof-1/results.json")
     base2 = profiles(f"{runs}/{suite}-baseline-2/results.json") if rounds > 1 else base
-    unequal = [(k, m) for k in base if k in new for m in exact if base[k].get(m) != new[k].get(m)]
-    def worst(a, b, metric):
-        moves = [abs(b[k][metric] / a[k][metric] - 1) for k in a if k in b and a[k].get(metric) and b[k].get(metric)]
-        return max(moves) if moves else 0.0
-    loose_moves = " ".join(f"{m.split('.')[0]} {worst(base, new, m):.2%} (own {worst(base, base2, m):.2%})" for m in loose)
-    print(f"{suite:<12} launches {len(base)}, exact counters unequal: {len(unequal)} {unequal[:3]}; largest moves: {loose_moves}")
+    for m in counters:
+        print(f"{suite:<12} {m:<55} {worst(base, new, m):>7.2%} (baseline's own {worst(base, base2, m):.2%})")
 print("== the rules alone (seconds of the lines run's ncu)")
 rules = [line.split() for line in open(os.path.join(out, "rules.txt"))]
 for state in ["off", "on"]:
@@ -109,8 +108,13 @@ def raw(path):
     rows = list(csv.DictReader(open(path)))[1:]
     return rows
 off, on = raw(f"{runs}/rules-off.csv"), raw(f"{runs}/rules-on.csv")
-differ = [m for m in exact if any(a.get(m) != b.get(m) for a, b in zip(off, on))]
-print(f"raw pages: {len(off)} and {len(on)} launches; exact counters that differ: {differ or 'none'}")
+def rule_moves(m):
+    number = lambda text: float(text.replace(",", ""))
+    pairs = [(number(a[m]), number(b[m])) for a, b in zip(off, on) if a.get(m) and b.get(m)]
+    pairs = [(a, b) for a, b in pairs if a]
+    return max((abs(b / a - 1) for a, b in pairs), default=0.0)
+print(f"raw pages: {len(off)} and {len(on)} launches; largest moves, rules off against on: "
+      + ", ".join(f"{m.split('.')[0]} {rule_moves(m):.2%}" for m in counters))
 source_lines = [sum(1 for _ in open(f"{runs}/rules-{s}-source.csv")) for s in ["off", "on"]]
 print(f"source pages: {source_lines[0]} and {source_lines[1]} lines")
 print("== repeatability: this binary's consecutive reports, medians above 50 µs")
@@ -128,7 +132,7 @@ nvcc -O3 -arch=sm_90 -o "$runs/event-timing" scripts/event-timing.cu \
     | tee -a "$out/summary.txt"
 tar czf "$out/results.tgz" -C "$runs" $(cd "$runs" && ls -d */results.json */analysis.json 2> /dev/null) 2> /dev/null
 if [ -n "$bench" ]; then
-    bash scripts/bench-profiling.sh "$runs/bench" $bench > "$out/bench.txt" 2>&1
+    BASELINE= bash scripts/bench-profiling.sh "$runs/bench" $bench > "$out/bench.txt" 2>&1
     echo "== bench"
     tail -6 "$out/bench.txt"
 fi
