@@ -134,15 +134,24 @@ fn replayed_report(out: &Path, ncu_mode: &str) -> assert_cmd::assert::Assert {
 /// `gpuprof report` on `config` with the stand-ins replaying the recorded
 /// H200 run of the transpose example.
 fn replayed_report_of(out: &Path, config: &Path, ncu_mode: &str) -> assert_cmd::assert::Assert {
-    replaying(out)
+    replayed_report_command(out, config)
         .env("STANDIN_NCU", ncu_mode)
+        .assert()
+}
+
+/// The command of `gpuprof report` on `config` with the stand-ins (as
+/// [`replaying`]), into `out/report`, for a test to set the stand-ins'
+/// variables on before it runs.
+fn replayed_report_command(out: &Path, config: &Path) -> Command {
+    let mut command = replaying(out);
+    command
         .arg("report")
         .arg(config)
         .args(["--timeout", "5", "--ncu"])
         .arg(root().join("tests/standin/ncu"))
         .arg("-o")
-        .arg(out.join("report"))
-        .assert()
+        .arg(out.join("report"));
+    command
 }
 
 /// The transpose example written into `folder` (its kernels named by
@@ -322,21 +331,12 @@ fn ncu_harnesses_open_the_gpu_early_and_the_second_takes_its_job_as_the_first_nc
     for (mode, opens) in [("default", true), ("exclusive", false)] {
         let out = tempfile::tempdir().unwrap();
         let log = out.path().join("standin.log");
-        let done = replaying(out.path())
+        let config = root().join("examples/transpose/variants.toml");
+        let done = replayed_report_command(out.path(), &config)
             .env("STANDIN_LOG", &log)
             .env("STANDIN_NCU_TAIL", "1")
             .env("STANDIN_COMPUTE_MODE", mode)
             .env("CUDA_VISIBLE_DEVICES", "0")
-            .args([
-                "report",
-                "examples/transpose/variants.toml",
-                "--timeout",
-                "5",
-                "--ncu",
-            ])
-            .arg(root().join("tests/standin/ncu"))
-            .arg("-o")
-            .arg(out.path().join("report"))
             .assert()
             .success();
         let text = std::fs::read_to_string(&log).unwrap();
@@ -2443,18 +2443,8 @@ fn a_sweep_is_timed_whole_and_profiled_at_its_extremes() {
         return;
     }
     let out = tempfile::tempdir().unwrap();
-    replaying(out.path())
+    replayed_report_command(out.path(), &root().join("tests/sweep/variants.toml"))
         .env("STANDIN_SYNTHESIZE", "copy")
-        .args([
-            "report",
-            "tests/sweep/variants.toml",
-            "--timeout",
-            "5",
-            "--ncu",
-        ])
-        .arg(root().join("tests/standin/ncu"))
-        .arg("-o")
-        .arg(out.path().join("report"))
         .assert()
         .success();
     let analysis: serde_json::Value = serde_json::from_str(

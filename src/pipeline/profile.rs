@@ -302,8 +302,6 @@ struct Pass<'a> {
 struct PassOutcome {
     outcome: Result<process::ToolOutput, process::ToolError>,
     command: String,
-    /// From the job written to ncu's end.
-    seconds: f64,
     /// When the job was written, and when ncu ended.
     known: Instant,
     ended: Instant,
@@ -315,6 +313,13 @@ struct PassOutcome {
     raw_page: Option<String>,
     report_file: PathBuf,
     profiled: Vec<ProfiledLaunch>,
+}
+
+impl PassOutcome {
+    /// From the job written to ncu's end.
+    fn seconds(&self) -> f64 {
+        (self.ended - self.known).as_secs_f64()
+    }
 }
 
 /// The ncu command of one pass over the harness and the files it uses.
@@ -443,7 +448,6 @@ fn profile_pass(
     Ok(PassOutcome {
         outcome: run.outcome,
         command: command.shown,
-        seconds: (run.ended - known).as_secs_f64(),
         known,
         ended: run.ended,
         started_early_s,
@@ -526,9 +530,7 @@ impl EarlyNcu {
         let thread = self.thread.take().expect("an early ncu finishes once");
         Ok((command, joined_thread(thread), known, self.spawned))
     }
-}
 
-impl EarlyNcu {
     /// Gives the harness an empty job: its thread, to be waited for, where
     /// the job could be written. Where it could not, the harness ends with
     /// this process (it waits only while this process lives): the thread
@@ -759,7 +761,7 @@ fn record_pass(
             profiler.lines_run = Some(LinesRun {
                 command: done.command.clone(),
                 report_file,
-                seconds: done.seconds,
+                seconds: done.seconds(),
                 started_early_s: done.started_early_s,
                 passes_per_launch: None,
             });
@@ -771,7 +773,7 @@ fn record_pass(
                 clock_control: plan.profile.clock_control.as_ncu_value().to_string(),
                 report_file,
                 passes_per_launch: None,
-                seconds: done.seconds,
+                seconds: done.seconds(),
                 started_early_s: done.started_early_s,
                 lines_at: lines_at.map(str::to_string),
                 lines_run: None,
