@@ -1789,7 +1789,21 @@ fn per_line_counters_taken_at_one_size_stand_for_the_other_sizes_and_say_so() {
         profiler.command
     );
     let lines_run = profiler.lines_run.as_ref().unwrap();
-    assert!(lines_run.command.contains("--section SourceCounters"));
+    assert!(
+        lines_run
+            .command
+            .contains("--section GpuprofSourceCounters")
+    );
+    // gpuprof's own source section, in the folder the command names.
+    let folder = lines_run
+        .command
+        .split(" --section-folder ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap();
+    let section =
+        std::fs::read_to_string(Path::new(folder).join("gpuprof-source-counters.section")).unwrap();
+    assert!(section.contains("Identifier: \"GpuprofSourceCounters\""));
     // The commands shown run as they are: the harness does not wait.
     assert!(
         !profiler.command.contains("--wait-for") && !profiler.command.contains("--open-on"),
@@ -1860,7 +1874,7 @@ fn per_line_counters_taken_at_one_size_stand_for_the_other_sizes_and_say_so() {
         page.contains("the per-line counters&#x27; run:")
             || page.contains("the per-line counters' run:")
     );
-    assert_eq!(page.matches("--section SourceCounters").count(), 1);
+    assert_eq!(page.matches("--section GpuprofSourceCounters").count(), 1);
 }
 
 #[test]

@@ -83,9 +83,6 @@ metric_table! {
     SM_CYCLES = "sm__cycles_elapsed.avg", "SM cycles elapsed", Count;
 }
 
-/// The ncu section that gives per-source-line counters.
-pub const SOURCE_SECTION: &str = "SourceCounters";
-
 /// Reported by ncu for every launch: how many times it replayed the kernel.
 pub const REPLAY_PASSES: &str = "profiler__replayer_passes";
 

@@ -76,13 +76,37 @@ pub struct ProfileRequest {
     pub report_base: PathBuf,
     /// Where ncu writes its own messages (kept out of the target's stdout).
     pub log_file: PathBuf,
-    /// Whether to take the per-line source counters (the SourceCounters
-    /// section, with the source embedded in the report).
-    pub source_counters: bool,
+    /// Where gpuprof's source section is ([`write_source_section`]) when
+    /// the per-line source counters are to be taken (with the source
+    /// embedded in the report).
+    pub source_section: Option<PathBuf>,
     /// Whether ncu also prints the raw page of what it profiled into its
     /// log (in base units), so that it need not be exported from the
     /// report afterwards.
     pub raw_page_in_log: bool,
+}
+
+/// gpuprof's source section: of the columns of ncu's SourceCounters
+/// section, under the same labels, only those gpuprof reads (the stock
+/// section also instruments the kernel for a dozen counters it does not).
+const SOURCE_SECTION_TEXT: &str = include_str!("source-counters.section");
+
+/// Its identifier, for `--section`.
+const SOURCE_SECTION: &str = "GpuprofSourceCounters";
+
+/// The folder, under `work`, that holds gpuprof's source section.
+pub fn source_section_folder(work: &Path) -> PathBuf {
+    work.join("sections")
+}
+
+/// Writes gpuprof's source section into `folder` (made when missing), for
+/// ncu's `--section-folder`.
+pub fn write_source_section(folder: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(folder)?;
+    std::fs::write(
+        folder.join("gpuprof-source-counters.section"),
+        SOURCE_SECTION_TEXT,
+    )
 }
 
 /// `ncu … target`: profiles the selected launches (profiler ranges with
@@ -104,12 +128,13 @@ pub fn profile_invocation(ncu: &Path, request: &ProfileRequest, target: &Invocat
         .args(selection)
         .arg("--metrics")
         .arg(metrics::metrics_argument());
-    // The section's rules (ncu's advice, in Python, run on every launch)
-    // are not applied: gpuprof reads none of their output, and a viewer
-    // can apply them to the report later.
-    if request.source_counters {
+    // No rules are applied (ncu's advice, in Python, run on every
+    // launch): gpuprof reads none of their output.
+    if let Some(folder) = &request.source_section {
         invocation = invocation
-            .args(["--section", metrics::SOURCE_SECTION])
+            .arg("--section-folder")
+            .arg(folder.as_os_str())
+            .args(["--section", SOURCE_SECTION])
             .args(["--import-source", "yes"])
             .args(["--apply-rules", "no"]);
     }
@@ -239,7 +264,7 @@ mod tests {
             clock_control: "none".into(),
             report_base: "/out/profile".into(),
             log_file: "/out/ncu.log".into(),
-            source_counters: true,
+            source_section: Some("/out/sections".into()),
             raw_page_in_log: true,
         };
         let target = Invocation::new("/bin/gpuprof").args(["harness", "--job", "/out/job.json"]);
@@ -247,7 +272,7 @@ mod tests {
         assert!(line.starts_with(
             "ncu --clock-control none --profile-from-start off --metrics gpu__time_duration.sum,"
         ));
-        assert!(line.contains(" --section SourceCounters --import-source yes --apply-rules no --csv --page raw --print-units base --log-file /out/ncu.log -f -o /out/profile "), "{line}");
+        assert!(line.contains(" --section-folder /out/sections --section GpuprofSourceCounters --import-source yes --apply-rules no --csv --page raw --print-units base --log-file /out/ncu.log -f -o /out/profile "), "{line}");
         assert!(line.ends_with(" /bin/gpuprof harness --job /out/job.json"));
         assert_eq!(report_path(&request), PathBuf::from("/out/profile.ncu-rep"));
         let user = ProfileRequest {
@@ -267,6 +292,44 @@ mod tests {
         assert!(line.starts_with("ncu --clock-control none --kernel-name 'regex:transpose_.*' --launch-count 5 --metrics "), "{line}");
         assert!(line.ends_with(" -o /out/profile ./app 4096"), "{line}");
         assert!(!line.contains("--page raw"), "{line}");
+    }
+
+    #[test]
+    fn the_source_section_keeps_every_column_gpuprof_reads_of_the_stock_one() {
+        // The column headers of the source pages ncu exported with its
+        // stock SourceCounters section on the H200 (a kernel without
+        // shared memory has no shared-wavefront columns).
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/h200-transpose");
+        let mut read: Vec<String> = Vec::new();
+        for entry in std::fs::read_dir(fixture).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if !(name.starts_with("source-") && name.ends_with(".csv")) {
+                continue;
+            }
+            let page = std::fs::read_to_string(&path).unwrap();
+            let header = page.lines().find(|l| l.starts_with("\"Line No\"")).unwrap();
+            for column in header.split(',').map(|c| c.trim_matches('"')) {
+                if crate::ncu::source::reads_column(column) && !read.iter().any(|r| r == column) {
+                    read.push(column.to_string());
+                }
+            }
+        }
+        assert!(read.len() >= 20, "{read:?}");
+        let labels: Vec<&str> = SOURCE_SECTION_TEXT
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("Label: \""))
+            .map(|l| l.trim_end_matches('"'))
+            .collect();
+        for column in &read {
+            assert!(
+                labels.contains(&column.as_str()),
+                "{column} is not in the section"
+            );
+        }
+        // Nothing else: the section is trimmed to what is read.
+        assert_eq!(labels.len(), read.len(), "{labels:?}");
+        assert!(SOURCE_SECTION_TEXT.contains(&format!("Identifier: \"{SOURCE_SECTION}\"")));
     }
 
     #[test]

@@ -115,6 +115,30 @@ const ACCESS_OPERATION: &str = "Access Operation";
 const ADDRESS_SPACE: &str = "Address Space";
 const STALL_PREFIX: &str = "stall_";
 
+/// Whether gpuprof reads the source page's column `name`: the counters
+/// above, and every issued stall reason.
+pub(crate) fn reads_column(name: &str) -> bool {
+    [
+        SAMPLES,
+        INSTRUCTIONS,
+        WAVEFRONTS,
+        WAVEFRONTS_IDEAL,
+        WAVEFRONTS_EXCESSIVE,
+        SECTORS,
+        SECTORS_IDEAL,
+        SECTORS_EXCESSIVE,
+        ACCESS_OPERATION,
+        ADDRESS_SPACE,
+    ]
+    .contains(&name)
+        || is_issued_stall(name)
+}
+
+/// A column of one stall reason's samples, issued or not.
+fn is_issued_stall(name: &str) -> bool {
+    name.starts_with(STALL_PREFIX) && !name.ends_with("(Not Issued)")
+}
+
 struct Columns {
     width: usize,
     by_name: BTreeMap<String, usize>,
@@ -124,7 +148,7 @@ struct Columns {
 impl Columns {
     fn new(header: &csv::StringRecord) -> Result<Columns, SourcePageError> {
         let mut by_name = BTreeMap::new();
-        for (at, name) in header.iter().enumerate() {
+        for (at, name) in header.iter().enumerate().filter(|(_, n)| reads_column(n)) {
             by_name.entry(name.to_string()).or_insert(at);
         }
         // Columns depend on the kernel: one without shared memory has no
@@ -138,7 +162,7 @@ impl Columns {
         let stalls = header
             .iter()
             .enumerate()
-            .filter(|(_, name)| name.starts_with(STALL_PREFIX) && !name.ends_with("(Not Issued)"))
+            .filter(|(_, name)| is_issued_stall(name))
             .map(|(at, name)| (name[STALL_PREFIX.len()..].to_string(), at))
             .collect();
         Ok(Columns {

@@ -156,6 +156,9 @@ fn profile_one(
     let (program, args) = run.argv.split_first().ok_or("the command is empty")?;
     let folder: PathBuf =
         std::path::absolute(&run.command.folder).unwrap_or_else(|_| run.command.folder.clone());
+    let source_section = ncu_run::source_section_folder(work_dir);
+    ncu_run::write_source_section(&source_section)
+        .map_err(|e| format!("cannot write {}: {e}", source_section.display()))?;
     let ncu_request = ncu_run::ProfileRequest {
         selection: ncu_run::Selection::Kernel {
             regex: run.command.kernel.clone(),
@@ -164,7 +167,7 @@ fn profile_one(
         clock_control: clock_control.to_string(),
         report_base: out_dir.join(&run.slug),
         log_file: work_dir.join(format!("{}.log", run.slug)),
-        source_counters: true,
+        source_section: Some(source_section),
         raw_page_in_log: false,
     };
     let target = Invocation::new(program).args(args);

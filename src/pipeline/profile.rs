@@ -337,7 +337,8 @@ struct PassCommand {
 
 /// The ncu command of the pass writing `base`, its harness waiting for
 /// its job (while this process lives) when `wait`, and opening the GPU
-/// meanwhile once its gate file is written.
+/// meanwhile once its gate file is written; with the per-line counters,
+/// gpuprof's source section is written into the work folder for it.
 fn pass_command(
     harness: &Invocation,
     ncu: &Ncu,
@@ -346,14 +347,18 @@ fn pass_command(
     base: &str,
     source_counters: bool,
     wait: bool,
-) -> PassCommand {
+) -> Result<PassCommand, Error> {
     let job_path = folders.work.join(format!("{base}-job.json"));
+    let source_section = source_counters.then(|| ncu_run::source_section_folder(&folders.work));
+    if let Some(folder) = &source_section {
+        ncu_run::write_source_section(folder).map_err(|e| Error::output(folder, e))?;
+    }
     let ncu_request = ncu_run::ProfileRequest {
         selection: ncu_run::Selection::ProfilerRanges,
         clock_control: plan.profile.clock_control.as_ncu_value().to_string(),
         report_base: folders.out.join(base),
         log_file: folders.work.join(format!("{base}-ncu.log")),
-        source_counters,
+        source_section,
         raw_page_in_log: true,
     };
     let target = harness_job(harness, &job_path);
@@ -367,14 +372,14 @@ fn pass_command(
             .arg(gate.as_os_str()),
         None => target,
     };
-    PassCommand {
+    Ok(PassCommand {
         invocation: ncu_run::profile_invocation(&ncu.path, &ncu_request, &target),
         shown,
         job_path,
         open_gate,
         log_file: ncu_request.log_file.clone(),
         report_file: ncu_run::report_path(&ncu_request),
-    }
+    })
 }
 
 /// The harness job of `pass`: its items, launched once each for ncu.
@@ -430,7 +435,7 @@ fn profile_pass(
                 pass.base,
                 matches!(pass.lines, Lines::Exported),
                 false,
-            );
+            )?;
             write_json(&command.job_path, job)?;
             let known = Instant::now();
             let run = run_ncu(&command.invocation, request.idle_timeout * 4, bar, None);
@@ -704,7 +709,12 @@ pub(super) fn start_early(
     let kernels = plan.variants.iter().any(|v| v.kernel().is_some());
     let sizes = if kernels { plan.suite.sizes.len() } else { 0 };
     for &(base, source_counters) in expected_passes(plan, sizes) {
-        let command = pass_command(harness, ncu, plan, folders, base, source_counters, true);
+        // Where its files cannot be written, the pass starts when its
+        // launches are known, and says why it cannot.
+        let Ok(command) = pass_command(harness, ncu, plan, folders, base, source_counters, true)
+        else {
+            continue;
+        };
         // A job or a gate left by an earlier run would start the harness
         // at once.
         let stale = [Some(&command.job_path), command.open_gate.as_ref()];
