@@ -116,7 +116,8 @@ const ADDRESS_SPACE: &str = "Address Space";
 const STALL_PREFIX: &str = "stall_";
 
 /// Whether gpuprof reads the source page's column `name`: the counters
-/// above, and every issued stall reason.
+/// above, and every stall reason's samples (not their "(Not Issued)"
+/// twins).
 pub(crate) fn reads_column(name: &str) -> bool {
     [
         SAMPLES,
@@ -134,7 +135,8 @@ pub(crate) fn reads_column(name: &str) -> bool {
         || is_issued_stall(name)
 }
 
-/// A column of one stall reason's samples, issued or not.
+/// A stall reason's column of samples (`stall_…`), not its
+/// "(Not Issued)" twin.
 fn is_issued_stall(name: &str) -> bool {
     name.starts_with(STALL_PREFIX) && !name.ends_with("(Not Issued)")
 }
