@@ -9,7 +9,8 @@
 # 2% tolerance; only when SUITES has transpose). Prints last, per suite: the runs above 50 µs, how many of
 # their headline medians moved by more than 1% between the two runs and the
 # largest move; then the speedup comparison. Analyses land in OUTDIR
-# (default $OUT) as SUITE-1.json and SUITE-2.json.
+# (default $OUT) as SUITE-1.json and SUITE-2.json (KEEP_RUNS=1: the first
+# runs' whole output folders too, below).
 source "$(dirname "$0")/device-setup.sh"
 suites=${SUITES:-transpose reduction matmul}
 # PROFILE=1 profiles too, so that ncu's waiting harnesses (their contexts
@@ -26,6 +27,11 @@ for suite in $suites; do
         cp "$runs/$suite-$round/results.json" "$out/$suite-$round-results.json"
     done
 done
+# KEEP_RUNS=1: the first run's output folders (reports, results, ncu
+# reports; not the harness jobs) packed into OUTDIR/runs.tgz.
+if [ "${KEEP_RUNS:-0}" = 1 ]; then
+    (cd "$runs" && tar czf "$out/runs.tgz" --exclude='*/ncu/source-*' --exclude='*/ncu/*job.json' ./*-1)
+fi
 case " $suites " in
 *" transpose "*)
     echo "== independent event timing"

@@ -168,6 +168,12 @@ pub fn method(variant: &VariantResult, run: &RunResult, shown: Temperature) -> S
             format::share(record.target_spread)
         ),
     ];
+    if let Some(made) = record.warm_ups_cut_to {
+        parts.push(format!(
+            "only {made} warm-up launch{} before sampling: a kernel this slow warms up for at most a quarter of the time limit",
+            if made == 1 { "" } else { "es" }
+        ));
+    }
     parts.push(match &record.clock {
         Clock::Read {
             median_mhz,
@@ -208,6 +214,23 @@ pub fn method(variant: &VariantResult, run: &RunResult, shown: Temperature) -> S
 mod tests {
     use super::*;
     use crate::model::read_results;
+
+    #[test]
+    fn a_run_whose_warm_ups_were_cut_says_how_many_it_made() {
+        let mut results =
+            read_results(include_str!("../../examples/sweep-matmul/results.json")).unwrap();
+        let variant = &mut results.variants[0];
+        let said = |variant: &VariantResult| method(variant, &variant.runs[0], Temperature::Hot);
+        assert!(!said(variant).contains("warm-up"), "{}", said(variant));
+        variant.runs[0].timing.as_mut().unwrap().warm_ups_cut_to = Some(1);
+        assert!(
+            said(variant).contains("only 1 warm-up launch before sampling: a kernel this slow warms up for at most a quarter of the time limit"),
+            "{}",
+            said(variant)
+        );
+        variant.runs[0].timing.as_mut().unwrap().warm_ups_cut_to = Some(2);
+        assert!(said(variant).contains("only 2 warm-up launches"));
+    }
 
     #[test]
     fn without_declared_bytes_the_buffers_decide_whether_the_data_fits_in_l2() {

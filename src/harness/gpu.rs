@@ -832,7 +832,9 @@ impl Gpu {
     }
 
     /// Prepares the turns of an item: makes its `warmup` launches (at
-    /// least one), each between events, and from their median chooses
+    /// least one; of a slow kernel only as many as fit in a quarter of
+    /// `time_limit_s`, [`warm_ups_within`]), each between events, and from
+    /// their median chooses
     /// the method and the turn. On an idle GPU those events also span the
     /// host's work of launching, so a median under [`GAP_CHECK_BELOW_MS`]
     /// is taken again without gaps: the warm-ups back to back inside a
@@ -855,14 +857,22 @@ impl Gpu {
         time_limit_s: f64,
     ) -> Result<Sampler, GpuError> {
         let launch = || self.launch(kernel, instance, buffers);
-        let warm_ups = TurnEvents::new(self, 0, warmup.max(1) as usize)?;
-        for (start, stop) in &warm_ups.hot {
-            self.record(start, false)?;
-            launch()?;
-            self.record(stop, false)?;
+        let warm_up = |count: usize| -> Result<Vec<f64>, GpuError> {
+            let events = TurnEvents::new(self, 0, count)?;
+            for (start, stop) in &events.hot {
+                self.record(start, false)?;
+                launch()?;
+                self.record(stop, false)?;
+            }
+            self.synchronize("warming up")?;
+            events.read(&events.hot, 1)
+        };
+        // The first warm-up alone says what the others would cost.
+        let mut warm_up_ms = warm_up(1)?;
+        let warm_ups_made = warm_ups_within(warmup, warm_up_ms[0], time_limit_s);
+        if warm_ups_made > 1 {
+            warm_up_ms.extend(warm_up(warm_ups_made as usize - 1)?);
         }
-        self.synchronize("warming up")?;
-        let mut warm_up_ms = warm_ups.read(&warm_ups.hot, 1)?;
         warm_up_ms.sort_by(f64::total_cmp);
         let mut typical_ms = warm_up_ms[warm_up_ms.len() / 2];
         // A sequence's launches each leave a gap for the CPU to fill: it
@@ -894,6 +904,7 @@ impl Gpu {
                 graph: None,
                 launches_per_hot_sample: launches,
                 graph_refused: None,
+                warm_ups_made,
             });
         }
         let events = TurnEvents::new(self, samples_per_turn, samples_per_turn)?;
@@ -905,12 +916,14 @@ impl Gpu {
                 graph: Some(graph),
                 launches_per_hot_sample: launches,
                 graph_refused: None,
+                warm_ups_made,
             }),
             Err(error) => Ok(Sampler {
                 events,
                 graph: None,
                 launches_per_hot_sample: 1,
                 graph_refused: Some(error.to_string()),
+                warm_ups_made,
             }),
         }
     }
@@ -1032,6 +1045,15 @@ const GRAPH_SAMPLE_MS: f64 = 0.050;
 /// one), which over 0.2 ms is about 1% at most.
 const HOT_SAMPLE_MS: f64 = 0.200;
 
+/// How many of `warmup` warm-ups (at least one) a kernel whose first
+/// warm-up took `first_ms` makes: the others only as far as all of them
+/// together stay within a quarter of `time_limit_s`, as a turn does (a
+/// 277 ms kernel made 0.83 s of warm-ups against a 1 s time limit).
+fn warm_ups_within(warmup: u32, first_ms: f64, time_limit_s: f64) -> u32 {
+    let affordable = (time_limit_s * 1000.0 / 4.0 / first_ms.max(1e-6)).floor();
+    (affordable.min(f64::from(warmup)) as u32).clamp(1, warmup.max(1))
+}
+
 /// The most launches one sample spans.
 const MOST_LAUNCHES_PER_SAMPLE: u32 = 1000;
 
@@ -1084,6 +1106,8 @@ pub struct Sampler {
     pub launches_per_hot_sample: u32,
     /// Why the graph method was wanted but refused.
     pub graph_refused: Option<String>,
+    /// The warm-up launches made (fewer than asked for a slow kernel).
+    pub warm_ups_made: u32,
 }
 
 impl Sampler {
@@ -1159,5 +1183,18 @@ mod tests {
         // A warm-up count above the most is held to it (clamp would panic
         // with its least above its most).
         assert_eq!(launches_spanning(GRAPH_SAMPLE_MS, 0.004, 5000), 1000);
+    }
+
+    #[test]
+    fn a_slow_kernel_makes_only_the_warm_ups_a_quarter_of_its_time_limit_holds() {
+        // A 277 ms kernel against a 1 s limit: one warm-up, not three.
+        assert_eq!(warm_ups_within(3, 277.0, 1.0), 1);
+        // 100 ms: two fit in 250 ms; 10 ms: all three.
+        assert_eq!(warm_ups_within(3, 100.0, 1.0), 2);
+        assert_eq!(warm_ups_within(3, 10.0, 1.0), 3);
+        // Never fewer than one, whatever was asked or measured.
+        assert_eq!(warm_ups_within(0, 0.01, 1.0), 1);
+        assert_eq!(warm_ups_within(3, 5000.0, 1.0), 1);
+        assert_eq!(warm_ups_within(3, 0.0, 1.0), 3);
     }
 }

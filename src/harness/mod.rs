@@ -786,6 +786,8 @@ impl Runner<'_> {
                 .clock(self.nvml().map(|nvml| nvml.max_sm_mhz)),
             schedule: schedule.clone(),
             seconds: ready.collected.seconds,
+            warm_ups_cut_to: (ready.sampler.warm_ups_made < self.plan().timing.warmup)
+                .then_some(ready.sampler.warm_ups_made),
         };
         let (cold, hot) = ready.collected.into_samples();
         Event::Measured {

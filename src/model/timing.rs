@@ -102,6 +102,12 @@ pub struct TimingRecord {
     pub schedule: Schedule,
     /// Seconds this run spent sampling.
     pub seconds: f64,
+    /// The warm-up launches made where fewer than the suite's `warmup`:
+    /// a slow kernel's stop once they would take more than a quarter of
+    /// the time limit. Absent where all were made (and in runs recorded
+    /// before warm-ups were cut).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_ups_cut_to: Option<u32>,
 }
 
 impl TimingRecord {
@@ -276,6 +282,7 @@ mod tests {
             },
             schedule: Schedule::Interleaved { variants: 4 },
             seconds: 0.25,
+            warm_ups_cut_to: Some(1),
         };
         let text = serde_json::to_string(&record).unwrap();
         assert!(text.contains(r#""method":{"kind":"graph","launches_per_hot_sample":16}"#));

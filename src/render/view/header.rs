@@ -32,8 +32,9 @@ pub(super) fn header(results: &Results) -> HeaderView {
             results.suite.timing.time_limit_s,
         ) {
             (Some(spread), Some(limit)) => format!(
-                "cold samples (the L2 flushed before each) and hot ones (the kernel ran right before), after {} warm-ups, until each kind has at least {} samples and a spread under ±{}, or {} per variant and size; samples taken while the SM clock was throttled are left out; median reported, each run says which kind and how",
+                "cold samples (the L2 flushed before each) and hot ones (the kernel ran right before), after {} warm-ups{}, until each kind has at least {} samples and a spread under ±{}, or {} per variant and size; samples taken while the SM clock was throttled are left out; median reported, each run says which kind and how",
                 results.suite.timing.warmup.max(1),
+                cut_warm_ups(results),
                 results.suite.timing.repetitions,
                 format::share(spread),
                 format::milliseconds(limit * 1e3)
@@ -73,6 +74,30 @@ pub(super) fn header(results: &Results) -> HeaderView {
 
 /// A shard's share of the suite, or each shard of a merged run: its
 /// sizes, GPU (and UUID), host and ncu report.
+/// ", fewer for 2 runs whose warm-ups would have taken over a quarter of
+/// the time limit" where a slow kernel's warm-ups were cut short, else
+/// nothing.
+fn cut_warm_ups(results: &Results) -> String {
+    let cut = results
+        .variants
+        .iter()
+        .flat_map(|variant| &variant.runs)
+        .filter(|run| {
+            run.timing
+                .as_ref()
+                .is_some_and(|record| record.warm_ups_cut_to.is_some())
+        })
+        .count();
+    match cut {
+        0 => String::new(),
+        1 => ", fewer for 1 run whose warm-ups would have taken over a quarter of the time limit"
+            .into(),
+        n => format!(
+            ", fewer for {n} runs whose warm-ups would have taken over a quarter of the time limit"
+        ),
+    }
+}
+
 fn shard_facts(results: &Results) -> Vec<Fact> {
     let mut facts: Vec<Fact> = results
         .shard
@@ -240,4 +265,36 @@ fn profiler_facts(profiler: &ProfilerRun) -> Vec<Fact> {
     ];
     facts.extend(lines);
     facts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::read_results;
+
+    #[test]
+    fn the_timing_fact_counts_the_runs_whose_warm_ups_were_cut() {
+        let mut results =
+            read_results(include_str!("../../../examples/sweep-matmul/results.json")).unwrap();
+        let timing = |results: &Results| {
+            header(results)
+                .facts
+                .into_iter()
+                .find(|fact| fact.label == "timing")
+                .unwrap()
+                .value
+        };
+        assert!(timing(&results).contains("after 3 warm-ups, until"));
+        let timed = results
+            .variants
+            .iter_mut()
+            .flat_map(|variant| variant.runs.iter_mut())
+            .filter_map(|run| run.timing.as_mut());
+        for record in timed.take(2) {
+            record.warm_ups_cut_to = Some(1);
+        }
+        assert!(timing(&results).contains(
+            "after 3 warm-ups, fewer for 2 runs whose warm-ups would have taken over a quarter of the time limit, until"
+        ));
+    }
 }
