@@ -7,21 +7,32 @@
 # 2%), then the whole report against `ncu --set full` alone
 # (scripts/bench-profiling.sh: 3×, matmul 4×; overhead at most 0.6 s a
 # launch). With BASELINE=/path/to/an older gpuprof the bench reports each
-# suite with it too. Outputs land in OUTDIR/repeat (with the first
-# reports' folders in runs.tgz) and OUTDIR/bench (default OUTDIR: $OUT);
-# both summaries are printed last.
+# suite with it too. The device tool brings back at most 8 files, so
+# everything is packed: OUTDIR/goals.log (the summaries, printed last
+# too), OUTDIR/repeat.tgz (analyses, results, logs and the first reports'
+# folders) and OUTDIR/bench.tgz (the bench's logs and exports, less ncu's
+# reports) (default OUTDIR: $OUT).
 set -u
 out=${1:-${OUT:?give an output folder}}
 suites=${SUITES:-transpose reduction matmul}
-here=$(dirname "$0")
-SUITES=$suites PROFILE=1 KEEP_RUNS=1 bash "$here/gpu-repeat.sh" "$out/repeat" > /dev/null 2>&1
-echo "repeat: exit $?"
+here=$(cd "$(dirname "$0")" && pwd)
+scratch=$(mktemp -d)
+mkdir -p "$out"
+SUITES=$suites PROFILE=1 KEEP_RUNS=1 bash "$here/gpu-repeat.sh" "$scratch/repeat" > /dev/null 2>&1
+echo "repeat: exit $?" > "$scratch/status"
+mkdir -p "$scratch/bench"
+bench_log=$scratch/bench/bench.log
 # shellcheck disable=SC2086 # one suite per word
-bash "$here/bench-profiling.sh" "$out/bench" $suites > "$out/bench.log" 2>&1
-echo "bench: exit $?"
-echo "== device"
-sed -n '/^== device/,/^==/p' "$out/repeat/gpu-repeat.log" | sed '1d;$d'
-echo "== repeatability and the event timer"
-sed -n '/^== summary/,$p' "$out/repeat/gpu-repeat.log" | sed 1d
-echo "== whole report against ncu --set full"
-sed -n '/^suite /,$p' "$out/bench.log"
+bash "$here/bench-profiling.sh" "$scratch/bench" $suites > "$bench_log" 2>&1
+echo "bench: exit $?" >> "$scratch/status"
+{
+    cat "$scratch/status"
+    echo "== device"
+    sed -n '/^== device/,/^==/p' "$scratch/repeat/gpu-repeat.log" | sed '1d;$d'
+    echo "== repeatability and the event timer"
+    sed -n '/^== summary/,$p' "$scratch/repeat/gpu-repeat.log" | sed 1d
+    echo "== whole report against ncu --set full"
+    sed -n '/^suite /,$p' "$bench_log"
+} | tee "$out/goals.log"
+(cd "$scratch" && tar czf "$out/repeat.tgz" repeat && tar czf "$out/bench.tgz" --exclude='*.ncu-rep' --exclude='*/cache*' --exclude='*/gpuprof/ncu/source-*' bench)
+ls -la "$out"
