@@ -832,10 +832,10 @@ impl Gpu {
     }
 
     /// Prepares the turns of an item: makes its `warmup` launches (at
-    /// least one; of a slow kernel only as many as fit in a quarter of
-    /// `time_limit_s`, [`warm_ups_within`]), each between events, and from
-    /// their median chooses
-    /// the method and the turn. On an idle GPU those events also span the
+    /// least one; of a slow kernel two, and more only as far as they fit
+    /// in a quarter of `time_limit_s`, [`warm_ups_within`]), each between
+    /// events, and from their median (of those cut short, the median
+    /// after the first) chooses the method and the turn. On an idle GPU those events also span the
     /// host's work of launching, so a median under [`GAP_CHECK_BELOW_MS`]
     /// is taken again without gaps: the warm-ups back to back inside a
     /// CUDA graph. A kernel under [`GRAPH_BELOW_MS`] (a sequence whose
@@ -867,14 +867,27 @@ impl Gpu {
             self.synchronize("warming up")?;
             events.read(&events.hot, 1)
         };
-        // The first warm-up alone says what the others would cost.
+        // The first two warm-ups alone: the second, without the first's
+        // one-off costs (loading the kernel, a library's set-up), says
+        // what the others would cost.
         let mut warm_up_ms = warm_up(1)?;
-        let warm_ups_made = warm_ups_within(warmup, warm_up_ms[0], time_limit_s);
-        if warm_ups_made > 1 {
-            warm_up_ms.extend(warm_up(warm_ups_made as usize - 1)?);
+        let mut warm_ups_made = 1;
+        if warmup >= 2 {
+            let second_ms = warm_up(1)?[0];
+            warm_up_ms.push(second_ms);
+            warm_ups_made = warm_ups_within(warmup, second_ms, time_limit_s);
+            if warm_ups_made > 2 {
+                warm_up_ms.extend(warm_up(warm_ups_made as usize - 2)?);
+            }
         }
-        warm_up_ms.sort_by(f64::total_cmp);
-        let mut typical_ms = warm_up_ms[warm_up_ms.len() / 2];
+        // Cut short, the median leaves out the first, whose one-off costs
+        // would weigh among so few.
+        let steady = match warm_ups_made < warmup {
+            true => &mut warm_up_ms[1..],
+            false => &mut warm_up_ms[..],
+        };
+        steady.sort_by(f64::total_cmp);
+        let mut typical_ms = steady[steady.len() / 2];
         // A sequence's launches each leave a gap for the CPU to fill: it
         // is the time per launch that says whether the gaps show.
         let sequence = instance.sequence.len().max(1) as f64;
@@ -1045,13 +1058,15 @@ const GRAPH_SAMPLE_MS: f64 = 0.050;
 /// one), which over 0.2 ms is about 1% at most.
 const HOT_SAMPLE_MS: f64 = 0.200;
 
-/// How many of `warmup` warm-ups (at least one) a kernel whose first
-/// warm-up took `first_ms` makes: the others only as far as all of them
-/// together stay within a quarter of `time_limit_s`, as a turn does (a
-/// 277 ms kernel made 0.83 s of warm-ups against a 1 s time limit).
-fn warm_ups_within(warmup: u32, first_ms: f64, time_limit_s: f64) -> u32 {
-    let affordable = (time_limit_s * 1000.0 / 4.0 / first_ms.max(1e-6)).floor();
-    (affordable.min(f64::from(warmup)) as u32).clamp(1, warmup.max(1))
+/// How many of `warmup` warm-ups a kernel makes whose steady launch (its
+/// second) takes `launch_ms`: as many as fit within a quarter of
+/// `time_limit_s`, as a turn does (a 277 ms kernel made 0.83 s of
+/// warm-ups against a 1 s time limit), but never fewer than two of two or
+/// more asked, nor than one.
+fn warm_ups_within(warmup: u32, launch_ms: f64, time_limit_s: f64) -> u32 {
+    let affordable = (time_limit_s * 1000.0 / 4.0 / launch_ms.max(1e-6)).floor();
+    let fewest = warmup.clamp(1, 2);
+    (affordable.min(f64::from(warmup)) as u32).clamp(fewest, warmup.max(1))
 }
 
 /// The most launches one sample spans.
@@ -1187,14 +1202,19 @@ mod tests {
 
     #[test]
     fn a_slow_kernel_makes_only_the_warm_ups_a_quarter_of_its_time_limit_holds() {
-        // A 277 ms kernel against a 1 s limit: one warm-up, not three.
-        assert_eq!(warm_ups_within(3, 277.0, 1.0), 1);
-        // 100 ms: two fit in 250 ms; 10 ms: all three.
-        assert_eq!(warm_ups_within(3, 100.0, 1.0), 2);
-        assert_eq!(warm_ups_within(3, 10.0, 1.0), 3);
-        // Never fewer than one, whatever was asked or measured.
+        // A 277 ms kernel against a 1 s limit: two warm-ups, not three or
+        // five (the second is the one that shows its steady time).
+        assert_eq!(warm_ups_within(3, 277.0, 1.0), 2);
+        assert_eq!(warm_ups_within(5, 277.0, 1.0), 2);
+        // 60 ms: four fit in 250 ms; 10 ms: all five; a longer limit
+        // holds more.
+        assert_eq!(warm_ups_within(5, 60.0, 1.0), 4);
+        assert_eq!(warm_ups_within(5, 10.0, 1.0), 5);
+        assert_eq!(warm_ups_within(5, 277.0, 10.0), 5);
+        // Never fewer than asked up to two, nor than one.
         assert_eq!(warm_ups_within(0, 0.01, 1.0), 1);
-        assert_eq!(warm_ups_within(3, 5000.0, 1.0), 1);
+        assert_eq!(warm_ups_within(1, 5000.0, 1.0), 1);
+        assert_eq!(warm_ups_within(2, 5000.0, 1.0), 2);
         assert_eq!(warm_ups_within(3, 0.0, 1.0), 3);
     }
 }
