@@ -2,7 +2,10 @@
 # Does the order in which ncu's two waiting harnesses open the GPU make
 # consecutive reports time alike? On the device machine (repo root), with
 # the release binary (its harnesses open side by side) and SERIAL=/path to
-# a build whose harnesses open one after the other: ROUNDS rounds (default
+# a build whose harnesses open one after the other (this tree with
+# scripts/serial-open.patch applied: `git apply scripts/serial-open.patch`,
+# `cargo build --release`, copy target/release/gpuprof aside, `git apply
+# -R`): ROUNDS rounds (default
 # 5) over examples/transpose, each timing it three ways in turn: with
 # --no-profile (no ncu harness on the GPU), a whole report of the release
 # binary and a whole report of the SERIAL one. Prints last, per way: every
