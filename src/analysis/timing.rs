@@ -170,7 +170,7 @@ pub fn method(variant: &VariantResult, run: &RunResult, shown: Temperature) -> S
     ];
     if let Some(made) = record.warm_ups_cut_to {
         parts.push(format!(
-            "only {made} warm-up launch{} before sampling: a kernel this slow warms up for at most a quarter of the time limit",
+            "only {made} warm-up launch{} before sampling: more would have taken over a quarter of the time limit",
             if made == 1 { "" } else { "es" }
         ));
     }
@@ -224,7 +224,7 @@ mod tests {
         assert!(!said(variant).contains("warm-up"), "{}", said(variant));
         variant.runs[0].timing.as_mut().unwrap().warm_ups_cut_to = Some(2);
         assert!(
-            said(variant).contains("only 2 warm-up launches before sampling: a kernel this slow warms up for at most a quarter of the time limit"),
+            said(variant).contains("only 2 warm-up launches before sampling: more would have taken over a quarter of the time limit"),
             "{}",
             said(variant)
         );
