@@ -835,10 +835,10 @@ impl Gpu {
     /// least one; of a slow kernel two, and more only as far as they fit
     /// in a quarter of `time_limit_s`, [`warm_ups_within`]), each between
     /// events, and from their median (of those cut short, the median
-    /// after the first) chooses the method and the turn. On an idle GPU those events also span the
-    /// host's work of launching, so a median under [`GAP_CHECK_BELOW_MS`]
-    /// is taken again without gaps: the warm-ups back to back inside a
-    /// CUDA graph. A kernel under [`GRAPH_BELOW_MS`] (a sequence whose
+    /// after the first) chooses the method and the turn. On an idle GPU
+    /// those events also span the host's work of launching, so a median
+    /// under [`GAP_CHECK_BELOW_MS`] is taken again without gaps: the
+    /// warm-ups back to back inside a CUDA graph. A kernel under [`GRAPH_BELOW_MS`] (a sequence whose
     /// launches take that long on average) is then captured in a CUDA
     /// graph of `samples_per_turn` cold and hot samples (falling back to
     /// events around each launch, with the reason, when the capture

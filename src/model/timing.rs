@@ -102,8 +102,8 @@ pub struct TimingRecord {
     pub schedule: Schedule,
     /// Seconds this run spent sampling.
     pub seconds: f64,
-    /// The warm-up launches made where fewer than the suite's `warmup`:
-    /// a slow kernel's stop once they would take more than a quarter of
+    /// The warm-up launches made where fewer than the suite's `warmup`: a
+    /// slow kernel makes two, and more only where they fit in a quarter of
     /// the time limit. Absent where all were made (and in runs recorded
     /// before warm-ups were cut).
     #[serde(default, skip_serializing_if = "Option::is_none")]

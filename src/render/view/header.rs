@@ -72,8 +72,6 @@ pub(super) fn header(results: &Results) -> HeaderView {
     }
 }
 
-/// A shard's share of the suite, or each shard of a merged run: its
-/// sizes, GPU (and UUID), host and ncu report.
 /// ", fewer for 2 runs whose warm-ups would have taken over a quarter of
 /// the time limit" where a slow kernel's warm-ups were cut short, else
 /// nothing.
@@ -98,6 +96,8 @@ fn cut_warm_ups(results: &Results) -> String {
     }
 }
 
+/// A shard's share of the suite, or each shard of a merged run: its
+/// sizes, GPU (and UUID), host and ncu report.
 fn shard_facts(results: &Results) -> Vec<Fact> {
     let mut facts: Vec<Fact> = results
         .shard
