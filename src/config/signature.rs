@@ -358,6 +358,14 @@ pub(crate) fn is_scalar_type(text: &str) -> bool {
     scalar(&words(text)).is_some()
 }
 
+/// Whether `text` spells a whole-number scalar type (`size_t`, `unsigned
+/// long`, `int64_t`) or one of the file's `aliases` of one: a cast to it
+/// (`(size_t)n * n`) changes no count of elements.
+pub(crate) fn is_integer_type(text: &str, aliases: &[(String, String)]) -> bool {
+    let resolved = words_and_stars(&substitute(text, aliases));
+    !resolved.contains('*') && type_of(&words(&resolved)).is_some_and(|c| !c.float)
+}
+
 /// The size in bytes of the type `text` spells, as `sizeof` gives it:
 /// a scalar type (`uint32_t` → 4, `unsigned long long` → 8), one of the
 /// file's scalar `aliases` ([`scalar_aliases`]), or a pointer to either

@@ -23,9 +23,10 @@ use super::from_source::quoted;
 /// loops around the launch (`loops`) stay themselves, the file's integer
 /// constants become their values, its integer variables their
 /// initializers, `sizeof` of a scalar type (or of one of the file's
-/// aliases of one) its size; shifts are kept for [`Expr::parse`]. `None`
-/// when a name or an operator has no such meaning (`sizeof` of a struct,
-/// a comparison, a cast, a variable the file sets elsewhere).
+/// aliases of one) its size; casts to whole-number types are left out;
+/// shifts are kept for [`Expr::parse`]. `None` when a name or an operator
+/// has no such meaning (`sizeof` of a struct, a comparison, a cast to
+/// another type, a variable the file sets elsewhere).
 pub(super) fn translate(
     expression: &str,
     mapped: &[(String, String, &str)],
@@ -45,6 +46,28 @@ pub(super) fn translate(
                 i += 1;
             }
             let word: String = chars[start..i].iter().collect();
+            if word == "static_cast" {
+                // `static_cast<size_t>(n) * n`: the operand, cast to a
+                // whole-number type.
+                let open = i + chars[i..].iter().take_while(|c| c.is_whitespace()).count();
+                (chars.get(open) == Some(&'<')).then_some(())?;
+                let shut = open + chars[open..].iter().position(|&c| c == '>')?;
+                let target: String = chars[open + 1..shut].iter().collect();
+                signature::is_integer_type(&target, &scanned.aliases).then_some(())?;
+                let paren = shut
+                    + 1
+                    + chars[shut + 1..]
+                        .iter()
+                        .take_while(|c| c.is_whitespace())
+                        .count();
+                (chars.get(paren) == Some(&'(')).then_some(())?;
+                let close = closing(&chars, paren)?;
+                let operand: String = chars[paren + 1..close].iter().collect();
+                let inner = translate(&operand, mapped, loops, scanned, used, depth + 1)?;
+                let _ = write!(out, "({inner})");
+                i = close + 1;
+                continue;
+            }
             if word == "sizeof" {
                 // `sizeof(uint32_t)`, `sizeof(real)`: the type's size.
                 let open = i + chars[i..].iter().take_while(|c| c.is_whitespace()).count();
@@ -123,6 +146,18 @@ pub(super) fn translate(
                 None => digits.parse::<i64>().ok()?,
             };
             let _ = write!(out, "{value}");
+            continue;
+        }
+        // `(size_t)n * n`, `(long long)rows * cols`: a cast to a
+        // whole-number type changes no count, so it is left out.
+        if c == '('
+            && let Some(close) = closing(&chars, i)
+            && signature::is_integer_type(
+                &chars[i + 1..close].iter().collect::<String>(),
+                &scanned.aliases,
+            )
+        {
+            i = close + 1;
             continue;
         }
         // `<<` and `>>`; a lone `<` compares.

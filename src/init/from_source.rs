@@ -5325,6 +5325,50 @@ sequence = [
     }
 
     #[test]
+    fn casts_to_whole_number_types_in_allocations_and_launches_are_read_through() {
+        // `(size_t)n * n` keeps a large product from overflowing an int:
+        // the count is still n * n; a cast to float is not read.
+        let source = r#"
+            typedef unsigned long long u64;
+            __global__ void matvec(const float *A, const float *x, float *y, float *z, int n) {
+                int row = blockIdx.x * blockDim.x + threadIdx.x;
+                if (row < n) {
+                    float sum = 0.0f;
+                    for (int j = 0; j < n; ++j) sum += A[row * n + j] * x[j];
+                    y[row] = sum;
+                    z[row] = sum;
+                }
+            }
+            int main() {
+                int n = 4096;
+                float *A, *x, *y, *z;
+                cudaMalloc(&A, (size_t)n * n * sizeof(float));
+                cudaMalloc(&x, static_cast<u64>(n) * sizeof(float));
+                cudaMalloc(&y, sizeof(float) * (long long) n);
+                cudaMalloc(&z, (float)n * sizeof(float));
+                matvec<<<(int)((n + 255) / 256), 256>>>(A, x, y, z, n);
+            }
+        "#;
+        let (root, text) = draft(&[("mv.cu", source)], "mv.cu", "mv");
+        let text = text.unwrap();
+        for expected in [
+            "{ name = \"A\", buffer = \"f32\", count = \"N * N\", fill = \"random\" },  # the file allocates (size_t)n * n * sizeof(float) for `A`",
+            "{ name = \"x\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # the file allocates static_cast<u64>(n) * sizeof(float) for `x`",
+            "{ name = \"y\", buffer = \"f32\", count = \"N\", output = true },  # the file allocates sizeof(float) * (long long) n for `y`",
+            "grid = [\"cdiv(N, 256)\"]",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        // The float cast is not read: z's count is left to fill in.
+        let z = text.lines().find(|l| l.contains("name = \"z\"")).unwrap();
+        assert!(!z.contains("the file allocates"), "{z}");
+        assert_eq!(
+            plan(root.path(), "mv").variants[0].instances[0].grid,
+            [16, 1, 1]
+        );
+    }
+
+    #[test]
     fn a_kernel_that_scales_its_index_takes_that_many_elements_a_thread() {
         let source = r#"
             #define VEC 4
