@@ -1552,9 +1552,15 @@ impl<'a> Draft<'a> {
                 .iter()
                 .map(|(variable, ..)| variable.as_str())
                 .collect();
+            // A count over none of them is the file's own constant
+            // (`#define N (33 * 1024)`), the same at every size: no guess.
+            let comment = match names.is_empty() {
+                true => said,
+                false => format!("fill in: {said}, {} taken as N", names.join(", ")),
+            };
             return Some(Count {
                 toml: drafted.toml(),
-                comment: format!("fill in: {said}, {} taken as N", names.join(", ")),
+                comment,
                 summed: false,
                 zeroed: false,
             });
@@ -5366,6 +5372,32 @@ sequence = [
             plan(root.path(), "mv").variants[0].instances[0].grid,
             [16, 1, 1]
         );
+    }
+
+    #[test]
+    fn a_count_the_file_fixes_with_a_macro_is_its_own_not_a_guess() {
+        // CUDA by Example's vector sum: N is a macro both sides use.
+        let source = r#"
+            #define N (33 * 1024)
+            __global__ void add(int *a, int *b, int *c) {
+                int tid = threadIdx.x + blockIdx.x * blockDim.x;
+                while (tid < N) { c[tid] = a[tid] + b[tid]; tid += blockDim.x * gridDim.x; }
+            }
+            int main(void) {
+                int *dev_a, *dev_b, *dev_c;
+                cudaMalloc((void**)&dev_a, N * sizeof(int));
+                cudaMalloc((void**)&dev_b, N * sizeof(int));
+                cudaMalloc((void**)&dev_c, N * sizeof(int));
+                add<<<128, 128>>>(dev_a, dev_b, dev_c);
+            }
+        "#;
+        let (_root, text) = draft(&[("add.cu", source)], "add.cu", "add");
+        let text = text.unwrap();
+        assert!(
+            text.contains("{ name = \"a\", buffer = \"i32\", count = 33792, fill = \"random\" },  # the file allocates N * sizeof(int) for `dev_a` (the kernel only reads it)"),
+            "{text}"
+        );
+        assert!(!text.contains(",  taken as N"), "{text}");
     }
 
     #[test]
