@@ -120,7 +120,22 @@ pub(super) fn translate(
                 let _ = write!(out, "({value})");
             } else if let Some((_, value)) = scanned.integers.iter().rev().find(|(n, _)| *n == word)
             {
-                let _ = write!(out, "{value}");
+                // A constant worked out from a name taken as N (`const int
+                // blocks = (n + 255) / 256;` under `const int n = 1 << 22;`)
+                // follows N; any other is its value.
+                match following_n(&word, mapped, loops, scanned, depth) {
+                    Some((inner, taken)) => {
+                        for pair in taken {
+                            if !used.contains(&pair) {
+                                used.push(pair);
+                            }
+                        }
+                        let _ = write!(out, "({inner})");
+                    }
+                    None => {
+                        let _ = write!(out, "{value}");
+                    }
+                }
             } else if let Some((_, initial)) = scanned
                 .initializers
                 .iter()
@@ -177,6 +192,25 @@ pub(super) fn translate(
         i += 1;
     }
     Some(out.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// The initializer of the file's constant `name` in gpuprof's
+/// expression language, with the names taken as N it used, where it uses
+/// any: the constant then stands for an expression of N.
+fn following_n(
+    name: &str,
+    mapped: &[(String, String, &str)],
+    loops: &[String],
+    scanned: &Kernels,
+    depth: usize,
+) -> Option<(String, Vec<(String, String)>)> {
+    if depth >= 4 {
+        return None;
+    }
+    let (_, initial) = scanned.initializers.iter().rev().find(|(n, _)| n == name)?;
+    let mut taken = Vec::new();
+    let inner = translate(initial, mapped, loops, scanned, &mut taken, depth + 1)?;
+    (!taken.is_empty()).then_some((inner, taken))
 }
 
 /// The index of the `)` that closes the `(` at `open`.

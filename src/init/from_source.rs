@@ -5401,6 +5401,37 @@ sequence = [
     }
 
     #[test]
+    fn a_constant_worked_out_from_the_size_follows_n_in_the_launch() {
+        // Every name const: the grid was drafted as the file's 16384,
+        // unmarked, and stayed so at any other size.
+        let source = r#"
+            __global__ void saxpy(int n, float a, const float *x, float *y) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) y[i] = a * x[i] + y[i];
+            }
+            int main() {
+                const int n = 1 << 22;
+                float *dx, *dy;
+                cudaMalloc(&dx, n * sizeof(float));
+                cudaMalloc(&dy, n * sizeof(float));
+                const int threads = 256;
+                const int blocks = (n + threads - 1) / threads;
+                saxpy<<<blocks, threads, 0, 0>>>(n, 2.0f, dx, dy);
+            }
+        "#;
+        let (root, text) = draft(&[("s.cu", source)], "s.cu", "s");
+        let text = text.unwrap();
+        assert!(
+            text.contains("grid = [\"cdiv(N, 256)\"]  # fill in: from the file's <<<blocks, threads, 0, 0>>>, n taken as N\n"),
+            "{text}"
+        );
+        assert_eq!(
+            plan(root.path(), "s").variants[0].instances[0].grid,
+            [16384, 1, 1]
+        );
+    }
+
+    #[test]
     fn a_kernel_that_scales_its_index_takes_that_many_elements_a_thread() {
         let source = r#"
             #define VEC 4
