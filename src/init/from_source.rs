@@ -1914,7 +1914,17 @@ impl<'a> Draft<'a> {
                     None if !is_identifier(argument) => (argument.as_str(), argument.clone()),
                     None => return None,
                 };
-                if !integer || mapped.iter().any(|(v, ..)| v == argument) {
+                if !integer {
+                    // A float written in the launch (`2.0f`, `-0.5`): its value.
+                    let float = matches!(parameter.takes, Takes::Value(c) if c.float);
+                    return float_literal(initial)
+                        .filter(|_| float)
+                        .map(|value| Passed {
+                            value: Some(value),
+                            written,
+                        });
+                }
+                if mapped.iter().any(|(v, ..)| v == argument) {
                     return None;
                 }
                 // A constant may be 0 (an offset, a padding); one that
@@ -2333,8 +2343,8 @@ impl Problem {
 }
 
 /// What a launch passes an integer scalar that the suite does not set to
-/// N: the variable and its initializer as written, and its value where
-/// gpuprof can read it.
+/// N (the variable and its initializer as written, and its value where
+/// gpuprof can read it), or a float scalar as a literal.
 #[derive(Clone)]
 struct Passed {
     value: Option<String>,
@@ -2349,10 +2359,12 @@ impl Passed {
         match &self.value {
             Some(value) => format!(
                 "{} (the file passes {})\n",
-                entry.replace(
-                    &format!("value = \"{default}\""),
-                    &format!("value = {value}")
-                ),
+                entry
+                    .replace(
+                        &format!("value = \"{default}\""),
+                        &format!("value = {value}")
+                    )
+                    .replace("value = 1 }", &format!("value = {value} }}")),
                 self.written
             ),
             None => format!(
@@ -2361,6 +2373,15 @@ impl Passed {
             ),
         }
     }
+}
+
+/// The value of a floating-point literal as TOML (`2.0f` is 2, `-0.5`
+/// is -0.5, `1e-3f` is 0.001); None for anything else.
+fn float_literal(text: &str) -> Option<String> {
+    let digits = text.trim().trim_end_matches(['f', 'F']);
+    let value: f64 = digits.parse().ok()?;
+    let literal = digits.contains(['.', 'e', 'E']) && value.is_finite();
+    literal.then(|| format!("{value}"))
 }
 
 /// The initializer the file gives the integer variable `name`.
@@ -5429,6 +5450,33 @@ sequence = [
             plan(root.path(), "s").variants[0].instances[0].grid,
             [16384, 1, 1]
         );
+    }
+
+    #[test]
+    fn a_float_the_launch_writes_as_a_literal_is_its_value() {
+        let source = r#"
+            __global__ void axpby(float *y, const float *x, float a, double b, float c, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) y[i] = a * x[i] + (float)b * y[i] + c;
+            }
+            int main() {
+                int n = 1 << 20;
+                float *x, *y, c = 3.0f;
+                cudaMalloc(&x, n * sizeof(float));
+                cudaMalloc(&y, n * sizeof(float));
+                axpby<<<(n + 255) / 256, 256>>>(y, x, 2.5f, -1e-3, c, n);
+            }
+        "#;
+        let (_root, text) = draft(&[("a.cu", source)], "a.cu", "a");
+        let text = text.unwrap();
+        for expected in [
+            "{ name = \"a\", scalar = \"f32\", value = 2.5 },  # fill in: its value (the file passes 2.5f)\n",
+            "{ name = \"b\", scalar = \"f64\", value = -0.001 },  # fill in: its value (the file passes -1e-3)\n",
+            // A variable's value is not read: it starts at 1, to fill in.
+            "{ name = \"c\", scalar = \"f32\", value = 1 },  # fill in: its value\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
     }
 
     #[test]
