@@ -47,6 +47,10 @@ pub(crate) struct Kernels {
     pub(crate) instantiated: Vec<String>,
     /// The `dim3` variables its host code declares, in source order.
     pub(crate) dim3s: Vec<Dim3>,
+    /// `std::vector<float> h(n, 1.0f);`: the vectors the file declares
+    /// with a count, by name, with the count as written (what `h.size()`
+    /// gives), in source order.
+    pub(crate) vectors: Vec<(String, String)>,
     /// `name = &function;` and `name = function;` (a function pointer
     /// given a kernel, maybe): the variable and the name it is given.
     pub(crate) assignments: Vec<(String, String)>,
@@ -530,6 +534,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
         i += 1;
     }
     found.dim3s = dim3_declarations(&tokens);
+    found.vectors = vector_declarations(&tokens);
     found.assignments = function_assignments(&tokens);
     let device = device_bodies(&tokens);
     // A launch inside a kernel (dynamic parallelism) is the GPU's own, not
@@ -1146,6 +1151,53 @@ fn expression_at(tokens: &[Located], start: usize) -> (String, usize) {
         k += 1;
     }
     (text_of(&tokens[start..k.min(tokens.len())]), k)
+}
+
+/// `std::vector<float> h(n, 1.0f);`, `vector<pair<int, int>> v(n)`:
+/// each vector declared with a count, with the count as written.
+fn vector_declarations(tokens: &[Located]) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for i in 0..tokens.len() {
+        if !matches!(&tokens[i].0, Token::Ident(w) if w == "vector")
+            || !matches!(tokens.get(i + 1), Some((Token::Punct('<'), _)))
+        {
+            continue;
+        }
+        // Past the element type's `<…>`, nested ones too.
+        let mut depth = 0;
+        let mut k = i + 1;
+        while let Some((token, _)) = tokens.get(k) {
+            match token {
+                Token::Punct('<') => depth += 1,
+                Token::Punct('>') => depth -= 1,
+                Token::Punct(';' | '{' | '(') => break,
+                _ => {}
+            }
+            k += 1;
+            if depth == 0 {
+                break;
+            }
+        }
+        // Each declarator, `h(n, 1.0f), g(n)`.
+        while let (Some((Token::Ident(name), _)), Some((Token::Punct('('), _))) =
+            (tokens.get(k), tokens.get(k + 1))
+        {
+            // Not a copy of a range (`copy(h.begin(), h.end())`).
+            if let Some(count) = split_top_level(&inner_text(tokens, k + 1), false)
+                .into_iter()
+                .next()
+                .filter(|count| !count.is_empty() && !count.contains("begin"))
+            {
+                found.push((name.clone(), count));
+            }
+            k = group_end(tokens, k + 1);
+            match tokens.get(k) {
+                Some((Token::Punct(','), _)) => k += 1,
+                _ => break,
+            }
+        }
+    }
+    found
 }
 
 /// `dim3 grid(a, b), threads(c, d);`, `dim3 g = dim3(a, b);`,
@@ -2708,6 +2760,25 @@ mod tests {
 
     fn names(kernels: &Kernels) -> Vec<String> {
         kernels.kernels.iter().map(Kernel::shown).collect()
+    }
+
+    #[test]
+    fn vectors_declared_with_a_count_keep_it_for_their_size() {
+        let found = scan(
+            "int main() { int n = 8;\n\
+             std::vector<float> hx(n, 1.0f), hy(2 * n);\n\
+             std::vector<std::pair<int, int>> pairs(n + 1);\n\
+             std::vector<int> listed{1, 2, 3}; std::vector<int> empty;\n\
+             std::vector<float> copy(hx.begin(), hx.end()); }",
+        );
+        assert_eq!(
+            found.vectors,
+            [
+                ("hx".to_string(), "n".to_string()),
+                ("hy".to_string(), "2 * n".to_string()),
+                ("pairs".to_string(), "n + 1".to_string()),
+            ]
+        );
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! C expressions of a user's host code in gpuprof's expression language,
 //! for `gpuprof init --from`. [`translate`] puts in what the file's names
 //! stand for (the host variables taken as N, the file's constants, its
-//! variables' initializers, `sizeof` of scalar types) and keeps the
-//! variables of the loops around a launch as themselves; [`Expr`] reads
+//! variables' initializers, `sizeof` of scalar types, a vector's
+//! `.size()`) and keeps the variables of the loops around a launch as
+//! themselves; [`Expr`] reads
 //! the result, simplifies it (`(n + 255) / 256` is `cdiv(N, 256)`),
 //! evaluates it as the suite would and writes it back as a TOML value.
 //! C's shifts become what they compute (`k << 1` is `k * 2`, `j >> 1` is
@@ -96,6 +97,16 @@ pub(super) fn translate(
                 let inner = translate(&body, mapped, loops, scanned, used, depth + 1)?;
                 let _ = write!(out, "({inner})");
                 i = close + 1;
+                continue;
+            }
+            if let Some(after) = size_call(&chars, i)
+                && let Some((_, count)) = scanned.vectors.iter().rev().find(|(v, _)| *v == word)
+                && depth < 4
+            {
+                // `h.size()` of `std::vector<float> h(n, 1.0f);`: its count.
+                let inner = translate(count, mapped, loops, scanned, used, depth + 1)?;
+                let _ = write!(out, "({inner})");
+                i = after;
                 continue;
             }
             if let Some(axis) = member_axis(&chars, i)
@@ -211,6 +222,16 @@ fn following_n(
     let mut taken = Vec::new();
     let inner = translate(initial, mapped, loops, scanned, &mut taken, depth + 1)?;
     (!taken.is_empty()).then_some((inner, taken))
+}
+
+/// Where `.size()` ends, when it follows at `at` (spaces allowed).
+fn size_call(chars: &[char], at: usize) -> Option<usize> {
+    let rest: String = chars[at..].iter().take(24).collect();
+    let compact: String = rest.chars().filter(|c| !c.is_whitespace()).collect();
+    compact.starts_with(".size()").then(|| {
+        // Past the `)` that closes the call.
+        at + rest.find(')').map_or(rest.len(), |close| close + 1)
+    })
 }
 
 /// The index of the `)` that closes the `(` at `open`.

@@ -5480,6 +5480,33 @@ sequence = [
     }
 
     #[test]
+    fn an_allocation_sized_by_a_vectors_size_counts_the_vectors_elements() {
+        let source = r#"
+            #include <vector>
+            __global__ void saxpy(int n, float a, const float *x, float *y) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) y[i] = a * x[i] + y[i];
+            }
+            int main() {
+                const int n = 1 << 22;
+                std::vector<float> hx(n, 1.0f), hy(n, 2.0f);
+                float *dx, *dy;
+                cudaMalloc(&dx, hx.size() * sizeof(float));
+                cudaMalloc(&dy, hy.size() * sizeof(float));
+                saxpy<<<(n + 255) / 256, 256>>>(n, 2.0f, dx, dy);
+            }
+        "#;
+        let (_root, text) = draft(&[("v.cu", source)], "v.cu", "v");
+        let text = text.unwrap();
+        for expected in [
+            "{ name = \"x\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # the file allocates hx.size() * sizeof(float) for `dx`",
+            "{ name = \"y\", buffer = \"f32\", count = \"N\", output = true, fill = \"random\" },  # the file allocates hy.size() * sizeof(float) for `dy`",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+    }
+
+    #[test]
     fn a_kernel_that_scales_its_index_takes_that_many_elements_a_thread() {
         let source = r#"
             #define VEC 4
