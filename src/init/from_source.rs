@@ -5421,26 +5421,32 @@ sequence = [
         assert!(!text.contains(",  taken as N"), "{text}");
     }
 
+    /// A file of a saxpy kernel whose `main` is `host`.
+    fn saxpy_with(host: &str) -> String {
+        format!(
+            "#include <vector>\n\
+             __global__ void saxpy(int n, float a, const float *x, float *y) {{\n\
+             \x20   int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+             \x20   if (i < n) y[i] = a * x[i] + y[i];\n\
+             }}\n\
+             int main() {{\n{host}\n}}\n"
+        )
+    }
+
     #[test]
     fn a_constant_worked_out_from_the_size_follows_n_in_the_launch() {
         // Every name const: the grid was drafted as the file's 16384,
         // unmarked, and stayed so at any other size.
-        let source = r#"
-            __global__ void saxpy(int n, float a, const float *x, float *y) {
-                int i = blockIdx.x * blockDim.x + threadIdx.x;
-                if (i < n) y[i] = a * x[i] + y[i];
-            }
-            int main() {
-                const int n = 1 << 22;
-                float *dx, *dy;
-                cudaMalloc(&dx, n * sizeof(float));
-                cudaMalloc(&dy, n * sizeof(float));
-                const int threads = 256;
-                const int blocks = (n + threads - 1) / threads;
-                saxpy<<<blocks, threads, 0, 0>>>(n, 2.0f, dx, dy);
-            }
-        "#;
-        let (root, text) = draft(&[("s.cu", source)], "s.cu", "s");
+        let source = saxpy_with(
+            "const int n = 1 << 22;
+             float *dx, *dy;
+             cudaMalloc(&dx, n * sizeof(float));
+             cudaMalloc(&dy, n * sizeof(float));
+             const int threads = 256;
+             const int blocks = (n + threads - 1) / threads;
+             saxpy<<<blocks, threads, 0, 0>>>(n, 2.0f, dx, dy);",
+        );
+        let (root, text) = draft(&[("s.cu", &source)], "s.cu", "s");
         let text = text.unwrap();
         assert!(
             text.contains("grid = [\"cdiv(N, 256)\"]  # fill in: from the file's <<<blocks, threads, 0, 0>>>, n taken as N\n"),
@@ -5481,22 +5487,15 @@ sequence = [
 
     #[test]
     fn an_allocation_sized_by_a_vectors_size_counts_the_vectors_elements() {
-        let source = r#"
-            #include <vector>
-            __global__ void saxpy(int n, float a, const float *x, float *y) {
-                int i = blockIdx.x * blockDim.x + threadIdx.x;
-                if (i < n) y[i] = a * x[i] + y[i];
-            }
-            int main() {
-                const int n = 1 << 22;
-                std::vector<float> hx(n, 1.0f), hy(n, 2.0f);
-                float *dx, *dy;
-                cudaMalloc(&dx, hx.size() * sizeof(float));
-                cudaMalloc(&dy, hy.size() * sizeof(float));
-                saxpy<<<(n + 255) / 256, 256>>>(n, 2.0f, dx, dy);
-            }
-        "#;
-        let (_root, text) = draft(&[("v.cu", source)], "v.cu", "v");
+        let source = saxpy_with(
+            "const int n = 1 << 22;
+             std::vector<float> hx(n, 1.0f), hy(n, 2.0f);
+             float *dx, *dy;
+             cudaMalloc(&dx, hx.size() * sizeof(float));
+             cudaMalloc(&dy, hy.size() * sizeof(float));
+             saxpy<<<(n + 255) / 256, 256>>>(n, 2.0f, dx, dy);",
+        );
+        let (_root, text) = draft(&[("v.cu", &source)], "v.cu", "v");
         let text = text.unwrap();
         for expected in [
             "{ name = \"x\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # the file allocates hx.size() * sizeof(float) for `dx`",
