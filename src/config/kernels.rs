@@ -47,9 +47,9 @@ pub(crate) struct Kernels {
     pub(crate) instantiated: Vec<String>,
     /// The `dim3` variables its host code declares, in source order.
     pub(crate) dim3s: Vec<Dim3>,
-    /// `std::vector<float> h(n, 1.0f);`: the vectors the file declares
-    /// with a count, by name, with the count as written (what `h.size()`
-    /// gives), in source order.
+    /// `std::vector<float> h(n, 1.0f);`, `thrust::device_vector<float>
+    /// d(n)`: the vectors the file declares with a count, by name, with
+    /// the count as written (what `h.size()` gives), in source order.
     pub(crate) vectors: Vec<(String, String)>,
     /// `name = &function;` and `name = function;` (a function pointer
     /// given a kernel, maybe): the variable and the name it is given.
@@ -1153,12 +1153,14 @@ fn expression_at(tokens: &[Located], start: usize) -> (String, usize) {
     (text_of(&tokens[start..k.min(tokens.len())]), k)
 }
 
-/// `std::vector<float> h(n, 1.0f);`, `vector<pair<int, int>> v(n)`:
-/// each vector declared with a count, with the count as written.
+/// `std::vector<float> h(n, 1.0f);`, `vector<pair<int, int>> v(n)`,
+/// thrust's `device_vector<float> d(n)` and `host_vector`: each vector
+/// declared with a count, with the count as written.
 fn vector_declarations(tokens: &[Located]) -> Vec<(String, String)> {
     let mut found = Vec::new();
     for i in 0..tokens.len() {
-        if !matches!(&tokens[i].0, Token::Ident(w) if w == "vector")
+        let vector = ["vector", "device_vector", "host_vector"];
+        if !matches!(&tokens[i].0, Token::Ident(w) if vector.contains(&w.as_str()))
             || !matches!(tokens.get(i + 1), Some((Token::Punct('<'), _)))
         {
             continue;

@@ -2406,10 +2406,12 @@ fn reads_a_size_at_run_time(initial: &str) -> bool {
     RUNTIME_SIZE.is_match(initial.trim())
 }
 
-/// Whether the file's allocations use `name` (`cudaMalloc(&d, n * sizeof(float))`),
-/// directly or through the variables they use (`mem_size = sizeof(float) * n`).
+/// Whether the file's allocations use `name` (`cudaMalloc(&d, n * sizeof(float))`,
+/// a vector's count: `thrust::device_vector<float> d(n)`), directly or
+/// through the variables they use (`mem_size = sizeof(float) * n`).
 fn allocates(name: &str, scanned: &Kernels) -> bool {
-    scanned.allocations.iter().any(|a| {
+    let counts = scanned.vectors.iter().map(|(_, count)| count);
+    scanned.allocations.iter().chain(counts).any(|a| {
         let mut names = Vec::new();
         names_through(a, scanned, 0, &mut names);
         names.iter().any(|n| n == name)
@@ -5500,6 +5502,33 @@ sequence = [
         for expected in [
             "{ name = \"x\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # the file allocates hx.size() * sizeof(float) for `dx`",
             "{ name = \"y\", buffer = \"f32\", count = \"N\", output = true, fill = \"random\" },  # the file allocates hy.size() * sizeof(float) for `dy`",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+    }
+
+    #[test]
+    fn a_thrust_vectors_count_is_the_problem_size() {
+        // No cudaMalloc: the device_vector's count says what n is, so the
+        // kernel's n follows N with the grid (it was the file's 1048576).
+        let source = r#"
+            #include <thrust/device_vector.h>
+            __global__ void scale(float *x, float s, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) x[i] *= s;
+            }
+            int main() {
+                int n = 1 << 20;
+                thrust::device_vector<float> d(n, 1.0f);
+                scale<<<(n + 255) / 256, 256>>>(thrust::raw_pointer_cast(d.data()), 0.5f, n);
+            }
+        "#;
+        let (_root, text) = draft(&[("t.cu", source)], "t.cu", "t");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [1048576]                # fill in: the problem sizes, each binds N; 1048576 is the file's n\n",
+            "grid = [\"cdiv(N, 256)\"]  # fill in: from the file's <<<(n + 255) / 256, 256>>>, n taken as N\n",
+            "{ name = \"n\", scalar = \"i32\", value = \"N\" },  # fill in: its value\n",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
