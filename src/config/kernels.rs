@@ -18,7 +18,7 @@
 //! `#include` and `#define`.
 
 use super::inline_asm;
-use super::signature::{scalar_aliases, split_top_level};
+use super::signature::{is_scalar_type, scalar_aliases, split_top_level};
 use std::ops::Range;
 
 /// The kernels of one source file and what else the scan saw.
@@ -1184,15 +1184,19 @@ fn vector_declarations(tokens: &[Located]) -> Vec<(String, String)> {
         while let (Some((Token::Ident(name), _)), Some((Token::Punct('('), _))) =
             (tokens.get(k), tokens.get(k + 1))
         {
-            // Not a copy of a range (`copy(h.begin(), h.end())`).
+            let end = group_end(tokens, k + 1);
+            // Not a copy of a range (`copy(h.begin(), h.end())`), nor a
+            // function returning a vector (`make(int n) {`, `make(int n);`).
+            let function = matches!(tokens.get(end), Some((Token::Punct('{'), _)))
+                || matches!(tokens.get(k + 2), Some((Token::Ident(w), _)) if is_scalar_type(w) || w == "const");
             if let Some(count) = split_top_level(&inner_text(tokens, k + 1), false)
                 .into_iter()
                 .next()
-                .filter(|count| !count.is_empty() && !count.contains("begin"))
+                .filter(|count| !count.is_empty() && !count.contains("begin") && !function)
             {
                 found.push((name.clone(), count));
             }
-            k = group_end(tokens, k + 1);
+            k = end;
             match tokens.get(k) {
                 Some((Token::Punct(','), _)) => k += 1,
                 _ => break,
@@ -2771,7 +2775,9 @@ mod tests {
              std::vector<float> hx(n, 1.0f), hy(2 * n);\n\
              std::vector<std::pair<int, int>> pairs(n + 1);\n\
              std::vector<int> listed{1, 2, 3}; std::vector<int> empty;\n\
-             std::vector<float> copy(hx.begin(), hx.end()); }",
+             std::vector<float> copy(hx.begin(), hx.end()); }\n\
+             std::vector<float> make(int m) { return std::vector<float>(m); }\n\
+             std::vector<float> declared(const int m);",
         );
         assert_eq!(
             found.vectors,

@@ -3,8 +3,7 @@
 //! stand for (the host variables taken as N, the file's constants, its
 //! variables' initializers, `sizeof` of scalar types, a vector's
 //! `.size()`) and keeps the variables of the loops around a launch as
-//! themselves; [`Expr`] reads
-//! the result, simplifies it (`(n + 255) / 256` is `cdiv(N, 256)`),
+//! themselves; [`Expr`] reads the result, simplifies it (`(n + 255) / 256` is `cdiv(N, 256)`),
 //! evaluates it as the suite would and writes it back as a TOML value.
 //! C's shifts become what they compute (`k << 1` is `k * 2`, `j >> 1` is
 //! `floor(j / 2)`), and so does its integer division where a loop
