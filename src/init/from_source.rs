@@ -1602,6 +1602,17 @@ impl<'a> Draft<'a> {
                 None => break,
             }
         }
+        // A vector's storage (`thrust::raw_pointer_cast(d.data())`): the
+        // count it was declared with.
+        if let Some(vector) = vector_storage(&variable)
+            && let Some((_, count)) = scanned.vectors.iter().rev().find(|(v, _)| v == vector)
+        {
+            return Some(Allocation {
+                count: count.clone(),
+                bytes: format!("{count} elements"),
+                variable: vector.to_string(),
+            });
+        }
         let (_, bytes) = scanned
             .device_allocations
             .iter()
@@ -3001,6 +3012,23 @@ fn launched_instance(callee: &str, scanned: &Kernels) -> (String, Vec<String>, V
         .collect();
     let base = callee.split('<').next().unwrap_or(callee).trim();
     (format!("{base}<{}>", filled.join(", ")), unread, computed)
+}
+
+/// The vector whose storage `argument` is: `d.data()`,
+/// `thrust::raw_pointer_cast(d.data())`, `&d[0]`.
+fn vector_storage(argument: &str) -> Option<&str> {
+    let inner = argument
+        .trim()
+        .strip_prefix("thrust::raw_pointer_cast(")
+        .or_else(|| argument.trim().strip_prefix("raw_pointer_cast("))
+        .and_then(|rest| rest.strip_suffix(')'))
+        .unwrap_or(argument)
+        .trim();
+    let name = inner
+        .strip_suffix(".data()")
+        .or_else(|| inner.strip_prefix('&')?.trim().strip_suffix("[0]"))?
+        .trim();
+    is_identifier(name).then_some(name)
 }
 
 /// A launch argument without the cast in front of it: `d_a` of
@@ -5508,9 +5536,10 @@ sequence = [
     }
 
     #[test]
-    fn a_thrust_vectors_count_is_the_problem_size() {
+    fn a_thrust_vectors_count_is_the_problem_size_and_its_buffers() {
         // No cudaMalloc: the device_vector's count says what n is, so the
-        // kernel's n follows N with the grid (it was the file's 1048576).
+        // kernel's n follows N with the grid (it was the file's 1048576),
+        // and what its storage holds.
         let source = r#"
             #include <thrust/device_vector.h>
             __global__ void scale(float *x, float s, int n) {
@@ -5529,8 +5558,18 @@ sequence = [
             "sizes = [1048576]                # fill in: the problem sizes, each binds N; 1048576 is the file's n\n",
             "grid = [\"cdiv(N, 256)\"]  # fill in: from the file's <<<(n + 255) / 256, 256>>>, n taken as N\n",
             "{ name = \"n\", scalar = \"i32\", value = \"N\" },  # fill in: its value\n",
+            "{ name = \"x\", buffer = \"f32\", count = \"N\", output = true, fill = \"random\" },  # the file allocates n elements for `d`",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        for (argument, vector) in [
+            ("thrust::raw_pointer_cast(d.data())", Some("d")),
+            ("v.data()", Some("v")),
+            ("&h[0]", Some("h")),
+            ("d_x", None),
+            ("thrust::raw_pointer_cast(&d[1])", None),
+        ] {
+            assert_eq!(super::vector_storage(argument), vector, "{argument}");
         }
     }
 
