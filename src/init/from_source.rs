@@ -1630,6 +1630,16 @@ impl<'a> Draft<'a> {
         // one to each.
         let element_bytes = parameter.element()?.size_bytes();
         let factors = signature::split_top_level(&bytes.replace('*', ","), false);
+        let sized = factors.iter().any(|f| f.trim().starts_with("sizeof"));
+        if !sized && element_bytes == 1 && lanes_of(parameter) == 1 {
+            // Bytes allocated for bytes (`cudaMalloc(&d_out, width *
+            // height)` of an `unsigned char *`): the count itself.
+            return Some(Allocation {
+                count: bytes.to_string(),
+                bytes: bytes.to_string(),
+                variable,
+            });
+        }
         let (sizeof_at, lanes) = factors.iter().enumerate().find_map(|(at, f)| {
             let f = f.trim();
             let bytes: usize = f
@@ -5571,6 +5581,41 @@ sequence = [
         ] {
             assert_eq!(super::vector_storage(argument), vector, "{argument}");
         }
+    }
+
+    #[test]
+    fn bytes_allocated_for_a_byte_buffer_are_its_count() {
+        // No sizeof: `width * height` bytes of `unsigned char` are that
+        // many elements; the uchar4 input, with its sizeof, four to each.
+        let source = r#"
+            __global__ void gray(const uchar4 *rgba, unsigned char *out, int width, int height) {
+                int x = blockIdx.x * blockDim.x + threadIdx.x;
+                int y = blockIdx.y * blockDim.y + threadIdx.y;
+                if (x < width && y < height) {
+                    uchar4 p = rgba[y * width + x];
+                    out[y * width + x] = (unsigned char)(0.299f * p.x + 0.587f * p.y + 0.114f * p.z);
+                }
+            }
+            int main() {
+                int width = 1920, height = 1080;
+                uchar4 *d_rgba; unsigned char *d_out;
+                cudaMalloc(&d_rgba, width * height * sizeof(uchar4));
+                cudaMalloc(&d_out, width * height);
+                dim3 block(16, 16);
+                dim3 grid((width + block.x - 1) / block.x, (height + block.y - 1) / block.y);
+                gray<<<grid, block>>>(d_rgba, d_out, width, height);
+            }
+        "#;
+        let (root, text) = draft(&[("g.cu", source)], "g.cu", "g");
+        let text = text.unwrap();
+        for expected in [
+            "{ name = \"rgba\", buffer = \"u8\", count = \"4 * N * N\", fill = \"random\" },  # fill in: the file allocates width * height * sizeof(uchar4) for `d_rgba`, width, height taken as N",
+            "{ name = \"out\", buffer = \"u8\", count = \"N * N\", output = true },  # fill in: the file allocates width * height for `d_out`, width, height taken as N",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        let plan = plan(root.path(), "g");
+        assert_eq!(plan.variants[0].instances[0].grid, [64, 64, 1]);
     }
 
     #[test]
