@@ -1157,29 +1157,16 @@ fn expression_at(tokens: &[Located], start: usize) -> (String, usize) {
 /// thrust's `device_vector<float> d(n)` and `host_vector`: each vector
 /// declared with a count, with the count as written.
 fn vector_declarations(tokens: &[Located]) -> Vec<(String, String)> {
+    const VECTORS: [&str; 3] = ["vector", "device_vector", "host_vector"];
     let mut found = Vec::new();
     for i in 0..tokens.len() {
-        let vector = ["vector", "device_vector", "host_vector"];
-        if !matches!(&tokens[i].0, Token::Ident(w) if vector.contains(&w.as_str()))
-            || !matches!(tokens.get(i + 1), Some((Token::Punct('<'), _)))
-        {
+        if !matches!(&tokens[i].0, Token::Ident(w) if VECTORS.contains(&w.as_str())) {
             continue;
         }
         // Past the element type's `<…>`, nested ones too.
-        let mut depth = 0;
-        let mut k = i + 1;
-        while let Some((token, _)) = tokens.get(k) {
-            match token {
-                Token::Punct('<') => depth += 1,
-                Token::Punct('>') => depth -= 1,
-                Token::Punct(';' | '{' | '(') => break,
-                _ => {}
-            }
-            k += 1;
-            if depth == 0 {
-                break;
-            }
-        }
+        let Some((_, mut k)) = template_at(tokens, i + 1) else {
+            continue;
+        };
         // Each declarator, `h(n, 1.0f), g(n)`.
         while let (Some((Token::Ident(name), _)), Some((Token::Punct('('), _))) =
             (tokens.get(k), tokens.get(k + 1))

@@ -3,8 +3,9 @@
 //! stand for (the host variables taken as N, the file's constants, its
 //! variables' initializers, `sizeof` of scalar types, a vector's
 //! `.size()`) and keeps the variables of the loops around a launch as
-//! themselves; [`Expr`] reads the result, simplifies it (`(n + 255) / 256` is `cdiv(N, 256)`),
-//! evaluates it as the suite would and writes it back as a TOML value.
+//! themselves; [`Expr`] reads the result, simplifies it (`(n + 255) /
+//! 256` is `cdiv(N, 256)`), evaluates it as the suite would and writes it
+//! back as a TOML value.
 //! C's shifts become what they compute (`k << 1` is `k * 2`, `j >> 1` is
 //! `floor(j / 2)`), and so does its integer division where a loop
 //! variable takes part in it ([`Expr::floored`]): a loop variable must
@@ -49,17 +50,12 @@ pub(super) fn translate(
             if word == "static_cast" {
                 // `static_cast<size_t>(n) * n`: the operand, cast to a
                 // whole-number type.
-                let open = i + chars[i..].iter().take_while(|c| c.is_whitespace()).count();
+                let open = past_spaces(&chars, i);
                 (chars.get(open) == Some(&'<')).then_some(())?;
                 let shut = open + chars[open..].iter().position(|&c| c == '>')?;
                 let target: String = chars[open + 1..shut].iter().collect();
                 signature::is_integer_type(&target, &scanned.aliases).then_some(())?;
-                let paren = shut
-                    + 1
-                    + chars[shut + 1..]
-                        .iter()
-                        .take_while(|c| c.is_whitespace())
-                        .count();
+                let paren = past_spaces(&chars, shut + 1);
                 (chars.get(paren) == Some(&'(')).then_some(())?;
                 let close = closing(&chars, paren)?;
                 let operand: String = chars[paren + 1..close].iter().collect();
@@ -70,7 +66,7 @@ pub(super) fn translate(
             }
             if word == "sizeof" {
                 // `sizeof(uint32_t)`, `sizeof(real)`: the type's size.
-                let open = i + chars[i..].iter().take_while(|c| c.is_whitespace()).count();
+                let open = past_spaces(&chars, i);
                 (chars.get(open) == Some(&'(')).then_some(())?;
                 let close = closing(&chars, open)?;
                 let inner: String = chars[open + 1..close].iter().collect();
@@ -79,7 +75,7 @@ pub(super) fn translate(
                 i = close + 1;
                 continue;
             }
-            let next = i + chars[i..].iter().take_while(|c| c.is_whitespace()).count();
+            let next = past_spaces(&chars, i);
             if chars.get(next) == Some(&'(')
                 && let Some(function) = scanned
                     .expression_functions
@@ -124,9 +120,7 @@ pub(super) fn translate(
             } else if let Some((variable, parameter, value)) =
                 mapped.iter().find(|(v, ..)| *v == word)
             {
-                if !used.iter().any(|(v, _)| v == variable) {
-                    used.push((variable.clone(), parameter.clone()));
-                }
+                note_used(used, (variable.clone(), parameter.clone()));
                 let _ = write!(out, "({value})");
             } else if let Some((_, value)) = scanned.integers.iter().rev().find(|(n, _)| *n == word)
             {
@@ -136,9 +130,7 @@ pub(super) fn translate(
                 match following_n(&word, mapped, loops, scanned, depth) {
                     Some((inner, taken)) => {
                         for pair in taken {
-                            if !used.contains(&pair) {
-                                used.push(pair);
-                            }
+                            note_used(used, pair);
                         }
                         let _ = write!(out, "({inner})");
                     }
@@ -223,14 +215,34 @@ fn following_n(
     (!taken.is_empty()).then_some((inner, taken))
 }
 
-/// Where `.size()` ends, when it follows at `at` (spaces allowed).
+/// Where `.size()` ends, when it follows at `at` (spaces allowed
+/// between its parts).
 fn size_call(chars: &[char], at: usize) -> Option<usize> {
-    let rest: String = chars[at..].iter().take(24).collect();
-    let compact: String = rest.chars().filter(|c| !c.is_whitespace()).collect();
-    compact.starts_with(".size()").then(|| {
-        // Past the `)` that closes the call.
-        at + rest.find(')').map_or(rest.len(), |close| close + 1)
-    })
+    let mut k = at;
+    for part in [".", "size", "(", ")"] {
+        k = past_spaces(chars, k);
+        let word: Vec<char> = part.chars().collect();
+        (chars.get(k..k + word.len()) == Some(&word[..])).then_some(())?;
+        k += word.len();
+    }
+    Some(k)
+}
+
+/// The index of the first character at or after `at` that is not
+/// whitespace.
+fn past_spaces(chars: &[char], at: usize) -> usize {
+    at + chars[at.min(chars.len())..]
+        .iter()
+        .take_while(|c| c.is_whitespace())
+        .count()
+}
+
+/// Records that `pair` (a host variable and the parameter it is passed
+/// as) was taken as N, once per variable.
+fn note_used(used: &mut Vec<(String, String)>, pair: (String, String)) {
+    if !used.iter().any(|(v, _)| *v == pair.0) {
+        used.push(pair);
+    }
 }
 
 /// The index of the `)` that closes the `(` at `open`.

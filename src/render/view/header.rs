@@ -88,10 +88,9 @@ fn cut_warm_ups(results: &Results) -> String {
         .count();
     match cut {
         0 => String::new(),
-        1 => ", fewer for 1 run whose warm-ups would have taken over a quarter of the time limit"
-            .into(),
         n => format!(
-            ", fewer for {n} runs whose warm-ups would have taken over a quarter of the time limit"
+            ", fewer for {} whose warm-ups would have taken over a quarter of the time limit",
+            format::counted(n, "run")
         ),
     }
 }
