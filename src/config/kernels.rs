@@ -81,6 +81,9 @@ pub(crate) struct Kernels {
     /// name with the line (from 1) of the first: a `-D` of that name is
     /// replaced by the file's own value.
     pub(crate) unguarded_defines: Vec<(String, usize)>,
+    /// The macros it `#define`s only inside an `#ifndef` of the same name
+    /// (`#ifndef N` / `#define N 1024` / `#endif`), which a `-D` sets.
+    pub(crate) guarded_defines: Vec<String>,
     /// The host code's pointer variables and parameters with the type they
     /// point to, as written (`float *in, *out;` gives `in` and `out`
     /// `float`), so that a template kernel launched without its arguments
@@ -559,7 +562,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
     found.device_allocations = device_allocations(&tokens);
     found.passed_pointers = passed_to_host_parameters(&tokens, &device, pointer_parameter);
     found.aliases = scalar_aliases(&alias_declarations(&tokens, &directives));
-    found.unguarded_defines = unguarded_defines(source);
+    (found.unguarded_defines, found.guarded_defines) = defines_by_guard(source);
     found.variables = module_variables(&tokens);
     found.expression_functions = expression_functions(&directives, &tokens);
     // A function-like macro a kernel hands a pointer to (`CP_ASYNC_CG(dst,
@@ -1310,10 +1313,12 @@ const INTEGER_WORDS: [&str; 11] = [
 
 /// The `#define`s of `source` that no `#ifndef NAME` (or `#if
 /// !defined(NAME)`) around them guards, by name with the line of the first,
-/// in source order. An `#else` of a guard is no guard: its branch is the
-/// one taken when the name is defined.
-fn unguarded_defines(source: &str) -> Vec<(String, usize)> {
+/// in source order; then the names every `#define` of which such a guard
+/// holds. An `#else` of a guard is no guard: its branch is the one taken
+/// when the name is defined.
+fn defines_by_guard(source: &str) -> (Vec<(String, usize)>, Vec<String>) {
     let mut found: Vec<(String, usize)> = Vec::new();
+    let mut guarded: Vec<String> = Vec::new();
     // For each open conditional, the name it guards (when it does).
     let mut open: Vec<Option<String>> = Vec::new();
     let mut continued = false;
@@ -1352,15 +1357,23 @@ fn unguarded_defines(source: &str) -> Vec<(String, usize)> {
             }
             "define" => {
                 let name = first_word(rest);
-                let guarded = open.iter().flatten().any(|guard| *guard == name);
-                if !name.is_empty() && !guarded && !found.iter().any(|(n, _)| *n == name) {
-                    found.push((name, index + 1));
+                if name.is_empty() {
+                    continue;
+                }
+                match open.iter().flatten().any(|guard| *guard == name) {
+                    true if !guarded.contains(&name) => guarded.push(name),
+                    true => {}
+                    false if !found.iter().any(|(n, _)| *n == name) => {
+                        found.push((name, index + 1))
+                    }
+                    false => {}
                 }
             }
             _ => {}
         }
     }
-    found
+    guarded.retain(|name| !found.iter().any(|(n, _)| n == name));
+    (found, guarded)
 }
 
 /// The `__constant__` and `__device__` variables declared at any scope:
@@ -3035,6 +3048,7 @@ mod tests {
                 ("LONG".into(), 13),
             ]
         );
+        assert_eq!(scan(source).guarded_defines, ["BLOCK", "TILE"]);
     }
 
     #[test]

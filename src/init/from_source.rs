@@ -206,9 +206,25 @@ pub fn suite_for_files(files: &[(&str, &Origin)], suite_name: &str) -> Result<St
             ),
         })
         .collect();
+    let mut fixed: Vec<&str> = Vec::new();
+    for draft in &drafts[baseline_file] {
+        for name in draft.sizes_compiled_in(problem).1 {
+            if !fixed.contains(&name) {
+                fixed.push(name);
+            }
+        }
+    }
+    let fixed = match fixed.as_slice() {
+        [] => String::new(),
+        names => format!(
+            "; the kernels are compiled with the file's #define {}: at another size they still read {} (guard it with #ifndef and give it in each variant's defines)",
+            names.join(", #define "),
+            problem.n
+        ),
+    };
     let _ = writeln!(
         text,
-        "sizes = [{}]                # fill in: the problem sizes, each binds N{}{}{}",
+        "sizes = [{}]                # fill in: the problem sizes, each binds N{}{fixed}{}{}",
         problem.n,
         match problem.names.is_empty() {
             true => String::new(),
@@ -1251,6 +1267,19 @@ impl<'a> Draft<'a> {
             text.push_str(&verify);
         }
         text.push_str(includes);
+        let (settable, _) = self.sizes_compiled_in(problem);
+        if !settable.is_empty() {
+            let defines: Vec<String> = settable
+                .iter()
+                .map(|name| format!("{name} = \"N\""))
+                .collect();
+            let _ = writeln!(
+                text,
+                "defines = {{ {} }}  # the kernel reads the file's {}, which an #ifndef lets -D set: each size compiles it with N",
+                defines.join(", "),
+                settable.join(", ")
+            );
+        }
         if self.compiled_out {
             text.push_str("# fill in: the compiled file holds no such kernel: an #if or #ifdef around it is off as the file is compiled; delete this variant, or define what it needs (`defines`, `compile_options`)\n");
         }
@@ -1887,9 +1916,37 @@ impl<'a> Draft<'a> {
         }
     }
 
+    /// The file's problem-size macros (of `problem.names`) its kernel
+    /// reads, compiled into it: those an `#ifndef` lets a `-D` set, then
+    /// those fixed at the file's value whatever the size.
+    fn sizes_compiled_in<'p>(&self, problem: &'p Problem) -> (Vec<&'p str>, Vec<&'p str>) {
+        let mut read = Vec::new();
+        if let Some(body) = &self.kernel.body {
+            names_through(body, &self.scoped, 4, &mut read);
+        }
+        let read: Vec<&str> = problem
+            .names
+            .iter()
+            .map(String::as_str)
+            .filter(|name| read.iter().any(|r| r == name))
+            .collect();
+        let settable = read
+            .iter()
+            .copied()
+            .filter(|name| self.scoped.guarded_defines.iter().any(|g| g == name))
+            .collect();
+        let fixed = read
+            .into_iter()
+            .filter(|name| self.scoped.unguarded_defines.iter().any(|(u, _)| u == name))
+            .collect();
+        (settable, fixed)
+    }
+
     /// The file's constants its launch reads as the problem size (through
     /// its grid and block, and the variables they use), with their values;
-    /// and the variables it passes as the size whose initializers give one.
+    /// and the variables it passes as the size whose initializers give one;
+    /// where it reads none, the constants its buffers' allocations count
+    /// (`N` of `cudaMalloc(&dev_a, N * sizeof(int))`).
     fn sizes(&self, scanned: &Kernels, block_like: &[String]) -> Vec<(String, i64)> {
         let Some(launch) = self.launch() else {
             return Vec::new();
@@ -1908,6 +1965,22 @@ impl<'a> Draft<'a> {
             if let Some(value) = initialized_count(&variable, scanned) {
                 found.push((variable, value));
             }
+        }
+        // A launch that names no size (`add<<<128, 128>>>(dev_a, …)`, a
+        // grid-stride loop) sizes its buffers with one: the file's
+        // constant in their allocations (`N * sizeof(int)`).
+        if found.is_empty() {
+            let mut allocated = Vec::new();
+            for (position, parameter) in self.parameters.iter().flatten().enumerate() {
+                if let Some(allocation) = self.allocation(position, parameter, scanned) {
+                    names_through(&allocation.count, scanned, 0, &mut allocated);
+                }
+            }
+            found.extend(
+                allocated.iter().filter_map(|name| {
+                    Some((name.clone(), size_define(name, scanned, block_like)?))
+                }),
+            );
         }
         found
     }
@@ -4449,7 +4522,7 @@ mod tests {
         let (root, text) = draft(&[("s.cu", source)], "s.cu", "s");
         let text = text.unwrap();
         for expected in [
-            "sizes = [16384]                # fill in: the problem sizes, each binds N; 16384 is the file's SIZE\n",
+            "sizes = [16384]                # fill in: the problem sizes, each binds N; 16384 is the file's SIZE; the kernels are compiled with the file's #define SIZE: at another size they still read 16384 (guard it with #ifndef and give it in each variant's defines)\n",
             "block = [256]\ngrid = [\"cdiv(N, 256)\"]  # fill in: from the file's <<<(SIZE + BLOCK_SIZE - 1) / BLOCK_SIZE, BLOCK_SIZE>>>, SIZE taken as N\n",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
@@ -5454,11 +5527,35 @@ sequence = [
         "#;
         let (_root, text) = draft(&[("add.cu", source)], "add.cu", "add");
         let text = text.unwrap();
-        assert!(
-            text.contains("{ name = \"a\", buffer = \"i32\", count = 33792, fill = \"random\" },  # the file allocates N * sizeof(int) for `dev_a` (the kernel only reads it)"),
-            "{text}"
+        // The launch names no size: the allocations' N is the file's, and
+        // the kernel is compiled with it.
+        for expected in [
+            "sizes = [33792]                # fill in: the problem sizes, each binds N; 33792 is the file's N; the kernels are compiled with the file's #define N: at another size they still read 33792 (guard it with #ifndef and give it in each variant's defines)\n",
+            "{ name = \"a\", buffer = \"i32\", count = \"N\", fill = \"random\" },  # the file allocates N * sizeof(int) for `dev_a` (the kernel only reads it)",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        assert!(!text.contains(", taken as N"), "{text}");
+        assert!(!text.contains("defines ="), "{text}");
+
+        // Guarded, -D sets it: every size compiles the kernel with its own.
+        let guarded = source.replace(
+            "#define N (33 * 1024)",
+            "#ifndef N\n#define N (33 * 1024)\n#endif",
         );
-        assert!(!text.contains(",  taken as N"), "{text}");
+        let (root, text) = draft(&[("add.cu", &guarded)], "add.cu", "add");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [33792]                # fill in: the problem sizes, each binds N; 33792 is the file's N\n",
+            "defines = { N = \"N\" }  # the kernel reads the file's N, which an #ifndef lets -D set: each size compiles it with N\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        let planned = plan(root.path(), "add");
+        assert_eq!(
+            planned.variants[0].instances[0].defines,
+            [("N".to_string(), 33792)]
+        );
     }
 
     /// A file of a saxpy kernel whose `main` is `host`.
