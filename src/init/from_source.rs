@@ -1486,9 +1486,25 @@ impl<'a> Draft<'a> {
             .unwrap_or(count);
         let value = self.scalar_value(suite, &parameter.name().unwrap_or_default());
         let entry = argument(position, parameter, self.uses(parameter), &count, value);
-        match passed.get(position).cloned().flatten() {
-            Some(passed) => passed.applied(&entry, value),
-            None => entry,
+        if let Some(passed) = passed.get(position).cloned().flatten() {
+            return passed.applied(&entry, value);
+        }
+        // A size the launch passes (`vadd<<<…>>>(…, DSIZE)`): the name the
+        // suite sets to N, as its grid says.
+        let taken = self.launch().and_then(|launch| {
+            let written = uncast(launch.arguments.get(position)?).trim();
+            let mapped = self.taken_as_n(launch, scanned, problem);
+            mapped
+                .iter()
+                .any(|(variable, ..)| variable == written)
+                .then_some(written)
+        });
+        match taken {
+            Some(written) if matches!(parameter.takes, Takes::Value(_)) => entry.replace(
+                "# fill in: its value\n",
+                &format!("# fill in: the file passes {written}, taken as N\n"),
+            ),
+            _ => entry,
         }
     }
 
@@ -4303,7 +4319,7 @@ mod tests {
         let text = text.unwrap();
         for expected in [
             "sizes = [10000000]                # fill in: the problem sizes, each binds N; 10000000 is the file's count\n",
-            "  { name = \"n\", scalar = \"i32\", value = \"N\" },  # fill in: its value\n",
+            "  { name = \"n\", scalar = \"i32\", value = \"N\" },  # fill in: the file passes count, taken as N\n",
             "  { name = \"offset\", scalar = \"i32\", value = 0 },  # fill in: its value (the file passes 0)\n",
             "  { name = \"stride_bytes\", scalar = \"i32\", value = 4096 },  # fill in: its value (the file passes 1024 * sizeof(float))\n",
         ] {
@@ -4652,7 +4668,7 @@ mod tests {
             "block = [512]\ngrid = [\"N / 1024\"]  # fill in: from the file's <<<grid_sz, block_sz, sizeof(unsigned int) * shmem_sz>>>, numElems (passed as len) taken as N\n",
             // `>> 5` is C's floor(1023 / 32) = 31.
             "shared_bytes = 4220  # the file passes sizeof(unsigned int) * shmem_sz\n",
-            "{ name = \"len\", scalar = \"u32\", value = \"N\" },  # fill in: its value\n",
+            "{ name = \"len\", scalar = \"u32\", value = \"N\" },  # fill in: the file passes numElems, taken as N\n",
             "{ name = \"shmem_sz\", scalar = \"u32\", value = 1055 },  # fill in: its value (the file passes shmem_sz = max_elems_per_block + ((max_elems_per_block - 1) >> 5))\n",
             "{ name = \"banks\", scalar = \"u32\", value = \"N\" },  # fill in: its value (the file passes banks = bank_count(block_sz), which gpuprof cannot evaluate)\n",
             "{ name = \"max_elems_per_block\", scalar = \"u32\", value = 1024 },  # fill in: its value (the file passes max_elems_per_block = 2 * block_sz)\n",
@@ -5664,7 +5680,7 @@ sequence = [
         for expected in [
             "sizes = [1048576]                # fill in: the problem sizes, each binds N; 1048576 is the file's n\n",
             "grid = [\"cdiv(N, 256)\"]  # fill in: from the file's <<<(n + 255) / 256, 256>>>, n taken as N\n",
-            "{ name = \"n\", scalar = \"i32\", value = \"N\" },  # fill in: its value\n",
+            "{ name = \"n\", scalar = \"i32\", value = \"N\" },  # fill in: the file passes n, taken as N\n",
             "{ name = \"x\", buffer = \"f32\", count = \"N\", output = true, fill = \"random\" },  # the file allocates n elements for `d`",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
