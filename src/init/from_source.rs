@@ -1254,7 +1254,12 @@ impl<'a> Draft<'a> {
             quoted(&relative.display().to_string()),
         );
         let looped = !self.around.loops.is_empty();
-        if !looped {
+        let offsets = match looped {
+            true => Vec::new(),
+            false => self.offsets(scanned, problem),
+        };
+        let offset = offsets.iter().any(Option::is_some);
+        if !looped && !offset {
             text.push_str(&self.entry.line());
         }
         if self.ceiling {
@@ -1307,10 +1312,92 @@ impl<'a> Draft<'a> {
                 types.join(", ")
             );
         }
-        text.push_str(&match looped {
-            true => self.sequence(scanned, problem),
-            false => self.one_launch(scanned, problem),
+        text.push_str(&match (looped, offset) {
+            (true, _) => self.sequence(scanned, problem),
+            (false, true) => self.one_step(scanned, problem, &offsets),
+            (false, false) => self.one_launch(scanned, problem),
         });
+        text
+    }
+
+    /// By position, the offset (in elements, over N) of each buffer its
+    /// launch passes from an element on (`d_in + RADIUS`): none for a
+    /// buffer passed whole, or one whose offset gpuprof cannot read.
+    fn offsets(&self, scanned: &Kernels, problem: &Problem) -> Vec<Option<String>> {
+        let (Some(launch), Some(parameters)) = (self.launch(), &self.parameters) else {
+            return Vec::new();
+        };
+        if matches!(self.launched, Launched::Offered(_)) {
+            return Vec::new();
+        }
+        let mapped = self.taken_as_n(launch, scanned, problem);
+        let reader = Reader {
+            mapped: &mapped,
+            scanned,
+        };
+        parameters
+            .iter()
+            .zip(&launch.arguments)
+            .map(|(parameter, argument)| {
+                let Takes::Pointer(_) = parameter.takes else {
+                    return None;
+                };
+                let (_, offset) = offset_pointer(uncast(argument))?;
+                let expr = reader.expr(offset, &[], &mut Vec::new())?;
+                let at_n = expr.value(problem.n as f64)?;
+                (at_n >= 1.0 && at_n.fract() == 0.0).then(|| expr.toml())
+            })
+            .collect()
+    }
+
+    /// Its launch as a sequence of one step, for a launch that passes a
+    /// buffer from an element on (`stencil_1d<<<…>>>(d_in + RADIUS, d_out
+    /// + RADIUS)`, whose kernel reads `in[i - RADIUS]`): the variant's
+    /// `args` its buffers whole, the step's each from its `offset`.
+    fn one_step(&self, scanned: &Kernels, problem: &Problem, offsets: &[Option<String>]) -> String {
+        let parameters = self.parameters.as_deref().unwrap_or_default();
+        let arguments = self.launch().map_or(&[][..], |l| &l.arguments[..]);
+        let passed = self.passed(scanned, problem);
+        let (mut buffers, mut step) = (String::new(), String::new());
+        for (position, parameter) in parameters.iter().enumerate() {
+            let name = parameter
+                .name()
+                .unwrap_or_else(|| format!("arg{}", position + 1));
+            let entry = self.entry_for(position, parameter, &passed, problem, scanned);
+            if buffer_of(parameter, self.uses(parameter), &name).is_none() {
+                let _ = write!(step, "  {entry}");
+                continue;
+            }
+            buffers.push_str(&entry);
+            let _ = match (
+                offsets.get(position).cloned().flatten(),
+                arguments.get(position),
+            ) {
+                (Some(offset), Some(argument)) => writeln!(
+                    step,
+                    "    {{ name = {}, offset = {offset} }},  # the file passes {}",
+                    quoted(&name),
+                    argument.trim()
+                ),
+                _ => writeln!(step, "    {{ name = {} }},", quoted(&name)),
+            };
+        }
+        let geometry = self.geometry(scanned, problem, &Turn::once(problem.n as f64));
+        let mut text = format!("args = [\n{buffers}{}]\n", self.module_arrays(scanned));
+        text.push_str(&self.around.notes.concat());
+        text.push_str(&self.launched_again(scanned));
+        text.push_str("# the launch passes a buffer from an element on: a sequence of one step gives the offset\n");
+        let settings = std::iter::once(&self.entry).chain(&geometry);
+        text.extend(settings.filter_map(Setting::note));
+        let geometry: Vec<String> = geometry.iter().map(Setting::inline).collect();
+        let _ = writeln!(
+            text,
+            "sequence = [\n  {{ {}, {}, args = [",
+            self.entry.inline(),
+            geometry.join(", ")
+        );
+        text.push_str(&step);
+        text.push_str("  ] },\n]\n");
         text
     }
 
@@ -1640,7 +1727,9 @@ impl<'a> Draft<'a> {
         if matches!(self.launched, Launched::Offered(_)) {
             return None;
         }
-        let mut variable = uncast(launch.arguments.get(position)?).to_string();
+        let argument = uncast(launch.arguments.get(position)?);
+        let base = offset_pointer(argument).map_or(argument, |(base, _)| base);
+        let mut variable = base.to_string();
         for _ in 0..4 {
             match scanned.passed_pointers.iter().find(|(p, _)| *p == variable) {
                 Some((_, passed)) => variable = passed.trim().to_string(),
@@ -1674,7 +1763,7 @@ impl<'a> Draft<'a> {
         // elements to each; allocated as floats and passed as `(float4 *)`,
         // one to each.
         let element_bytes = parameter.element()?.size_bytes();
-        let factors = signature::split_top_level(&bytes.replace('*', ","), false);
+        let factors = top_level_factors(bytes);
         let sized = factors.iter().any(|f| f.trim().starts_with("sizeof"));
         if !sized && element_bytes == 1 && lanes_of(parameter) == 1 {
             // Bytes allocated for bytes (`cudaMalloc(&d_out, width *
@@ -3128,6 +3217,42 @@ fn vector_storage(argument: &str) -> Option<&str> {
         .or_else(|| inner.strip_prefix('&')?.trim().strip_suffix("[0]"))?
         .trim();
     is_identifier(name).then_some(name)
+}
+
+/// The factors of a product as written, split only at its own `*`s:
+/// `(N + 2*RADIUS) * sizeof(int)` is `(N + 2*RADIUS)` and `sizeof(int)`.
+fn top_level_factors(product: &str) -> Vec<String> {
+    let mut factors = vec![String::new()];
+    let mut depth = 0i32;
+    for c in product.chars() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            '*' if depth == 0 => {
+                factors.push(String::new());
+                continue;
+            }
+            _ => {}
+        }
+        factors.last_mut().expect("starts with one").push(c);
+    }
+    factors
+}
+
+/// A pointer the launch passes from an element on, as its base and the
+/// offset in elements: `d_in + RADIUS` and `&d_in[RADIUS]` give `("d_in",
+/// "RADIUS")`.
+fn offset_pointer(argument: &str) -> Option<(&str, &str)> {
+    let argument = argument.trim();
+    let (base, offset) = match argument.strip_prefix('&') {
+        Some(element) => {
+            let (base, rest) = element.split_once('[')?;
+            (base, rest.trim_end().strip_suffix(']')?)
+        }
+        None => argument.split_once('+')?,
+    };
+    let (base, offset) = (uncast(base), offset.trim());
+    (is_identifier(base) && !offset.is_empty()).then_some((base, offset))
 }
 
 /// A launch argument without the cast in front of it: `d_a` of
@@ -5571,6 +5696,59 @@ sequence = [
         assert_eq!(
             planned.variants[0].instances[0].defines,
             [("N".to_string(), 33792)]
+        );
+    }
+
+    #[test]
+    fn a_buffer_passed_from_an_element_on_is_a_one_step_sequence_with_its_offset() {
+        // A 1-D stencil whose kernel reads `in[g - R]`: passed its buffers
+        // whole, it would read before them.
+        let source = r#"
+            #define LEN 8192
+            #define R 2
+            #define TPB 128
+            __global__ void smooth(const float *in, float *out) {
+                int g = blockIdx.x * blockDim.x + threadIdx.x;
+                float sum = 0;
+                for (int k = -R; k <= R; k++) sum += in[g + k];
+                out[g] = sum;
+            }
+            int main() {
+                float *d_in, *d_out;
+                size_t bytes = (LEN + 2 * R) * sizeof(float);
+                cudaMalloc(&d_in, bytes);
+                cudaMalloc(&d_out, bytes);
+                smooth<<<LEN / TPB, TPB>>>(d_in + R, &d_out[R]);
+            }
+        "#;
+        let (root, text) = draft(&[("s.cu", source)], "s.cu", "s");
+        let text = text.unwrap();
+        for expected in [
+            "{ name = \"in\", buffer = \"f32\", count = \"N + 4\", fill = \"random\" },  # the file allocates (LEN + 2 * R) * sizeof(float) for `d_in`\n",
+            "sequence = [\n  { entry = \"smooth\", block = [128], grid = [\"N / 128\"], args = [\n    { name = \"in\", offset = 2 },  # the file passes d_in + R\n    { name = \"out\", offset = 2 },  # the file passes &d_out[R]\n  ] },\n]\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        assert!(!text.contains("\nentry = "), "{text}");
+        let planned = plan(root.path(), "s");
+        let instance = &planned.variants[0].instances[0];
+        assert!(
+            matches!(&instance.args[0], crate::config::plan::Arg::Buffer(b) if b.count == 8196),
+            "{:?}",
+            instance.args[0]
+        );
+        assert_eq!(
+            instance.sequence[0].args,
+            [
+                crate::config::plan::StepArg::Buffer {
+                    index: 0,
+                    offset: 2
+                },
+                crate::config::plan::StepArg::Buffer {
+                    index: 1,
+                    offset: 2
+                },
+            ]
         );
     }
 
