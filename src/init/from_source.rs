@@ -1776,9 +1776,18 @@ impl<'a> Draft<'a> {
         }
         let (sizeof_at, lanes) = factors.iter().enumerate().find_map(|(at, f)| {
             let f = f.trim();
+            // `sizeof(data[0])`, `sizeof(*d_a)`: the size of what the
+            // pointer points to, as the host code declares it.
+            let f = match sizeof_pointee(f) {
+                Some(pointer) => {
+                    let (_, pointee) = scanned.host_pointers.iter().find(|(p, _)| p == pointer)?;
+                    format!("sizeof({pointee})")
+                }
+                None => f.to_string(),
+            };
             let bytes: usize = f
                 .starts_with("sizeof")
-                .then(|| translate(f, &[], &[], scanned, &mut Vec::new(), 0))??
+                .then(|| translate(&f, &[], &[], scanned, &mut Vec::new(), 0))??
                 .parse()
                 .ok()?;
             [1, lanes_of(parameter)]
@@ -2066,10 +2075,23 @@ impl<'a> Draft<'a> {
             .iter()
             .filter_map(|name| Some((name.clone(), size_define(name, scanned, block_like)?)))
             .collect();
-        for (variable, _) in self.mapped(launch, scanned) {
-            if let Some(value) = initialized_count(&variable, scanned) {
-                found.push((variable, value));
-            }
+        // The size the launch tells the kernel (`reduce<<<blocks,
+        // 256>>>(d_A, d_sums, N)`) is the problem's: a name of its
+        // geometry that holds another value is not (`blocks`, 640, which
+        // also sizes the per-block partial results).
+        let told: Vec<(String, i64)> = self
+            .mapped(launch, scanned)
+            .into_iter()
+            .filter_map(|(variable, _)| {
+                let value = initialized_count(&variable, scanned)
+                    .or_else(|| size_define(&variable, scanned, block_like))?;
+                Some((variable, value))
+            })
+            .collect();
+        if !told.is_empty() {
+            found.retain(|(_, value)| told.iter().any(|(_, size)| size == value));
+            found.extend(told);
+            return found;
         }
         // A launch that names no size (`add<<<128, 128>>>(dev_a, …)`, a
         // grid-stride loop) sizes its buffers with one: the file's
@@ -2213,9 +2235,13 @@ impl<'a> Draft<'a> {
             for v in &shape.values {
                 names_through(v, scanned, 0, &mut names);
             }
+            // Where the launch tells the kernel its size (`reduce<<<blocks,
+            // 256>>>(d_A, d_sums, N)`), another constant of its geometry is
+            // the grid's own count, not a second problem size.
+            let told = !self.mapped(launch, scanned).is_empty();
             let evaluated: Vec<String> = names
                 .iter()
-                .filter(|name| !mapped.iter().any(|(v, ..)| v == *name))
+                .filter(|name| !told && !mapped.iter().any(|(v, ..)| v == *name))
                 .filter_map(|name| {
                     let size = size_define(name, scanned, &problem.block_like)?;
                     (size != problem.n).then(|| format!("{name} ({size})"))
@@ -3217,6 +3243,22 @@ fn vector_storage(argument: &str) -> Option<&str> {
         .or_else(|| inner.strip_prefix('&')?.trim().strip_suffix("[0]"))?
         .trim();
     is_identifier(name).then_some(name)
+}
+
+/// The pointer whose element a `sizeof` measures: `data` of
+/// `sizeof(data[0])` and of `sizeof(*data)`; None for a type's.
+fn sizeof_pointee(factor: &str) -> Option<&str> {
+    let operand = factor.strip_prefix("sizeof")?.trim();
+    let operand = operand
+        .strip_prefix('(')
+        .and_then(|o| o.strip_suffix(')'))
+        .unwrap_or(operand)
+        .trim();
+    let pointer = match operand.strip_prefix('*') {
+        Some(pointer) => pointer.trim(),
+        None => operand.strip_suffix(']')?.split_once('[')?.0.trim(),
+    };
+    is_identifier(pointer).then_some(pointer)
 }
 
 /// The factors of a product as written, split only at its own `*`s:
@@ -5697,6 +5739,69 @@ sequence = [
             planned.variants[0].instances[0].defines,
             [("N".to_string(), 33792)]
         );
+    }
+
+    #[test]
+    fn the_size_the_launch_passes_outweighs_a_grid_count_that_sizes_partial_results() {
+        // A grid-stride max: the grid is a fixed count of blocks, which
+        // also sizes the per-block results; the size is what `n` gets.
+        let source = r#"
+            const size_t LEN = 4ULL * 1024ULL * 1024ULL;
+            const int THREADS = 256;
+            __global__ void block_max(const float *in, float *partial, size_t n) {
+                __shared__ float best[THREADS];
+                float m = -1e30f;
+                for (size_t i = threadIdx.x + blockIdx.x * blockDim.x; i < n; i += gridDim.x * blockDim.x)
+                    m = fmaxf(m, in[i]);
+                best[threadIdx.x] = m;
+                __syncthreads();
+                if (threadIdx.x == 0) partial[blockIdx.x] = best[0];
+            }
+            int main() {
+                const int blocks = 320;
+                float *d_in, *d_partial;
+                cudaMalloc(&d_in, LEN * sizeof(float));
+                cudaMalloc(&d_partial, blocks * sizeof(float));
+                block_max<<<blocks, THREADS>>>(d_in, d_partial, LEN);
+            }
+        "#;
+        let (_root, text) = draft(&[("m.cu", source)], "m.cu", "m");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [4194304]                # fill in: the problem sizes, each binds N; 4194304 is the file's LEN\n",
+            "block = [256]\ngrid = [320]\n",
+            "{ name = \"in\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # the file allocates LEN * sizeof(float) for `d_in`",
+            "{ name = \"n\", scalar = \"u64\", value = \"N\" },  # fill in: the file passes LEN, taken as N\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        assert!(!text.contains("problem size, not"), "{text}");
+    }
+
+    #[test]
+    fn an_allocation_sized_by_sizeof_an_element_counts_the_elements() {
+        // `sizeof(d[0])` and `sizeof(*h)` measure what the pointers point to.
+        let source = r#"
+            __global__ void twice(const double *in, double *out, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) out[i] = 2 * in[i];
+            }
+            int main() {
+                int n = 1 << 18;
+                double *h_in, *d_in, *d_out;
+                cudaMalloc(&d_in, n * sizeof(d_in[0]));
+                cudaMalloc(&d_out, sizeof(*h_in) * n);
+                twice<<<(n + 255) / 256, 256>>>(d_in, d_out, n);
+            }
+        "#;
+        let (_root, text) = draft(&[("t.cu", source)], "t.cu", "t");
+        let text = text.unwrap();
+        for expected in [
+            "{ name = \"in\", buffer = \"f64\", count = \"N\", fill = \"random\" },  # the file allocates n * sizeof(d_in[0]) for `d_in`",
+            "{ name = \"out\", buffer = \"f64\", count = \"N\", output = true },  # the file allocates sizeof(*h_in) * n for `d_out`\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
     }
 
     #[test]
