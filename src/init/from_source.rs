@@ -2095,19 +2095,42 @@ impl<'a> Draft<'a> {
         }
         // A launch that names no size (`add<<<128, 128>>>(dev_a, …)`, a
         // grid-stride loop) sizes its buffers with one: the file's
-        // constant in their allocations (`N * sizeof(int)`).
-        if found.is_empty() {
+        // constant in their allocations (`N * sizeof(int)`). So does one
+        // whose grid is a count of blocks alone (`<<<NUMBER_OF_BLOCKS,
+        // THREADS>>>` over buffers of `VECTOR_SIZE = THREADS *
+        // NUMBER_OF_BLOCKS`): the blocks are not the elements.
+        let grid_counts: Vec<String> = shape(launch, 0, scanned)
+            .map_or_else(Vec::new, |s| s.values)
+            .into_iter()
+            .map(|value| value.trim().to_string())
+            .filter(|value| is_identifier(value))
+            .collect();
+        let counts_blocks =
+            !found.is_empty() && found.iter().all(|(name, _)| grid_counts.contains(name));
+        if found.is_empty() || counts_blocks {
             let mut allocated = Vec::new();
             for (position, parameter) in self.parameters.iter().flatten().enumerate() {
                 if let Some(allocation) = self.allocation(position, parameter, scanned) {
                     names_through(&allocation.count, scanned, 0, &mut allocated);
                 }
             }
-            found.extend(
-                allocated.iter().filter_map(|name| {
-                    Some((name.clone(), size_define(name, scanned, block_like)?))
-                }),
-            );
+            // Named in an allocation, each sizes one: its value is enough.
+            let sized: Vec<(String, i64)> = allocated
+                .iter()
+                .filter(|name| !block_like.contains(name))
+                // (`VECTOR_SIZE` is read through to the blocks it counts.)
+                .filter(|name| !(counts_blocks && grid_counts.contains(name)))
+                .filter_map(|name| {
+                    let value = match scanned.integers.iter().rev().find(|(n, _)| n == name) {
+                        Some((_, value)) => Some(*value),
+                        None => initialized_count(name, scanned),
+                    };
+                    Some((name.clone(), value.filter(|v| *v >= 1)?))
+                })
+                .collect();
+            if found.is_empty() || !sized.is_empty() {
+                return sized;
+            }
         }
         found
     }
@@ -2311,11 +2334,25 @@ impl<'a> Draft<'a> {
             }
         }
         match resolve_shape(0) {
-            Some((values, comment)) => settings.push(Setting::new(
-                "grid",
-                format!("[{}]", values.join(", ")),
-                comment,
-            )),
+            Some((values, comment)) => {
+                let (values, comment) = match self.covering_grid(&values, &block_numbers, problem) {
+                    Some(over_n) => (
+                        over_n,
+                        format!(
+                            "  # fill in: the file's grid [{}] of blocks of [{}] covers its {} elements exactly: written over N",
+                            values.join(", "),
+                            numbers(&block_numbers),
+                            self.extent_text(problem)
+                        ),
+                    ),
+                    None => (values, comment),
+                };
+                settings.push(Setting::new(
+                    "grid",
+                    format!("[{}]", values.join(", ")),
+                    comment,
+                ))
+            }
             None => {
                 let dimensions = self.dimensions;
                 let tile: Vec<u32> = match block_numbers.len() == dimensions {
@@ -2384,6 +2421,60 @@ impl<'a> Draft<'a> {
             settings.push(Setting::new("shared_bytes", bytes, comment));
         }
         settings
+    }
+
+    /// A grid the file writes as numbers that covers the file's own
+    /// problem size exactly with its blocks (`dim3 BLOCKS(4, 4)` of 4×4
+    /// threads over 16×16 elements, `<<<4096, 256>>>` over 1,048,576): the
+    /// same cover over N, so that it follows the sizes. None where the
+    /// size is gpuprof's guess, a dimension does not cover exactly or is
+    /// one block (a kernel that works in one block).
+    fn covering_grid(
+        &self,
+        grid: &[String],
+        block: &[u32],
+        problem: &Problem,
+    ) -> Option<Vec<String>> {
+        let used = self.dimensions;
+        if problem.names.is_empty() || grid.len() != block.len() || grid.len() < used {
+            return None;
+        }
+        let numbers: Vec<u64> = grid.iter().map(|v| v.parse().ok()).collect::<Option<_>>()?;
+        let n = u64::try_from(problem.n).ok()?;
+        let (extent, written) = match used {
+            1 => (
+                n.checked_pow(problem.dimensions as u32)?,
+                COUNTS[problem.dimensions - 1],
+            ),
+            _ => (n, "N"),
+        };
+        let covers = numbers
+            .iter()
+            .zip(block)
+            .enumerate()
+            .all(|(d, (&g, &b))| match d < used {
+                true => g > 1 && g * u64::from(b) == extent,
+                false => g == 1,
+            });
+        covers.then(|| {
+            block
+                .iter()
+                .enumerate()
+                .map(|(d, b)| match d < used {
+                    true => quoted(&format!("cdiv({written}, {b})")),
+                    false => "1".to_string(),
+                })
+                .collect()
+        })
+    }
+
+    /// The elements a grid over the problem covers, as the comment says
+    /// them: `16×16` for a 2-D kernel, `1,048,576` for a 1-D one.
+    fn extent_text(&self, problem: &Problem) -> String {
+        match self.dimensions {
+            1 => crate::analysis::format::count(problem.n.pow(problem.dimensions as u32) as f64),
+            d => vec![problem.n.to_string(); d].join("×"),
+        }
     }
 
     /// `written` (a launch's shared memory bytes) with each `sizeof` of a
@@ -5799,6 +5890,85 @@ sequence = [
         for expected in [
             "{ name = \"in\", buffer = \"f64\", count = \"N\", fill = \"random\" },  # the file allocates n * sizeof(d_in[0]) for `d_in`",
             "{ name = \"out\", buffer = \"f64\", count = \"N\", output = true },  # the file allocates sizeof(*h_in) * n for `d_out`\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+    }
+
+    #[test]
+    fn a_grid_of_numbers_that_covers_the_files_size_exactly_follows_n() {
+        // 4×4 blocks of 4×4 threads over a 16×16 matrix: written by hand.
+        let source = r#"
+            __global__ void flip(const float *in, float *out, int rows, int cols) {
+                int r = blockIdx.y * blockDim.y + threadIdx.y;
+                int c = blockIdx.x * blockDim.x + threadIdx.x;
+                if (r < rows && c < cols) out[c * rows + r] = in[r * cols + c];
+            }
+            int main() {
+                const int ROWS = 16;
+                const int COLS = 16;
+                const dim3 GRID(4, 4);
+                const dim3 TPB(4, 4);
+                float *d_in, *d_out;
+                cudaMalloc(&d_in, ROWS * COLS * sizeof(float));
+                cudaMalloc(&d_out, ROWS * COLS * sizeof(float));
+                flip<<<GRID, TPB>>>(d_in, d_out, ROWS, COLS);
+            }
+        "#;
+        let (root, text) = draft(&[("f.cu", source)], "f.cu", "f");
+        let text = text.unwrap();
+        let expected = "grid = [\"cdiv(N, 4)\", \"cdiv(N, 4)\"]  # fill in: the file's grid [4, 4] of blocks of [4, 4] covers its 16×16 elements exactly: written over N\n";
+        assert!(text.contains(expected), "{expected}\n{text}");
+        assert_eq!(
+            plan(root.path(), "f").variants[0].instances[0].grid,
+            [4, 4, 1]
+        );
+
+        // One dimension; and a grid-stride loop's fixed grid, which covers
+        // no size exactly, stays as written.
+        for (grid, expected) in [
+            (
+                "4096",
+                "grid = [\"cdiv(N, 256)\"]  # fill in: the file's grid [4096] of blocks of [256] covers its 1,048,576 elements exactly: written over N\n",
+            ),
+            ("640", "grid = [640]\n"),
+        ] {
+            let source = saxpy_with(&format!(
+                "int n = 1 << 20; float *x, *y;\n\
+                 cudaMalloc(&x, n * sizeof(float)); cudaMalloc(&y, n * sizeof(float));\n\
+                 saxpy<<<{grid}, 256>>>(n, 2.0f, x, y);"
+            ));
+            let (_root, text) = draft(&[("s.cu", &source)], "s.cu", "s");
+            let text = text.unwrap();
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+    }
+
+    #[test]
+    fn a_grid_of_a_block_count_alone_takes_the_size_from_the_allocations() {
+        // The file counts blocks and threads; its buffers hold their product.
+        let source = r#"
+            static const int BLOCKS = 32;
+            static const int THREADS = 128;
+            static const int LENGTH = THREADS * BLOCKS;
+            __global__ void halve(const float *in, float *out) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                out[i] = in[i] / 2;
+            }
+            int main() {
+                float *d_in, *d_out;
+                const size_t bytes = sizeof(float) * LENGTH;
+                cudaMalloc(&d_in, bytes);
+                cudaMalloc(&d_out, bytes);
+                halve<<<BLOCKS, THREADS>>>(d_in, d_out);
+            }
+        "#;
+        let (_root, text) = draft(&[("h.cu", source)], "h.cu", "h");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [4096]                # fill in: the problem sizes, each binds N; 4096 is the file's LENGTH\n",
+            "grid = [\"cdiv(N, 128)\"]  # fill in: the file's grid [32] of blocks of [128] covers its 4,096 elements exactly: written over N\n",
+            "{ name = \"in\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # the file allocates sizeof(float) * LENGTH for `d_in`",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
