@@ -1587,7 +1587,7 @@ impl<'a> Draft<'a> {
                 .then_some(written)
         });
         match taken {
-            Some(written) if matches!(parameter.takes, Takes::Value(_)) => entry.replace(
+            Some(written) if holds_a_count(parameter) => entry.replace(
                 "# fill in: its value\n",
                 &format!("# fill in: the file passes {written}, taken as N\n"),
             ),
@@ -5969,6 +5969,31 @@ sequence = [
             "sizes = [4096]                # fill in: the problem sizes, each binds N; 4096 is the file's LENGTH\n",
             "grid = [\"cdiv(N, 128)\"]  # fill in: the file's grid [32] of blocks of [128] covers its 4,096 elements exactly: written over N\n",
             "{ name = \"in\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # the file allocates sizeof(float) * LENGTH for `d_in`",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+    }
+
+    #[test]
+    fn a_narrow_integer_the_launch_passes_is_not_said_to_be_taken_as_n() {
+        // `op` is a char: it starts at 1, and is not the size.
+        let source = r#"
+            __global__ void apply(const int *x, int *y, int n, char op) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) y[i] = op == '+' ? x[i] + 1 : x[i] - 1;
+            }
+            int main() {
+                int n = 1 << 16; char op = '+';
+                int *x, *y;
+                cudaMalloc(&x, n * sizeof(int)); cudaMalloc(&y, n * sizeof(int));
+                apply<<<(n + 255) / 256, 256>>>(x, y, n, op);
+            }
+        "#;
+        let (_root, text) = draft(&[("a.cu", source)], "a.cu", "a");
+        let text = text.unwrap();
+        for expected in [
+            "{ name = \"n\", scalar = \"i32\", value = \"N\" },  # fill in: the file passes n, taken as N\n",
+            "{ name = \"op\", scalar = \"i8\", value = 1 },  # fill in: its value\n",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
