@@ -560,6 +560,24 @@ pub(crate) fn scan(source: &str) -> Kernels {
     ));
     found.allocations = allocations(&tokens);
     found.device_allocations = device_allocations(&tokens);
+    // A helper that allocates what its caller hands it (`void
+    // alloc(float **d, size_t bytes) { cudaMalloc(d, bytes); }` called as
+    // `alloc(&d_a, n * sizeof(float))`, or through a reference `T &ptr`):
+    // the caller's variable is allocated with the helper's bytes, whose
+    // parameter holds what the caller passes.
+    for (parameter, passed) in passed_to_host_parameters(&tokens, &device, allocated_parameter) {
+        let variable = passed.trim().trim_start_matches('&').trim();
+        let bytes = found
+            .device_allocations
+            .iter()
+            .find(|(name, _)| *name == parameter)
+            .map(|(_, bytes)| bytes.clone());
+        if let Some(bytes) = bytes
+            && variable.chars().all(|c| c.is_alphanumeric() || c == '_')
+        {
+            found.device_allocations.push((variable.to_string(), bytes));
+        }
+    }
     found.passed_pointers = passed_to_host_parameters(&tokens, &device, pointer_parameter);
     found.aliases = scalar_aliases(&alias_declarations(&tokens, &directives));
     (found.unguarded_defines, found.guarded_defines) = defines_by_guard(source);
@@ -1842,9 +1860,36 @@ fn pointer_parameter(parameter: &[Located]) -> Option<&str> {
     }
 }
 
+/// The name of a parameter through which a function hands back what it
+/// allocates: a pointer to a pointer (`float **d`) or a reference (`T
+/// &ptr`, `float *&d`).
+fn allocated_parameter(parameter: &[Located]) -> Option<&str> {
+    let stars = parameter
+        .iter()
+        .filter(|(token, _)| matches!(token, Token::Punct('*')))
+        .count();
+    let reference = parameter
+        .iter()
+        .any(|(token, _)| matches!(token, Token::Punct('&')));
+    match parameter.last() {
+        Some((Token::Ident(name), _))
+            if (stars >= 2 || reference)
+                && parameter.len() > 1
+                && !parameter
+                    .iter()
+                    .any(|(t, _)| matches!(t, Token::Punct('=' | '[' | '('))) =>
+        {
+            Some(name)
+        }
+        _ => None,
+    }
+}
+
 /// `cudaMalloc(&d, bytes)`, `cudaMalloc((void **)&d, bytes)`,
 /// `cudaMallocManaged(&d, bytes)`: each device allocation's variable and
-/// its bytes as written.
+/// its bytes as written; in a helper handed a pointer to the pointer
+/// (`cudaMalloc(d, bytes)`, `cudaMalloc((void **)d, bytes)`), the name
+/// it is handed as.
 fn device_allocations(tokens: &[Located]) -> Vec<(String, String)> {
     let mut found = Vec::new();
     for i in 0..tokens.len() {
@@ -1858,14 +1903,16 @@ fn device_allocations(tokens: &[Located]) -> Vec<(String, String)> {
         let [target, bytes, ..] = parts.as_slice() else {
             continue;
         };
-        // The variable whose address is taken: the name after the last `&`.
-        let Some(amp) = target
+        // The variable whose address is taken: the name after the last
+        // `&`; else the pointer to it a helper was handed, last.
+        let name = match target
             .iter()
             .rposition(|(t, _)| matches!(t, Token::Punct('&')))
-        else {
-            continue;
+        {
+            Some(amp) => target.get(amp + 1),
+            None => target.last(),
         };
-        if let Some((Token::Ident(name), _)) = target.get(amp + 1) {
+        if let Some((Token::Ident(name), _)) = name {
             found.push((name.clone(), text_of(bytes)));
         }
     }

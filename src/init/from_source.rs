@@ -6000,6 +6000,33 @@ sequence = [
     }
 
     #[test]
+    fn a_buffer_a_helper_allocates_for_its_caller_counts_what_the_caller_asks() {
+        // Handed a pointer to the pointer, or the pointer by reference.
+        for helper in [
+            "void make(float **d, size_t count) { cudaMalloc((void **)d, count * sizeof(float)); }",
+            "template <typename T> void make(T &d, size_t count) { cudaMallocManaged(&d, count * sizeof(float)); }",
+        ] {
+            let source = format!(
+                "__global__ void scale(float *x, int n) {{\n\
+                 \x20   int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+                 \x20   if (i < n) x[i] *= 2;\n\
+                 }}\n\
+                 {helper}\n\
+                 int main() {{\n\
+                 \x20   int n = 1 << 20; float *d_x;\n\
+                 \x20   make({}d_x, n);\n\
+                 \x20   scale<<<(n + 255) / 256, 256>>>(d_x, n);\n\
+                 }}\n",
+                if helper.contains("**") { "&" } else { "" }
+            );
+            let (_root, text) = draft(&[("m.cu", &source)], "m.cu", "m");
+            let text = text.unwrap();
+            let expected = "{ name = \"x\", buffer = \"f32\", count = \"N\", output = true, fill = \"random\" },  # the file allocates count * sizeof(float) for `d_x`";
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+    }
+
+    #[test]
     fn a_buffer_passed_from_an_element_on_is_a_one_step_sequence_with_its_offset() {
         // A 1-D stencil whose kernel reads `in[g - R]`: passed its buffers
         // whole, it would read before them.
