@@ -64,6 +64,10 @@ pub(crate) struct Kernels {
     /// sizeof(float))`, `malloc`, `cudaMallocManaged`, `cudaHostAlloc`) and
     /// the sizes of `new T[n]`: the names there size the file's buffers.
     pub(crate) allocations: Vec<String>,
+    /// Variables the host code asks CUDA to choose when it runs
+    /// (`cudaOccupancyMaxPotentialBlockSize(&minGrid, &blockSize, k)`), by
+    /// name, with the function that sets them.
+    pub(crate) chosen_at_run_time: Vec<(String, String)>,
     /// The device buffers its host code allocates, by variable, with the
     /// bytes as written (`cudaMalloc((void **)&d_in, n * sizeof(float))`
     /// gives `("d_in", "n * sizeof(float)")`).
@@ -559,6 +563,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
         integer_parameter,
     ));
     found.allocations = allocations(&tokens);
+    found.chosen_at_run_time = chosen_at_run_time(&tokens);
     found.device_allocations = device_allocations(&tokens);
     // A helper that allocates what its caller hands it (`void
     // alloc(float **d, size_t bytes) { cudaMalloc(d, bytes); }` called as
@@ -1654,6 +1659,27 @@ fn allocations(tokens: &[Located]) -> Vec<String> {
             }
             if is(tokens, k, '[') && k > i + 1 {
                 found.push(inner_text(tokens, k));
+            }
+        }
+    }
+    found
+}
+
+/// The variables whose address the host code hands to CUDA's occupancy
+/// calculator (`cudaOccupancyMaxPotentialBlockSize(&minGridSize,
+/// &blockSize, kernel, 0, n)`), with the function's name.
+fn chosen_at_run_time(tokens: &[Located]) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for i in 0..tokens.len() {
+        let Token::Ident(function) = &tokens[i].0 else {
+            continue;
+        };
+        if !function.starts_with("cudaOccupancy") || !is(tokens, i + 1, '(') {
+            continue;
+        }
+        for part in top_level_parts(tokens, i + 1) {
+            if let [(Token::Punct('&'), _), (Token::Ident(name), _)] = part {
+                found.push((name.clone(), function.clone()));
             }
         }
     }

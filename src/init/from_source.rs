@@ -2322,9 +2322,19 @@ impl<'a> Draft<'a> {
             )),
             None => {
                 let dimensions = self.indexed.0;
-                let why = match dimensions {
-                    1 => String::new(),
-                    d => format!(" (the kernel indexes threadIdx in {d}-D)"),
+                let chosen = launch.and_then(|l| {
+                    let written = l.config.get(1)?.trim();
+                    scanned
+                        .chosen_at_run_time
+                        .iter()
+                        .find(|(name, _)| name == written)
+                });
+                let why = match (chosen, dimensions) {
+                    (Some((name, function)), _) => format!(
+                        " ({name} is chosen when the program runs, by {function}: write the size it picks on your GPU)"
+                    ),
+                    (None, 1) => String::new(),
+                    (None, d) => format!(" (the kernel indexes threadIdx in {d}-D)"),
                 };
                 settings.push(Setting::new(
                     "block",
@@ -6024,6 +6034,21 @@ sequence = [
             let expected = "{ name = \"x\", buffer = \"f32\", count = \"N\", output = true, fill = \"random\" },  # the file allocates count * sizeof(float) for `d_x`";
             assert!(text.contains(expected), "{expected}\n{text}");
         }
+    }
+
+    #[test]
+    fn a_block_size_the_occupancy_calculator_chooses_is_said_to_be_chosen_when_it_runs() {
+        let source = saxpy_with(
+            "int n = 1 << 20; float *x, *y; int minGrid, blockSize;\n\
+             cudaMalloc(&x, n * sizeof(float)); cudaMalloc(&y, n * sizeof(float));\n\
+             cudaOccupancyMaxPotentialBlockSize(&minGrid, &blockSize, saxpy, 0, n);\n\
+             int blocks = (n + blockSize - 1) / blockSize;\n\
+             saxpy<<<blocks, blockSize>>>(n, 2.0f, x, y);",
+        );
+        let (_root, text) = draft(&[("s.cu", &source)], "s.cu", "s");
+        let text = text.unwrap();
+        let expected = "block = [256]  # fill in: threads per block (blockSize is chosen when the program runs, by cudaOccupancyMaxPotentialBlockSize: write the size it picks on your GPU) (the file launches <<<blocks, blockSize>>>)\n";
+        assert!(text.contains(expected), "{expected}\n{text}");
     }
 
     #[test]
