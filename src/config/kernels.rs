@@ -425,6 +425,16 @@ pub(crate) fn scan_file(path: &std::path::Path, source: &str) -> Kernels {
     found
 }
 
+/// Whether `text` is a C identifier (`d_in`, `_n2`), as gpuprof's own
+/// names are too.
+pub(crate) fn is_identifier(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 pub(crate) fn scan(source: &str) -> Kernels {
     let chars: Vec<char> = source.chars().collect();
     let (tokens, directives) = tokenize(&chars);
@@ -578,7 +588,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
             .find(|(name, _)| *name == parameter)
             .map(|(_, bytes)| bytes.clone());
         if let Some(bytes) = bytes
-            && variable.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && is_identifier(variable)
         {
             found.device_allocations.push((variable.to_string(), bytes));
         }
@@ -1873,17 +1883,7 @@ fn pointer_parameter(parameter: &[Located]) -> Option<&str> {
     let star = parameter
         .iter()
         .position(|(token, _)| matches!(token, Token::Punct('*')))?;
-    match parameter.last() {
-        Some((Token::Ident(name), _))
-            if star > 0
-                && !parameter
-                    .iter()
-                    .any(|(t, _)| matches!(t, Token::Punct('=' | '[' | '('))) =>
-        {
-            Some(name)
-        }
-        _ => None,
-    }
+    declared_name(parameter).filter(|_| star > 0)
 }
 
 /// The name of a parameter through which a function hands back what it
@@ -1897,13 +1897,17 @@ fn allocated_parameter(parameter: &[Located]) -> Option<&str> {
     let reference = parameter
         .iter()
         .any(|(token, _)| matches!(token, Token::Punct('&')));
+    declared_name(parameter).filter(|_| stars >= 2 || reference)
+}
+
+/// The name a parameter declares, its last word, where it has no default,
+/// array bounds or parameter list (`int (*f)(int)`).
+fn declared_name(parameter: &[Located]) -> Option<&str> {
     match parameter.last() {
         Some((Token::Ident(name), _))
-            if (stars >= 2 || reference)
-                && parameter.len() > 1
-                && !parameter
-                    .iter()
-                    .any(|(t, _)| matches!(t, Token::Punct('=' | '[' | '('))) =>
+            if !parameter
+                .iter()
+                .any(|(t, _)| matches!(t, Token::Punct('=' | '[' | '('))) =>
         {
             Some(name)
         }

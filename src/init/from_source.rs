@@ -44,6 +44,7 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use crate::build::headers::folder_of;
+pub(super) use crate::config::kernels::is_identifier;
 use crate::config::kernels::{self, DeviceFunction, Kernel, Kernels, Launch, PointerUse};
 use crate::config::plan::ElementType;
 use crate::config::signature::{self, Parameter, Takes};
@@ -1313,9 +1314,8 @@ impl<'a> Draft<'a> {
             );
         }
         text.push_str(&match (looped, offset) {
-            (true, _) => self.sequence(scanned, problem),
-            (false, true) => self.one_step(scanned, problem, &offsets),
             (false, false) => self.one_launch(scanned, problem),
+            _ => self.sequence(scanned, problem, &offsets),
         });
         text
     }
@@ -1348,57 +1348,6 @@ impl<'a> Draft<'a> {
                 (at_n >= 1.0 && at_n.fract() == 0.0).then(|| expr.toml())
             })
             .collect()
-    }
-
-    /// Its launch as a sequence of one step, for a launch that passes a
-    /// buffer from an element on (`stencil_1d<<<…>>>(d_in + RADIUS, d_out
-    /// + RADIUS)`, whose kernel reads `in[i - RADIUS]`): the variant's
-    /// `args` its buffers whole, the step's each from its `offset`.
-    fn one_step(&self, scanned: &Kernels, problem: &Problem, offsets: &[Option<String>]) -> String {
-        let parameters = self.parameters.as_deref().unwrap_or_default();
-        let arguments = self.launch().map_or(&[][..], |l| &l.arguments[..]);
-        let passed = self.passed(scanned, problem);
-        let (mut buffers, mut step) = (String::new(), String::new());
-        for (position, parameter) in parameters.iter().enumerate() {
-            let name = parameter
-                .name()
-                .unwrap_or_else(|| format!("arg{}", position + 1));
-            let entry = self.entry_for(position, parameter, &passed, problem, scanned);
-            if buffer_of(parameter, self.uses(parameter), &name).is_none() {
-                let _ = write!(step, "  {entry}");
-                continue;
-            }
-            buffers.push_str(&entry);
-            let _ = match (
-                offsets.get(position).cloned().flatten(),
-                arguments.get(position),
-            ) {
-                (Some(offset), Some(argument)) => writeln!(
-                    step,
-                    "    {{ name = {}, offset = {offset} }},  # the file passes {}",
-                    quoted(&name),
-                    argument.trim()
-                ),
-                _ => writeln!(step, "    {{ name = {} }},", quoted(&name)),
-            };
-        }
-        let geometry = self.geometry(scanned, problem, &Turn::once(problem.n as f64));
-        let mut text = format!("args = [\n{buffers}{}]\n", self.module_arrays(scanned));
-        text.push_str(&self.around.notes.concat());
-        text.push_str(&self.launched_again(scanned));
-        text.push_str("# the launch passes a buffer from an element on: a sequence of one step gives the offset\n");
-        let settings = std::iter::once(&self.entry).chain(&geometry);
-        text.extend(settings.filter_map(Setting::note));
-        let geometry: Vec<String> = geometry.iter().map(Setting::inline).collect();
-        let _ = writeln!(
-            text,
-            "sequence = [\n  {{ {}, {}, args = [",
-            self.entry.inline(),
-            geometry.join(", ")
-        );
-        text.push_str(&step);
-        text.push_str("  ] },\n]\n");
-        text
     }
 
     /// Its geometry and `args` for one launch, after a note on each loop
@@ -1461,8 +1410,12 @@ impl<'a> Draft<'a> {
     /// geometry and arguments (the buffers by name, a scalar the file
     /// passes a loop variable as that variable, the `if`s inside the loops
     /// that hold the launch its `when`); the comments that cannot stand
-    /// beside a setting of the step's one line stand above it.
-    fn sequence(&self, scanned: &Kernels, problem: &Problem) -> String {
+    /// beside a setting of the step's one line stand above it. A launch
+    /// outside loops is such a step, once, where it passes a buffer from
+    /// an element on (`stencil_1d<<<…>>>(d_in + RADIUS, d_out + RADIUS)`,
+    /// whose kernel reads `in[i - RADIUS]`): by position, `offsets` says
+    /// each buffer's, and the step passes it from there.
+    fn sequence(&self, scanned: &Kernels, problem: &Problem, offsets: &[Option<String>]) -> String {
         let mapped = self
             .launch()
             .map(|launch| self.taken_as_n(launch, scanned, problem))
@@ -1471,44 +1424,66 @@ impl<'a> Draft<'a> {
             mapped: &mapped,
             scanned,
         };
+        let looped = !self.around.loops.is_empty();
         let repeat = loops::repeat(&self.around.loops, &reader, problem.n as f64);
-        let (buffers, arguments) = self.step_arguments(scanned, problem, &reader, &repeat.turn);
+        let (buffers, arguments) =
+            self.step_arguments(scanned, problem, &reader, &repeat.turn, offsets);
         let geometry = self.geometry(scanned, problem, &repeat.turn);
         let mut text = format!("args = [\n{buffers}{}]\n", self.module_arrays(scanned));
         text.push_str(&self.around.notes.concat());
+        if !looped {
+            text.push_str(&self.launched_again(scanned));
+            text.push_str("# the launch passes a buffer from an element on: a sequence of one step gives the offset\n");
+        }
         let settings = std::iter::once(&self.entry).chain(&geometry);
         text.extend(settings.filter_map(Setting::note));
         text.push_str(&repeat.notes.concat());
-        let when = loops::when(&self.around.branches, &reader, &repeat.turn.variables);
-        text.push_str(&when.notes.concat());
-        let when = when
-            .value
-            .map_or(String::new(), |value| format!(", when = {value}"));
-        let _ = write!(
-            text,
-            "sequence = [\n  {{ {}{when}, repeat = [\n",
-            self.entry.inline()
-        );
-        for line in &repeat.lines {
-            let _ = writeln!(text, "      {line}");
-        }
         let geometry: Vec<String> = geometry.iter().map(Setting::inline).collect();
-        let _ = writeln!(text, "    ], {}, args = [", geometry.join(", "));
+        let indent = match looped {
+            true => {
+                let when = loops::when(&self.around.branches, &reader, &repeat.turn.variables);
+                text.push_str(&when.notes.concat());
+                let when = when
+                    .value
+                    .map_or(String::new(), |value| format!(", when = {value}"));
+                let _ = write!(
+                    text,
+                    "sequence = [\n  {{ {}{when}, repeat = [\n",
+                    self.entry.inline()
+                );
+                for line in &repeat.lines {
+                    let _ = writeln!(text, "      {line}");
+                }
+                let _ = writeln!(text, "    ], {}, args = [", geometry.join(", "));
+                "    "
+            }
+            false => {
+                let _ = writeln!(
+                    text,
+                    "sequence = [\n  {{ {}, {}, args = [",
+                    self.entry.inline(),
+                    geometry.join(", ")
+                );
+                "  "
+            }
+        };
         for line in arguments.lines() {
-            let _ = writeln!(text, "    {line}");
+            let _ = writeln!(text, "{indent}{line}");
         }
-        text.push_str("    ] },\n]\n");
+        let _ = write!(text, "{indent}] }},\n]\n");
         text
     }
 
-    /// The `args` of a repeated launch: the variant's (its buffers) and
-    /// the step's, each as lines.
+    /// The `args` of a sequence's step: the variant's (its buffers) and
+    /// the step's, each as lines, a buffer from its `offsets` entry where
+    /// it has one.
     fn step_arguments(
         &self,
         scanned: &Kernels,
         problem: &Problem,
         reader: &Reader,
         turn: &Turn,
+        offsets: &[Option<String>],
     ) -> (String, String) {
         let Some(parameters) = &self.parameters else {
             return (String::new(), PACK.to_string());
@@ -1523,7 +1498,18 @@ impl<'a> Draft<'a> {
             let entry = self.entry_for(position, parameter, &passed, problem, scanned);
             if buffer_of(parameter, self.uses(parameter), &name).is_some() {
                 buffers.push_str(&entry);
-                let _ = writeln!(step, "  {{ name = {} }},", quoted(&name));
+                let _ = match (
+                    offsets.get(position).cloned().flatten(),
+                    arguments.get(position),
+                ) {
+                    (Some(offset), Some(argument)) => writeln!(
+                        step,
+                        "  {{ name = {}, offset = {offset} }},  # the file passes {}",
+                        quoted(&name),
+                        argument.trim()
+                    ),
+                    _ => writeln!(step, "  {{ name = {} }},", quoted(&name)),
+                };
                 continue;
             }
             let looped = arguments
@@ -2248,6 +2234,10 @@ impl<'a> Draft<'a> {
             mapped: &mapped,
             scanned,
         };
+        // Where the launch tells the kernel its size (`reduce<<<blocks,
+        // 256>>>(d_A, d_sums, N)`), another constant of its geometry is the
+        // grid's own count, not a second problem size.
+        let told = launch.is_some_and(|l| !self.mapped(l, scanned).is_empty());
         let resolve_shape = |k: usize| -> Option<(Vec<String>, String)> {
             let launch = launch?;
             let shape = shape(launch, k, scanned)?;
@@ -2258,10 +2248,6 @@ impl<'a> Draft<'a> {
             for v in &shape.values {
                 names_through(v, scanned, 0, &mut names);
             }
-            // Where the launch tells the kernel its size (`reduce<<<blocks,
-            // 256>>>(d_A, d_sums, N)`), another constant of its geometry is
-            // the grid's own count, not a second problem size.
-            let told = !self.mapped(launch, scanned).is_empty();
             let evaluated: Vec<String> = names
                 .iter()
                 .filter(|name| !told && !mapped.iter().any(|(v, ..)| v == *name))
@@ -3170,14 +3156,6 @@ fn trimmed(values: &[String]) -> &[String] {
         end -= 1;
     }
     &values[..end]
-}
-
-pub(super) fn is_identifier(text: &str) -> bool {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 fn numbers(values: &[u32]) -> String {

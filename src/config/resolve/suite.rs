@@ -11,6 +11,7 @@ use toml::Spanned;
 
 use super::Doc;
 use crate::config::error::ConfigError;
+pub(super) use crate::config::kernels::is_identifier;
 use crate::config::plan::{ClockControl, LinesAt};
 use crate::config::raw::{RawFile, RawSize, RawSuite, RawVariant};
 use crate::config::suggest;
@@ -167,14 +168,6 @@ pub(super) fn check_suite_name(doc: &Doc, name: &Spanned<String>) -> Result<(), 
         .help(format!(
             "it names the output folder: use letters, digits, '-' and '_', e.g. \"{fixed}\""
         )))
-}
-
-pub(super) fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 fn check_symbol_name(doc: &Doc, key: &Spanned<String>, what: &str) -> Result<(), ConfigError> {
