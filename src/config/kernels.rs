@@ -2178,6 +2178,122 @@ pub(crate) fn partial_output(body: &str, name: &str) -> Option<(Partial, bool)> 
     kind.map(|kind| (kind, accumulates))
 }
 
+/// Whether the kernel uses the pointer `name` only to add to its elements
+/// with an atomic, at whatever index (`atomicAdd(&hist[bin], 1)`,
+/// `atomicAdd(hist + bin, 1)`, `atomicSub(count, 1)`): a histogram's bins
+/// or a set of counters, which start from zero.
+pub(crate) fn only_added_to(body: &str, name: &str) -> bool {
+    let chars: Vec<char> = body.chars().collect();
+    let (tokens, _) = tokenize(&chars);
+    let adds_at = |at: usize| {
+        matches!(&tokens[at].0, Token::Ident(f)
+            if ["atomicAdd", "atomicSub", "atomicInc"].iter().any(|add| f.starts_with(add)))
+    };
+    let mut used = false;
+    for i in 0..tokens.len() {
+        if !matches!(&tokens[i].0, Token::Ident(w) if w == name) || names_another_thing(&tokens, i)
+        {
+            continue;
+        }
+        // `atomicAdd(&name[…], …)`, or `atomicAdd(name, …)` and
+        // `atomicAdd(name + …, …)`.
+        let added = match i >= 3 && is(&tokens, i - 1, '&') && is(&tokens, i + 1, '[') {
+            true => {
+                is(&tokens, i - 2, '(')
+                    && adds_at(i - 3)
+                    && is(&tokens, group_end(&tokens, i + 1), ',')
+            }
+            false => {
+                i >= 2
+                    && is(&tokens, i - 1, '(')
+                    && adds_at(i - 2)
+                    && (is(&tokens, i + 1, ',') || is(&tokens, i + 1, '+'))
+            }
+        };
+        if !added {
+            return false;
+        }
+        used = true;
+    }
+    used
+}
+
+/// The first subscript the kernel computes from values it reads from the
+/// pointer `name`, directly (`x[col_idx[j]]`) or through the variables
+/// assigned them (`pos = a[i] - 'a';` then `bins[pos / DIV]`; `start =
+/// row_ptr[row];` then the `j` of `for (int j = start; …)` in `val[j]`),
+/// as written: those values must keep the index inside its array, which
+/// random contents need not do.
+pub(crate) fn indexes_with(body: &str, name: &str) -> Option<String> {
+    let chars: Vec<char> = body.chars().collect();
+    let (tokens, _) = tokenize(&chars);
+    let reads = |within: std::ops::Range<usize>, carriers: &[String]| {
+        within.into_iter().any(|k| match &tokens[k].0 {
+            Token::Ident(_) if names_another_thing(&tokens, k) => false,
+            Token::Ident(w) if w == name => is(&tokens, k + 1, '['),
+            Token::Ident(w) => carriers.contains(w),
+            _ => false,
+        })
+    };
+    // The variables that carry its values: assigned (`v = …;`, `v += …;`,
+    // `int v = …,`) from an expression that reads it or another carrier,
+    // until no more are found.
+    let mut carriers: Vec<String> = Vec::new();
+    loop {
+        let known = carriers.len();
+        for k in 1..tokens.len() {
+            if !is(&tokens, k, '=') || is(&tokens, k + 1, '=') {
+                continue;
+            }
+            let target = match &tokens[k - 1].0 {
+                Token::Punct('+' | '-' | '*' | '/' | '|' | '&' | '^') if k >= 2 => k - 2,
+                _ => k - 1,
+            };
+            let Token::Ident(variable) = &tokens[target].0 else {
+                continue;
+            };
+            if variable == name || carriers.contains(variable) {
+                continue;
+            }
+            let mut depth = 0usize;
+            let mut end = k + 1;
+            while end < tokens.len() {
+                match &tokens[end].0 {
+                    // A block (`if (…) {`) after an initializer that lost
+                    // its `;` (an exercise's `FIXME`) ends it as well.
+                    Token::Punct('{') if depth == 0 && end > k + 1 => break,
+                    Token::Punct('(' | '[' | '{') => depth += 1,
+                    Token::Punct(')' | ']' | '}') if depth == 0 => break,
+                    Token::Punct(')' | ']' | '}') => depth -= 1,
+                    Token::Punct(';') => break,
+                    Token::Punct(',') if depth == 0 => break,
+                    _ => {}
+                }
+                end += 1;
+            }
+            if reads(k + 1..end, &carriers) {
+                carriers.push(variable.clone());
+            }
+        }
+        if carriers.len() == known || carriers.len() > MOST_POINTER_ALIASES {
+            break;
+        }
+    }
+    (0..tokens.len()).find_map(|k| {
+        let Token::Ident(_) = &tokens[k].0 else {
+            return None;
+        };
+        if !is(&tokens, k + 1, '[') {
+            return None;
+        }
+        let close = group_end(&tokens, k + 1);
+        (close > k + 3 && reads(k + 2..close - 1, &carriers)).then(|| {
+            let (start, end) = (tokens[k].1, tokens[close - 1].1 + 1);
+            chars[start..end].iter().collect()
+        })
+    })
+}
+
 /// The variables a body declares to hold the block's index and never
 /// assigns again (`const int bid = blockIdx.x;`).
 fn block_index_variables(tokens: &[Located]) -> Vec<String> {
@@ -3815,5 +3931,54 @@ mod tests {
             names.iter().map(Option::as_deref).collect::<Vec<_>>(),
             [Some("a"), None, Some("b"), Some("p"), None, Some("n")]
         );
+    }
+
+    #[test]
+    fn values_read_from_a_buffer_that_index_an_array_are_found_through_the_variables_that_carry_them()
+     {
+        let histogram = "int tid = blockIdx.x * blockDim.x + threadIdx.x; int pos;\n\
+            for (int i = tid; i < N; i += gridDim.x * blockDim.x) {\n\
+              pos = a[i] - 'a';\n\
+              atomicAdd(&bins[(pos / DIV)], 1);\n\
+            }";
+        assert_eq!(
+            indexes_with(histogram, "a").as_deref(),
+            Some("bins[(pos / DIV)]")
+        );
+        assert!(only_added_to(histogram, "bins"));
+        let spmv = "int row = blockIdx.x * blockDim.x + threadIdx.x; float dot = 0;\n\
+            int start = row_ptr[row], end = row_ptr[row + 1];\n\
+            for (int j = start; j < end; j++) dot += val[j] * x[col[j]];\n\
+            y[row] = dot;";
+        assert_eq!(indexes_with(spmv, "row_ptr").as_deref(), Some("val[j]"));
+        assert_eq!(indexes_with(spmv, "col").as_deref(), Some("x[col[j]]"));
+        // A value summed, stored or compared indexes nothing.
+        for (body, name) in [
+            (spmv, "val"),
+            (spmv, "x"),
+            (
+                "float sum = 0.0f; for (size_t i = 0; i < ds; i++) sum += A[idx * ds + i]; sums[idx] = sum;",
+                "A",
+            ),
+            (
+                "int idx = FIXME\n if (idx < ds){ float sum = 0.0f; for (size_t i = 0; i < ds; i++) sum += A[FIXME] sums[idx] = sum; }",
+                "A",
+            ),
+            (
+                "float v = in[i]; s[threadIdx.x] = v; if (v > m) m = v; out[blockIdx.x] = s[0];",
+                "in",
+            ),
+        ] {
+            assert_eq!(indexes_with(body, name), None, "{name} in {body}");
+        }
+        // Added to at one element, or read as well: not only added to.
+        assert!(only_added_to("atomicAdd(total, v);", "total"));
+        assert!(only_added_to("atomicAdd(counts + warp, 1);", "counts"));
+        assert!(!only_added_to(
+            "atomicAdd(&bins[b], 1); if (bins[0] > 3) return;",
+            "bins"
+        ));
+        assert!(!only_added_to("atomicMax(&best[0], v);", "best"));
+        assert!(!only_added_to("int x = 0;", "bins"));
     }
 }

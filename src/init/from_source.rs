@@ -1557,6 +1557,48 @@ impl<'a> Draft<'a> {
         let count = self
             .per_block_count(parameter, scanned, problem)
             .unwrap_or(count);
+        // Bins a kernel only adds to (`atomicAdd(&hist[bin], 1)`) start
+        // from zero, as the program's own do; random bins would hide
+        // nothing but read as a wrong histogram.
+        let count = match !count.zeroed
+            && self.kernel.body.as_deref().is_some_and(|body| {
+                parameter
+                    .name()
+                    .is_some_and(|name| kernels::only_added_to(body, &name))
+            }) {
+            true => Count {
+                comment: format!(
+                    "{}; the kernel only adds to it with atomics: filled with zeros, then compared",
+                    count.comment
+                ),
+                zeroed: true,
+                ..count
+            },
+            false => count,
+        };
+        // Values the kernel indexes with (a histogram's characters, a
+        // sparse matrix's column indices) must keep the index inside its
+        // array: random contents need not. (One the kernel writes too
+        // may index with what it wrote there.)
+        let indexing = self
+            .uses(parameter)
+            .filter(|uses| uses.read && !uses.written && !uses.escapes)
+            .and_then(|_| kernels::indexes_with(self.kernel.body.as_deref()?, &parameter.name()?));
+        let count = match (indexing, parameter.element()) {
+            (Some(subscript), Some(element)) => Count {
+                comment: format!(
+                    "fill in: the kernel indexes `{subscript}` with values it reads from `{}`, and gpuprof fills it with {} at random: give the range the file's values lie in, range = [low, high]; {}",
+                    parameter.name().unwrap_or_default(),
+                    match element.is_float() {
+                        true => "-1 to 1",
+                        false => "0 to 99",
+                    },
+                    count.comment.trim_start_matches("fill in: ")
+                ),
+                ..count
+            },
+            _ => count,
+        };
         let value = self.scalar_value(suite, &parameter.name().unwrap_or_default());
         let entry = argument(position, parameter, self.uses(parameter), &count, value);
         if let Some(passed) = passed.get(position).cloned().flatten() {
@@ -1738,9 +1780,15 @@ impl<'a> Draft<'a> {
             .iter()
             .rev()
             .find(|(name, _)| *name == variable)?;
+        // A bytes variable (`mem_size` of `size_t mem_size = sizeof(float)
+        // * n;`) is followed; a count the file allocates as bytes
+        // (`cudaMalloc(&d_input, N)` of a `char *`) is not, so that it stays
+        // the name the suite sets to N.
         let mut bytes = bytes.as_str();
         for _ in 0..2 {
-            match initializer(bytes, scanned).filter(|_| is_identifier(bytes)) {
+            match initializer(bytes, scanned).filter(|initial| {
+                is_identifier(bytes) && (initial.contains("sizeof") || is_identifier(initial))
+            }) {
                 Some(initial) => bytes = initial,
                 None => break,
             }
@@ -3593,19 +3641,23 @@ fn argument(
     };
     match &parameter.takes {
         Takes::Pointer(_) => match buffer_of(parameter, uses, &shown) {
-            Some((element, role, comment)) => format!(
-                "  {{ name = {name}, buffer = \"{element}\", count = {}, {}{} }},  # {}{comment}\n",
-                count.toml,
-                match count.zeroed {
-                    true => "output = true, fill = \"zeros\"",
-                    false => role,
-                },
-                match count.summed {
-                    true => ", compare = \"sum\"",
-                    false => "",
-                },
-                count.comment
-            ),
+            Some((element, role, comment)) => {
+                // A buffer added to from zero says so in its count's
+                // comment: "reads and writes it: filled" would say it again.
+                let (role, comment) = match count.zeroed {
+                    true => ("output = true, fill = \"zeros\"", String::new()),
+                    false => (role, comment),
+                };
+                format!(
+                    "  {{ name = {name}, buffer = \"{element}\", count = {}, {role}{} }},  # {}{comment}\n",
+                    count.toml,
+                    match count.summed {
+                        true => ", compare = \"sum\"",
+                        false => "",
+                    },
+                    count.comment
+                )
+            }
             None => unknown("pointer to a type"),
         },
         // A float, or an integer too narrow to hold a size, starts at 1.
@@ -4164,7 +4216,8 @@ mod tests {
             "{ name = \"reads\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # fill in: its element count (the kernel only reads it)",
             "{ name = \"writes\", buffer = \"f32\", count = \"N\", output = true },  # fill in: its element count\n",
             "{ name = \"both\", buffer = \"f32\", count = \"N\", output = true, fill = \"random\" },  # fill in: its element count (the kernel reads and writes it: filled, then compared)",
-            "{ name = \"counts\", buffer = \"i32\", count = \"N\", output = true, fill = \"random\" }",
+            // Only added to (`atomicAdd(&counts[i % 16], 1)`): from zero.
+            "{ name = \"counts\", buffer = \"i32\", count = \"N\", output = true, fill = \"zeros\" },  # fill in: its element count; the kernel only adds to it with atomics: filled with zeros, then compared\n",
             "{ name = \"moved\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # fill in: its element count (the kernel only reads it)",
             "{ name = \"handed\", buffer = \"f32\", count = \"N\", output = true, fill = \"random\" },  # fill in: its element count (the kernel hands `handed` on where gpuprof cannot follow it: filled, then compared",
             "{ name = \"constant\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # fill in: its element count\n",
@@ -6377,6 +6430,46 @@ sequence = [
             "{ name = \"total\", buffer = \"f32\", count = 1, output = true, fill = \"zeros\", compare = \"sum\" },  # one result for the whole grid (only total's first element is written): compared by its sum, added to from zero",
             // Written at every thread's element: compared element by element.
             "{ name = \"out\", buffer = \"f32\", count = \"N / 256\", output = true },  # the file allocates",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        plan(root.path(), "s");
+    }
+
+    #[test]
+    fn a_histogram_starts_its_bins_at_zero_and_asks_for_the_range_its_input_indexes_with() {
+        let source = r#"
+            #include <vector>
+            constexpr int BINS = 8;
+            __global__ void count_letters(const char *text, unsigned *bins, int n) {
+                __shared__ unsigned local[BINS];
+                if (threadIdx.x < BINS) local[threadIdx.x] = 0;
+                __syncthreads();
+                for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+                    int letter = text[i] - 'a';
+                    atomicAdd(&local[letter / 4], 1u);
+                }
+                __syncthreads();
+                if (threadIdx.x < BINS) atomicAdd(&bins[threadIdx.x], local[threadIdx.x]);
+            }
+            int main() {
+                int n = 1 << 20;
+                std::vector<char> h_text(n, 'a');
+                char *d_text;
+                unsigned *d_bins;
+                cudaMalloc(&d_text, n);
+                cudaMalloc(&d_bins, BINS * sizeof(unsigned));
+                cudaMemset(d_bins, 0, BINS * sizeof(unsigned));
+                count_letters<<<n / 256, 256>>>(d_text, d_bins, n);
+            }
+        "#;
+        let (root, text) = draft(&[("h.cu", source)], "h.cu", "s");
+        let text = text.unwrap();
+        for expected in [
+            // Bytes allocated for chars: the count is n, which follows N.
+            "{ name = \"text\", buffer = \"i8\", count = \"N\", fill = \"random\" },  # fill in: the kernel indexes `local[letter / 4]` with values it reads from `text`, and gpuprof fills it with 0 to 99 at random: give the range the file's values lie in, range = [low, high]; the file allocates n for `d_text`",
+            // Only added to: from zero, as the file's cudaMemset leaves it.
+            "{ name = \"bins\", buffer = \"u32\", count = 8, output = true, fill = \"zeros\" },  # the file allocates BINS * sizeof(unsigned) for `d_bins`; the kernel only adds to it with atomics: filled with zeros, then compared\n",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
