@@ -1,26 +1,27 @@
 #!/usr/bin/env bash
 # Does the order in which ncu's two waiting harnesses open the GPU make
 # consecutive reports time alike? On the device machine (repo root), with
-# the release binary (its harnesses open side by side) and SERIAL=/path to
-# a build whose harnesses open one after the other (this tree with
-# scripts/serial-open.patch applied: `git apply scripts/serial-open.patch`,
-# `cargo build --release`, copy target/release/gpuprof aside, `git apply
-# -R`): ROUNDS rounds (default
-# 5) over examples/transpose, each timing it three ways in turn: with
-# --no-profile (no ncu harness on the GPU), a whole report of the release
-# binary and a whole report of the SERIAL one. Prints last, per way: every
-# run above 50 µs whose headline median moved by more than 1% between
-# consecutive rounds, the largest such move and the naive kernel's cold
-# medians at N=2048 round by round; then each way's first report against
-# the event timer (scripts/compare-timing.py). The analyses (WAY-ROUND.json)
-# and the event timer's table land packed in OUTDIR/open-order.tgz, the
-# log beside it (default OUTDIR: $OUT).
+# the release binary and SERIAL=/path to another build to compare it with
+# (the experiment that settled it compared a build whose harnesses opened
+# side by side, as gpuprof's did before they chained their gates, with
+# one whose second harness opened once the first had: the harness's
+# --then-open chain since): ROUNDS rounds (default 5) over examples/transpose,
+# each timing it the WAYS (default all three, in this order): with
+# --no-profile (no ncu harness on the GPU, "alone"), a whole report of the
+# release binary ("side") and a whole report of the SERIAL one ("serial").
+# Prints last, per way: every run above 50 µs whose headline median moved
+# by more than 1% between consecutive rounds, the largest such move and
+# the naive kernel's cold medians at N=2048 round by round; then each
+# way's first report against the event timer (scripts/compare-timing.py).
+# The analyses (WAY-ROUND.json) and the event timer's table land packed in
+# OUTDIR/open-order.tgz, the log beside it (default OUTDIR: $OUT).
 source "$(dirname "$0")/device-setup.sh"
 serial=${SERIAL:?SERIAL=/path/to/the one-after-the-other build}
 rounds=${ROUNDS:-5}
+ways=${WAYS:-alone side serial}
 mkdir -p "$runs/json"
 for round in $(seq "$rounds"); do
-    for way in alone side serial; do
+    for way in $ways; do
         case $way in
         alone) cmd=("$bin" report examples/transpose/variants.toml --no-profile) ;;
         side) cmd=("$bin" report examples/transpose/variants.toml) ;;
@@ -33,9 +34,9 @@ for round in $(seq "$rounds"); do
 done
 nvcc -O3 -arch=sm_90 -o "$runs/event-timing" scripts/event-timing.cu && "$runs/event-timing" 2048 8192 > "$runs/json/event-timing.csv"
 echo "== summary"
-python3 - "$runs/json" "$rounds" <<'PY'
+python3 - "$runs/json" "$rounds" $ways <<'PY'
 import json, sys
-out, rounds = sys.argv[1], int(sys.argv[2])
+out, rounds, ways = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 def medians(path):
     analysis = json.load(open(path))
     return {
@@ -43,7 +44,7 @@ def medians(path):
         for v in analysis["variants"] for r in v["runs"] if r["timing"]
     }
 print(f"{'way':<7} {'runs >50 µs':>11} {'moves >1%':>9} {'largest':>8}  naive N=2048 cold, round by round (µs)")
-for way in ("alone", "side", "serial"):
+for way in ways:
     series = [medians(f"{out}/{way}-{r}.json") for r in range(1, rounds + 1)]
     moves = []
     for before, after in zip(series, series[1:]):
@@ -55,7 +56,7 @@ for way in ("alone", "side", "serial"):
     timed = sum(1 for a in series[0].values() if a > 0.05)
     print(f"{way:<7} {timed:>11} {over:>9} {max(moves, default=0):>8.2%}  {naive}")
 PY
-for way in alone side serial; do
+for way in $ways; do
     echo "== $way, round 1, against the event timer"
     python3 scripts/compare-timing.py "$runs/json/$way-1.json" "$runs/json/event-timing.csv" | tail -7
 done

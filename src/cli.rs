@@ -287,5 +287,10 @@ pub enum Command {
         /// before the job comes
         #[arg(long, value_name = "FILE", requires = "wait_for")]
         open_on: Option<PathBuf>,
+        /// Once it has opened the GPU (or could not), write this file: the
+        /// next waiting harness's gate, so that their contexts come one
+        /// after the other, in the same order every run
+        #[arg(long, value_name = "FILE", requires = "open_on")]
+        then_open: Option<PathBuf>,
     },
 }

@@ -130,7 +130,15 @@ fn main() -> ExitCode {
             job,
             wait_for,
             open_on,
-        } => run_harness(&job, wait_for, open_on.as_deref()),
+            then_open,
+        } => run_harness(
+            &job,
+            wait_for,
+            Gates {
+                open_on: open_on.as_deref(),
+                then_open: then_open.as_deref(),
+            },
+        ),
     }
 }
 
@@ -464,16 +472,20 @@ fn dump(path: &std::path::Path) -> ExitCode {
     }
 }
 
+/// The files a waiting harness opens the GPU on and writes once it has.
+#[derive(Clone, Copy)]
+struct Gates<'a> {
+    open_on: Option<&'a std::path::Path>,
+    then_open: Option<&'a std::path::Path>,
+}
+
 /// The hidden harness subcommand: events one per line as they happen, on
 /// the report descriptor the pipeline gave it (stdout when run by hand).
 /// With `wait_for`, the job file is not written yet: the harness waits for
 /// it while that process lives, touching the GPU only once the file
-/// `open_on` appears, if it does (it then opens its context and waits on).
-fn run_harness(
-    job_path: &std::path::Path,
-    wait_for: Option<u32>,
-    open_on: Option<&std::path::Path>,
-) -> ExitCode {
+/// `open_on` appears, if it does (it then opens its context, writes the
+/// file `then_open` for the next harness, and waits on).
+fn run_harness(job_path: &std::path::Path, wait_for: Option<u32>, gates: Gates) -> ExitCode {
     // Under ncu, the harness's parent is ncu: it goes when ncu goes.
     gpuprof::process::die_with_parent();
     // Events go on the pipeline's report descriptor, what kernels print
@@ -495,7 +507,7 @@ fn run_harness(
         }
     };
     let opened = match wait_for {
-        Some(writer) => match wait_for_job(job_path, writer, open_on, &mut emit) {
+        Some(writer) => match wait_for_job(job_path, writer, gates, &mut emit) {
             Ok(opened) => opened,
             Err(error) => {
                 eprintln!("error: {error}");
@@ -541,16 +553,17 @@ fn driver_loadable() -> Result<(), String> {
 
 /// Waits for the job file `job` (written whole, by a rename) while the
 /// process `writer` lives, saying so once a second; once the file
-/// `open_on` appears, opens the GPU (once) and says whether it could.
+/// `open_on` appears, opens the GPU (once), says whether it could and
+/// writes `then_open`.
 fn wait_for_job(
     job: &std::path::Path,
     writer: u32,
-    open_on: Option<&std::path::Path>,
+    gates: Gates,
     emit: &mut dyn FnMut(harness::Event),
 ) -> Result<Option<harness::OpenedEarly>, String> {
     use std::time::{Duration, Instant};
     let mut said = None::<Instant>;
-    let mut gate = open_on;
+    let mut gate = gates.open_on;
     let mut opened = None;
     while !job.exists() {
         if !gpuprof::process::is_alive(writer) {
@@ -571,6 +584,11 @@ fn wait_for_job(
                     emit(harness::Event::Opened);
                 }
                 Err(message) => emit(harness::Event::OpenFailed { message }),
+            }
+            // The next harness's turn; gpuprof writes it itself if this
+            // one cannot.
+            if let Some(next) = gates.then_open {
+                let _ = std::fs::write(next, b"");
             }
         }
         if said.is_none_or(|at| at.elapsed() >= Duration::from_secs(1)) {

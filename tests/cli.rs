@@ -336,6 +336,7 @@ fn ncu_harnesses_open_the_gpu_early_and_the_second_takes_its_job_as_the_first_nc
             .env("STANDIN_LOG", &log)
             .env("STANDIN_NCU_TAIL", "1")
             .env("STANDIN_COMPUTE_MODE", mode)
+            .env("STANDIN_OPEN_SECONDS", "0.3")
             .env("CUDA_VISIBLE_DEVICES", "0")
             .assert()
             .success();
@@ -353,6 +354,15 @@ fn ncu_harnesses_open_the_gpu_early_and_the_second_takes_its_job_as_the_first_nc
                 ),
                 false => assert_eq!(opened, None, "{text}"),
             }
+        }
+        // One after the other: the second harness is let in only once the
+        // first has opened the GPU (two contexts made at once place the
+        // timed buffers after them differently from run to run).
+        if opens {
+            assert!(
+                at("opened profile-job.json") < at("gate profile-lines-job.json"),
+                "{text}"
+            );
         }
         // The lines run (N=8192) goes first; the other run's items are
         // read by its harness before or after the first ncu has ended.
@@ -1333,7 +1343,7 @@ fn a_second_run_reuses_what_did_not_change_and_force_runs_it_all() {
         let text = std::fs::read_to_string(&log).unwrap_or_default();
         text.lines()
             .filter(|l| {
-                !["device", "export", "waiting", "opened"]
+                !["device", "export", "waiting", "gate", "opened"]
                     .iter()
                     .any(|what| l.starts_with(what))
             })

@@ -335,10 +335,25 @@ struct PassCommand {
     report_file: PathBuf,
 }
 
-/// The ncu command of the pass writing `base`, its harness waiting for
-/// its job (while this process lives) when `wait`, and opening the GPU
-/// meanwhile once its gate file is written; with the per-line counters,
-/// gpuprof's source section is written into the work folder for it.
+/// How the harness of a pass meets its job.
+enum Waits<'a> {
+    /// The job is written before ncu starts.
+    No,
+    /// It waits for its job (while this process lives), opening the GPU
+    /// meanwhile once its gate file is written, then writing `then_open`
+    /// (the next waiting harness's gate) when there is one.
+    Gated { then_open: Option<&'a Path> },
+}
+
+/// The gate file that lets the waiting harness of the pass writing `base`
+/// open the GPU.
+fn gate_path(folders: &Folders, base: &str) -> PathBuf {
+    folders.work.join(format!("{base}-open"))
+}
+
+/// The ncu command of the pass writing `base`, its harness meeting its
+/// job as `waits` says; with the per-line counters, gpuprof's source
+/// section is written into the work folder for it.
 fn pass_command(
     harness: &Invocation,
     ncu: &Ncu,
@@ -346,7 +361,7 @@ fn pass_command(
     folders: &Folders,
     base: &str,
     source_counters: bool,
-    wait: bool,
+    waits: Waits,
 ) -> Result<PassCommand, Error> {
     let job_path = folders.work.join(format!("{base}-job.json"));
     let source_section = source_counters.then(|| ncu_run::source_section_folder(&folders.work));
@@ -363,14 +378,21 @@ fn pass_command(
     };
     let target = harness_job(harness, &job_path);
     let shown = ncu_run::profile_invocation(&ncu.path, &ncu_request, &target).display();
-    let open_gate = wait.then(|| folders.work.join(format!("{base}-open")));
-    let target = match &open_gate {
-        Some(gate) => target
-            .arg("--wait-for")
-            .arg(std::process::id().to_string())
-            .arg("--open-on")
-            .arg(gate.as_os_str()),
-        None => target,
+    let (target, open_gate) = match waits {
+        Waits::No => (target, None),
+        Waits::Gated { then_open } => {
+            let gate = gate_path(folders, base);
+            let target = target
+                .arg("--wait-for")
+                .arg(std::process::id().to_string())
+                .arg("--open-on")
+                .arg(gate.as_os_str());
+            let target = match then_open {
+                Some(next) => target.arg("--then-open").arg(next.as_os_str()),
+                None => target,
+            };
+            (target, Some(gate))
+        }
     };
     Ok(PassCommand {
         invocation: ncu_run::profile_invocation(&ncu.path, &ncu_request, &target),
@@ -434,7 +456,7 @@ fn profile_pass(
                 folders,
                 pass.base,
                 matches!(pass.lines, Lines::Exported),
-                false,
+                Waits::No,
             )?;
             write_json(&command.job_path, job)?;
             let known = Instant::now();
@@ -633,15 +655,18 @@ impl EarlyStart {
 
     /// Lets the waiting harnesses open the GPU, once the device probe has
     /// ended, when the device lets several processes hold a context (its
-    /// compute mode is the default); else they open it when their jobs come.
+    /// compute mode is the default); else they open it when their jobs
+    /// come. Only the first gate is written here: each harness writes the
+    /// next one's once it has opened the GPU ([`settle`](Self::settle)
+    /// writes any still missing, in order).
     pub(super) fn open_gpu(&mut self, facts: &DriverFacts) {
+        let mut first = true;
         for early in &mut self.started {
             let gate = early.command.as_ref().and_then(|c| c.open_gate.as_ref());
-            let written = facts.processes_may_share
-                && gate.is_some_and(|gate| std::fs::write(gate, b"").is_ok());
-            if !written {
-                early.awaiting_open = false;
-            }
+            let opens = facts.processes_may_share
+                && gate.is_some_and(|gate| !first || std::fs::write(gate, b"").is_ok());
+            early.awaiting_open = opens;
+            first &= !opens;
         }
     }
 
@@ -663,6 +688,12 @@ impl EarlyStart {
         for early in self.started.iter_mut().filter(|early| early.awaiting_open) {
             waited = true;
             early.awaiting_open = false;
+            // The harness before it has opened the GPU (or gave up) and
+            // should have written this gate; one that ended first did not.
+            let gate = early.command.as_ref().and_then(|c| c.open_gate.as_ref());
+            if gate.is_some_and(|gate| !gate.exists() && std::fs::write(gate, b"").is_err()) {
+                continue;
+            }
             let left = deadline.saturating_duration_since(Instant::now());
             if let Ok(News::Opened { holds_context }) = early.news.recv_timeout(left) {
                 early.holds_context = holds_context;
@@ -708,10 +739,19 @@ pub(super) fn start_early(
     };
     let kernels = plan.variants.iter().any(|v| v.kernel().is_some());
     let sizes = if kernels { plan.suite.sizes.len() } else { 0 };
-    for &(base, source_counters) in expected_passes(plan, sizes) {
+    let passes = expected_passes(plan, sizes);
+    for (at, &(base, source_counters)) in passes.iter().enumerate() {
+        // Each harness opens the GPU once the one before it has: two
+        // contexts made at once land differently from run to run, and so
+        // do the timed buffers placed after them (a naive transpose's cold
+        // median moved 6% between reports).
+        let next_gate = passes.get(at + 1).map(|(next, _)| gate_path(folders, next));
+        let waits = Waits::Gated {
+            then_open: next_gate.as_deref(),
+        };
         // Where its files cannot be written, the pass starts when its
         // launches are known, and says why it cannot.
-        let Ok(command) = pass_command(harness, ncu, plan, folders, base, source_counters, true)
+        let Ok(command) = pass_command(harness, ncu, plan, folders, base, source_counters, waits)
         else {
             continue;
         };
