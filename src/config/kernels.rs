@@ -19,7 +19,9 @@
 
 use super::inline_asm;
 use super::signature::{is_scalar_type, scalar_aliases, split_top_level};
+use regex::Regex;
 use std::ops::Range;
+use std::sync::LazyLock;
 
 /// The kernels of one source file and what else the scan saw.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -68,6 +70,11 @@ pub(crate) struct Kernels {
     /// (`cudaOccupancyMaxPotentialBlockSize(&minGrid, &blockSize, k)`), by
     /// name, with the function that sets them.
     pub(crate) chosen_at_run_time: Vec<(String, String)>,
+    /// The device buffers its host code fills from a host array it draws
+    /// from `rand() % K`, shifted by a constant (`h[i] = 'a' + rand() %
+    /// 26;` then `cudaMemcpy(d, h, …)`): the device variable, the range
+    /// (`low`, then `high` excluded) and the expression as written.
+    pub(crate) random_fills: Vec<RandomFill>,
     /// The device buffers its host code allocates, by variable, with the
     /// bytes as written (`cudaMalloc((void **)&d_in, n * sizeof(float))`
     /// gives `("d_in", "n * sizeof(float)")`).
@@ -575,6 +582,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
     found.allocations = allocations(&tokens);
     found.chosen_at_run_time = chosen_at_run_time(&tokens);
     found.device_allocations = device_allocations(&tokens);
+    found.random_fills = random_fills(source, &found.integers);
     // A helper that allocates what its caller hands it (`void
     // alloc(float **d, size_t bytes) { cudaMalloc(d, bytes); }` called as
     // `alloc(&d_a, n * sizeof(float))`, or through a reference `T &ptr`):
@@ -1947,6 +1955,113 @@ fn device_allocations(tokens: &[Located]) -> Vec<(String, String)> {
         }
     }
     found
+}
+
+/// A device buffer the host code fills with values drawn from a range
+/// ([`Kernels::random_fills`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RandomFill {
+    pub(crate) device: String,
+    pub(crate) low: i64,
+    /// Excluded.
+    pub(crate) high: i64,
+    pub(crate) written: String,
+}
+
+/// The device buffers `source` copies host arrays into
+/// (`cudaMemcpy(d_in, h_in.data(), …)`) whose elements it draws from
+/// `rand() % K` shifted by a constant (`h_in[i] = 'a' + rand() % 26;`,
+/// `generate(begin(h_in), end(h_in), [] { return rand() % 10; })`, `for
+/// (auto &x : h_in) x = rand() % 10;`), K and the shift a number, a
+/// character or one of the file's `integers`.
+fn random_fills(source: &str, integers: &[(String, i64)]) -> Vec<RandomFill> {
+    static COPY: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\bcudaMemcpy(?:Async)?\s*\(\s*(?:\([^()]*\)\s*)?(\w+)\s*,\s*(?:\([^()]*\)\s*)?&?\s*(\w+)")
+            .expect("a valid pattern")
+    });
+    let mut found = Vec::new();
+    for copy in COPY.captures_iter(source) {
+        let (device, host) = (&copy[1], regex::escape(&copy[2]));
+        let fills = [
+            format!(r"\b{host}\s*\[[^\]]*\]\s*=\s*([^;]*\brand\s*\(\s*\)[^;]*);"),
+            format!(
+                r"\bgenerate\s*\(\s*(?:std\s*::\s*)?(?:begin\s*\(\s*{host}\s*\)|{host}\s*\.\s*begin\s*\(\s*\))[^;]*?\breturn\s+([^;]*\brand\s*\(\s*\)[^;]*);"
+            ),
+            format!(
+                r"\bfor\s*\(\s*\w+\s*&\s*(\w+)\s*:\s*{host}\s*\)\s*\{{?\s*\w+\s*=\s*([^;]*\brand\s*\(\s*\)[^;]*);"
+            ),
+        ];
+        let drawn = fills.iter().find_map(|pattern| {
+            let captures = Regex::new(pattern).ok()?.captures(source)?;
+            let written = captures
+                .iter()
+                .flatten()
+                .last()?
+                .as_str()
+                .trim()
+                .to_string();
+            let (low, high) = drawn_range(&written, integers)?;
+            Some(RandomFill {
+                device: device.to_string(),
+                low,
+                high,
+                written,
+            })
+        });
+        found.extend(drawn);
+    }
+    found
+}
+
+/// The range of `rand() % K`, shifted by a constant (`'a' + rand() % 26`,
+/// `(rand() % 10) + 1`, through casts to an integer type): `low` and
+/// `high` excluded.
+fn drawn_range(expression: &str, integers: &[(String, i64)]) -> Option<(i64, i64)> {
+    static CAST: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"\(\s*(?:(?:unsigned|signed)\s+)?(?:char|short|int|long|u?int(?:8|16|32|64)_t)\s*\)",
+        )
+        .expect("a valid pattern")
+    });
+    static DRAWN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^(?:('.'|\d+|[A-Za-z_]\w*)\+)?\(?rand\(\)%(\d+|[A-Za-z_]\w*)\)?(?:\+('.'|\d+|[A-Za-z_]\w*))?$")
+            .expect("a valid pattern")
+    });
+    let bare: String = CAST
+        .replace_all(expression, "")
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let mut bare = bare.as_str();
+    while bare.starts_with('(')
+        && bare.ends_with(')')
+        && bare[1..bare.len() - 1].matches('(').count()
+            == bare[1..bare.len() - 1].matches(')').count()
+    {
+        bare = &bare[1..bare.len() - 1];
+    }
+    let captures = DRAWN.captures(bare)?;
+    let value = |text: &str| -> Option<i64> {
+        match text.strip_prefix('\'').and_then(|c| c.strip_suffix('\'')) {
+            Some(character) => character.chars().next().map(|c| c as i64),
+            None => text.parse().ok().or_else(|| {
+                integers
+                    .iter()
+                    .rev()
+                    .find(|(name, _)| name == text)
+                    .map(|(_, value)| *value)
+            }),
+        }
+    };
+    if captures.get(1).is_some() && captures.get(3).is_some() {
+        return None;
+    }
+    let low = match captures.get(1).or(captures.get(3)) {
+        Some(shift) => value(shift.as_str())?,
+        None => 0,
+    };
+    let count = value(&captures[2])?;
+    (count > 0).then(|| (low, low + count))
 }
 
 /// The name of a parameter declared as a plain integer (`int n`, `const
@@ -3980,5 +4095,37 @@ mod tests {
         ));
         assert!(!only_added_to("atomicMax(&best[0], v);", "best"));
         assert!(!only_added_to("int x = 0;", "bins"));
+    }
+
+    #[test]
+    fn host_arrays_drawn_from_rand_give_the_range_of_the_device_buffer_they_are_copied_into() {
+        let source = "const int LETTERS = 26;\n\
+            int main() { std::vector<char> h_text(n); std::vector<int> h_v(n), h_w(n), h_x(n);\n\
+              generate(begin(h_text), end(h_text), []() { return 'a' + (rand() % LETTERS); });\n\
+              for (int i = 0; i < n; i++) h_v[i] = (int)(rand() % 10) + 1;\n\
+              for (auto &x : h_w) x = rand() % 100 + 'a';\n\
+              for (int i = 0; i < n; i++) h_x[i] = rand() / (float)RAND_MAX;\n\
+              cudaMemcpy(d_text, h_text.data(), n, cudaMemcpyHostToDevice);\n\
+              cudaMemcpy((void *)d_v, &h_v[0], bytes, cudaMemcpyHostToDevice);\n\
+              cudaMemcpy(d_w, h_w.data(), bytes, cudaMemcpyHostToDevice);\n\
+              cudaMemcpy(d_x, h_x.data(), bytes, cudaMemcpyHostToDevice);\n\
+              cudaMemcpy(h_v.data(), d_v, bytes, cudaMemcpyDeviceToHost); }";
+        let fills: Vec<(String, i64, i64)> = scan(source)
+            .random_fills
+            .into_iter()
+            .map(|fill| (fill.device, fill.low, fill.high))
+            .collect();
+        assert_eq!(
+            fills,
+            [
+                ("d_text".to_string(), 97, 123),
+                ("d_v".to_string(), 1, 11),
+                ("d_w".to_string(), 97, 197),
+            ]
+        );
+        // Neither a product nor a shift on both sides is a range.
+        for expression in ["rand() % 10 * 2", "1 + rand() % 10 + 2", "rand()"] {
+            assert_eq!(drawn_range(expression, &[]), None, "{expression}");
+        }
     }
 }

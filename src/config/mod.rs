@@ -26,6 +26,7 @@ use std::path::Path;
 
 pub use error::ConfigError;
 pub use plan::Plan;
+pub(crate) use resolve::fits;
 
 /// Reads the variants.toml at `path` and resolves it (see [`parse`]).
 pub fn load(path: &Path) -> Result<Plan, ConfigError> {

@@ -1584,8 +1584,41 @@ impl<'a> Draft<'a> {
             .uses(parameter)
             .filter(|uses| uses.read && !uses.written && !uses.escapes)
             .and_then(|_| kernels::indexes_with(self.kernel.body.as_deref()?, &parameter.name()?));
-        let count = match (indexing, parameter.element()) {
-            (Some(subscript), Some(element)) => Count {
+        // Drawn as the file draws them (`h[i] = 'a' + rand() % 26;` copied
+        // into it), where the type holds that range.
+        let drawn = match (self.uses(parameter), parameter.element()) {
+            (Some(uses), Some(element)) if uses.read && !element.is_float() => self
+                .passed_variable(position, scanned)
+                .and_then(|variable| {
+                    scanned
+                        .random_fills
+                        .iter()
+                        .rev()
+                        .find(|fill| fill.device == variable)
+                })
+                .filter(|fill| {
+                    crate::config::fits(element, fill.low as f64)
+                        && crate::config::fits(element, (fill.high - 1) as f64)
+                }),
+            _ => None,
+        };
+        let count = match (indexing, parameter.element(), drawn) {
+            (Some(subscript), _, Some(fill)) => Count {
+                comment: format!(
+                    "the kernel indexes `{subscript}` with its values: drawn as the file draws them, {}; {}",
+                    fill.written,
+                    count.comment.trim_start_matches("fill in: ")
+                ),
+                ..count
+            },
+            (None, _, Some(fill)) => Count {
+                comment: format!(
+                    "{}; drawn as the file draws them, {}",
+                    count.comment, fill.written
+                ),
+                ..count
+            },
+            (Some(subscript), Some(element), None) => Count {
                 comment: format!(
                     "fill in: the kernel indexes `{subscript}` with values it reads from `{}`, and gpuprof fills it with {} at random: give the range the file's values lie in, range = [low, high]; {}",
                     parameter.name().unwrap_or_default(),
@@ -1601,6 +1634,17 @@ impl<'a> Draft<'a> {
         };
         let value = self.scalar_value(suite, &parameter.name().unwrap_or_default());
         let entry = argument(position, parameter, self.uses(parameter), &count, value);
+        let entry = match drawn {
+            Some(fill) => entry.replacen(
+                "fill = \"random\" }",
+                &format!(
+                    "fill = \"random\", range = [{}, {}] }}",
+                    fill.low, fill.high
+                ),
+                1,
+            ),
+            None => entry,
+        };
         if let Some(passed) = passed.get(position).cloned().flatten() {
             return passed.applied(&entry, value);
         }
@@ -1736,6 +1780,27 @@ impl<'a> Draft<'a> {
         })
     }
 
+    /// The host variable behind the pointer the launch passes at
+    /// `position`, followed through the wrappers that hand it on and past
+    /// a cast or an offset (`(float *)d_in + 4`: `d_in`). None for a
+    /// launch offered as a guess.
+    fn passed_variable(&self, position: usize, scanned: &Kernels) -> Option<String> {
+        let launch = self.launch()?;
+        if matches!(self.launched, Launched::Offered(_)) {
+            return None;
+        }
+        let argument = uncast(launch.arguments.get(position)?);
+        let base = offset_pointer(argument).map_or(argument, |(base, _)| base);
+        let mut variable = base.to_string();
+        for _ in 0..4 {
+            match scanned.passed_pointers.iter().find(|(p, _)| *p == variable) {
+                Some((_, passed)) => variable = passed.trim().to_string(),
+                None => break,
+            }
+        }
+        Some(variable)
+    }
+
     /// The file's allocation of the buffer the launch passes as the
     /// pointer `parameter`: its bytes as written and its element count
     /// (the bytes without the `sizeof` of the element), followed through
@@ -1751,19 +1816,7 @@ impl<'a> Draft<'a> {
         let Takes::Pointer(_) = parameter.takes else {
             return None;
         };
-        let launch = self.launch()?;
-        if matches!(self.launched, Launched::Offered(_)) {
-            return None;
-        }
-        let argument = uncast(launch.arguments.get(position)?);
-        let base = offset_pointer(argument).map_or(argument, |(base, _)| base);
-        let mut variable = base.to_string();
-        for _ in 0..4 {
-            match scanned.passed_pointers.iter().find(|(p, _)| *p == variable) {
-                Some((_, passed)) => variable = passed.trim().to_string(),
-                None => break,
-            }
-        }
+        let variable = self.passed_variable(position, scanned)?;
         // A vector's storage (`thrust::raw_pointer_cast(d.data())`): the
         // count it was declared with.
         if let Some(vector) = vector_storage(&variable)
@@ -6458,6 +6511,7 @@ sequence = [
                 char *d_text;
                 unsigned *d_bins;
                 cudaMalloc(&d_text, n);
+                cudaMemcpy(d_text, h_text.data(), n, cudaMemcpyHostToDevice);
                 cudaMalloc(&d_bins, BINS * sizeof(unsigned));
                 cudaMemset(d_bins, 0, BINS * sizeof(unsigned));
                 count_letters<<<n / 256, 256>>>(d_text, d_bins, n);
@@ -6473,6 +6527,17 @@ sequence = [
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
+        plan(root.path(), "s");
+        // Where the file draws the letters (`'a' + rand() % 26`), the
+        // buffer is drawn alike and nothing is left to fill in.
+        let drawn = source.replace(
+            "std::vector<char> h_text(n, 'a');",
+            "std::vector<char> h_text(n); for (int i = 0; i < n; i++) h_text[i] = 'a' + rand() % 26;",
+        );
+        let (root, text) = draft(&[("h.cu", &drawn)], "h.cu", "s");
+        let expected = "{ name = \"text\", buffer = \"i8\", count = \"N\", fill = \"random\", range = [97, 123] },  # the kernel indexes `local[letter / 4]` with its values: drawn as the file draws them, 'a' + rand() % 26; the file allocates n for `d_text`";
+        let text = text.unwrap();
+        assert!(text.contains(expected), "{expected}\n{text}");
         plan(root.path(), "s");
     }
 }

@@ -35,6 +35,8 @@ mod sweep;
 mod values;
 mod variant;
 
+pub(crate) use values::fits;
+
 use checks::check_verify_cycles;
 use suite::{
     check_baseline, check_suite_name, check_version, clock_control, defaults, lines_at, sizes,

@@ -85,7 +85,7 @@ pub(super) fn type_bounds(element: ElementType) -> (f64, f64) {
 }
 
 /// Whether `value` can be stored in an element of type `element`.
-pub(super) fn fits(element: ElementType, value: f64) -> bool {
+pub(crate) fn fits(element: ElementType, value: f64) -> bool {
     let (min, max) = type_bounds(element);
     value.is_finite()
         && (element.is_float() || value.fract() == 0.0)
