@@ -6,6 +6,7 @@
 //! themselves; [`Expr`] reads the result, simplifies it (`(n + 255) /
 //! 256` is `cdiv(N, 256)`), evaluates it as the suite would and writes it
 //! back as a TOML value.
+//! `min` and `max` (`std::` too) are the suite's own.
 //! C's shifts become what they compute (`k << 1` is `k * 2`, `j >> 1` is
 //! `floor(j / 2)`), and so does its integer division where a loop
 //! variable takes part in it ([`Expr::floored`]): a loop variable must
@@ -94,6 +95,23 @@ pub(super) fn translate(
                 i = close + 1;
                 continue;
             }
+            // `std::min(…)`: the name after `std::` is read alone.
+            if word == "std" && chars.get(i) == Some(&':') && chars.get(i + 1) == Some(&':') {
+                i += 2;
+                continue;
+            }
+            if matches!(word.as_str(), "min" | "max") && chars.get(next) == Some(&'(') {
+                // `min((n + 255) / 256, 2048)`, a grid capped for a
+                // grid-stride loop: the suite's own min and max.
+                let close = closing(&chars, next)?;
+                let inside: String = chars[next + 1..close].iter().collect();
+                let [first, second] = signature::split_top_level(&inside, false).try_into().ok()?;
+                let first = translate(&first, mapped, loops, scanned, used, depth + 1)?;
+                let second = translate(&second, mapped, loops, scanned, used, depth + 1)?;
+                let _ = write!(out, "{word}({first}, {second})");
+                i = close + 1;
+                continue;
+            }
             if let Some(after) = size_call(&chars, i)
                 && let Some((_, count)) = scanned.vectors.iter().rev().find(|(v, _)| *v == word)
                 && depth < 4
@@ -141,7 +159,7 @@ pub(super) fn translate(
             } else if let Some((_, initial)) = scanned
                 .initializers
                 .iter()
-                .find(|(n, _)| *n == word)
+                .rfind(|(n, _)| *n == word)
                 .filter(|_| depth < 4)
             {
                 let inner = translate(initial, mapped, loops, scanned, used, depth + 1)?;
@@ -337,7 +355,8 @@ impl Reader<'_> {
 }
 
 /// An expression in gpuprof's language: numbers, symbols (N, loop
-/// variables), `+ - * / %` with exact division, `cdiv`, `floor`, `pow`.
+/// variables), `+ - * / %` with exact division, `cdiv`, `floor`, `pow`,
+/// `min`, `max`.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Expr {
     Number(f64),
@@ -347,11 +366,13 @@ pub(super) enum Expr {
     Cdiv(Box<Expr>, Box<Expr>),
     Floor(Box<Expr>),
     Pow(Box<Expr>, Box<Expr>),
+    /// `min(a, b)` (`false`) or `max(a, b)` (`true`).
+    Extreme(bool, Box<Expr>, Box<Expr>),
 }
 
 impl Expr {
     /// Parses `text` (numbers, names, `+ - * / %`, `<< >>`, a mask of
-    /// low bits `& 1`, parentheses).
+    /// low bits `& 1`, parentheses, `min(a, b)` and `max(a, b)`).
     pub(super) fn parse(text: &str) -> Option<Expr> {
         let chars: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
         let mut at = 0;
@@ -429,7 +450,20 @@ impl Expr {
                 {
                     *at += 1;
                 }
-                Some(Expr::Symbol(chars[start..*at].iter().collect()))
+                let name: String = chars[start..*at].iter().collect();
+                if matches!(name.as_str(), "min" | "max") && chars.get(*at) == Some(&'(') {
+                    *at += 1;
+                    let first = Expr::mask(chars, at)?;
+                    (chars.get(*at) == Some(&',')).then(|| *at += 1)?;
+                    let second = Expr::mask(chars, at)?;
+                    (chars.get(*at) == Some(&')')).then(|| *at += 1)?;
+                    return Some(Expr::Extreme(
+                        name == "max",
+                        Box::new(first),
+                        Box::new(second),
+                    ));
+                }
+                Some(Expr::Symbol(name))
             }
             c if c.is_ascii_digit() => {
                 let start = *at;
@@ -461,6 +495,13 @@ impl Expr {
             }
             Expr::Floor(operand) => operand.value_at(values)?.floor(),
             Expr::Pow(a, b) => a.value_at(values)?.powf(b.value_at(values)?),
+            Expr::Extreme(max, a, b) => {
+                let (a, b) = (a.value_at(values)?, b.value_at(values)?);
+                match max {
+                    true => a.max(b),
+                    false => a.min(b),
+                }
+            }
             Expr::Binary(op, a, b) => {
                 let (a, b) = (a.value_at(values)?, b.value_at(values)?);
                 match op {
@@ -481,7 +522,7 @@ impl Expr {
             Expr::Number(_) => false,
             Expr::Symbol(name) => names.is_none_or(|names| names.contains(name)),
             Expr::Negate(operand) | Expr::Floor(operand) => operand.names(names),
-            Expr::Binary(_, a, b) | Expr::Cdiv(a, b) | Expr::Pow(a, b) => {
+            Expr::Binary(_, a, b) | Expr::Cdiv(a, b) | Expr::Pow(a, b) | Expr::Extreme(_, a, b) => {
                 a.names(names) || b.names(names)
             }
         }
@@ -502,7 +543,9 @@ impl Expr {
             Expr::Number(value) => value.fract() == 0.0,
             Expr::Symbol(_) | Expr::Cdiv(..) | Expr::Floor(_) => true,
             Expr::Negate(operand) => operand.whole(),
-            Expr::Binary('+' | '-' | '*' | '%', a, b) => a.whole() && b.whole(),
+            Expr::Binary('+' | '-' | '*' | '%', a, b) | Expr::Extreme(_, a, b) => {
+                a.whole() && b.whole()
+            }
             Expr::Binary(..) | Expr::Pow(..) => false,
         }
     }
@@ -534,6 +577,7 @@ impl Expr {
             },
             Expr::Cdiv(a, b) => Expr::Cdiv(part(*a), part(*b)),
             Expr::Pow(a, b) => Expr::Pow(part(*a), part(*b)),
+            Expr::Extreme(max, a, b) => Expr::Extreme(max, part(*a), part(*b)),
             other => other,
         }
     }
@@ -587,6 +631,7 @@ impl Expr {
             Expr::Negate(operand) => Expr::Negate(floor(*operand)),
             Expr::Cdiv(a, b) => Expr::Cdiv(floor(*a), floor(*b)),
             Expr::Pow(a, b) => Expr::Pow(floor(*a), floor(*b)),
+            Expr::Extreme(max, a, b) => Expr::Extreme(max, floor(*a), floor(*b)),
             other => other,
         }
     }
@@ -642,6 +687,12 @@ impl Expr {
             Expr::Cdiv(a, b) => format!("cdiv({}, {})", a.shown(), b.shown()),
             Expr::Floor(operand) => format!("floor({})", operand.shown()),
             Expr::Pow(a, b) => format!("pow({}, {})", a.shown(), b.shown()),
+            Expr::Extreme(max, a, b) => format!(
+                "{}({}, {})",
+                if *max { "max" } else { "min" },
+                a.shown(),
+                b.shown()
+            ),
             Expr::Binary(op, a, b) => {
                 let own = self.precedence();
                 format!(
@@ -693,6 +744,27 @@ mod tests {
         assert_eq!(read("k & 255", &["k"]), "k % 256");
         assert!(Expr::parse("k & 6").is_none());
         assert!(Expr::parse("k & j").is_none());
+    }
+
+    #[test]
+    fn min_and_max_of_the_file_are_the_suites() {
+        let scanned = crate::config::kernels::scan("int main() { int threads = 256; }");
+        let mapped = [("n".to_string(), "n".to_string(), "N")];
+        let translated = |text: &str| {
+            super::translate(text, &mapped, &[], &scanned, &mut Vec::new(), 0)
+                .and_then(|t| Expr::parse(&t))
+                .map(|e| e.simplified().shown())
+        };
+        assert_eq!(
+            translated("std::min((n + threads - 1) / threads, 2048)").as_deref(),
+            Some("min(cdiv(N, 256), 2048)")
+        );
+        // Inside a min or max a quotient is C's integer division.
+        assert_eq!(
+            translated("max(n / 4, 1)").as_deref(),
+            Some("max(floor(N / 4), 1)")
+        );
+        assert_eq!(translated("min(n, 2, 3)"), None, "min of three");
     }
 
     #[test]

@@ -2797,12 +2797,13 @@ fn float_literal(text: &str) -> Option<String> {
     literal.then(|| format!("{value}"))
 }
 
-/// The initializer the file gives the integer variable `name`.
+/// The initializer the file gives the integer variable `name`: in a
+/// scan scoped to a launch ([`Kernels::scoped_at`]), the nearest before it.
 fn initializer<'s>(name: &str, scanned: &'s Kernels) -> Option<&'s str> {
     scanned
         .initializers
         .iter()
-        .find(|(n, _)| n == name)
+        .rfind(|(n, _)| n == name)
         .map(|(_, initial)| initial.as_str())
 }
 
@@ -6483,6 +6484,44 @@ sequence = [
             "{ name = \"total\", buffer = \"f32\", count = 1, output = true, fill = \"zeros\", compare = \"sum\" },  # one result for the whole grid (only total's first element is written): compared by its sum, added to from zero",
             // Written at every thread's element: compared element by element.
             "{ name = \"out\", buffer = \"f32\", count = \"N / 256\", output = true },  # the file allocates",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        plan(root.path(), "s");
+    }
+
+    #[test]
+    fn a_capped_grid_follows_n_with_the_initializer_of_its_own_host_function() {
+        // Each wrapper names its grid `blocks`, capped for a grid-stride
+        // loop: each launch reads the `blocks` declared above it.
+        let source = r#"
+            #include <algorithm>
+            __global__ void sum(const int *in, int *out, int n) {
+                int s = 0;
+                for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) s += in[i];
+                atomicAdd(out, s);
+            }
+            __global__ void sum_pairs(const int *in, int *out, int n) {
+                int s = 0;
+                for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n / 2; i += blockDim.x * gridDim.x) s += in[2 * i] + in[2 * i + 1];
+                atomicAdd(out, s);
+            }
+            void run_sum(int *in, int *out, int n) {
+                int threads = 256;
+                int blocks = std::min((n + threads - 1) / threads, 2048);
+                sum<<<blocks, threads>>>(in, out, n);
+            }
+            void run_pairs(int *in, int *out, int n) {
+                int threads = 256;
+                int blocks = max((n / 2 + threads - 1) / threads, 1);
+                sum_pairs<<<blocks, threads>>>(in, out, n);
+            }
+        "#;
+        let (root, text) = draft(&[("r.cu", source)], "r.cu", "s");
+        let text = text.unwrap();
+        for expected in [
+            "grid = [\"min(cdiv(N, 256), 2048)\"]  # fill in: from the file's <<<blocks, threads>>>, n taken as N\n",
+            "grid = [\"max(cdiv(floor(N / 2), 256), 1)\"]  # fill in: from the file's <<<blocks, threads>>>, n taken as N\n",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
