@@ -26,7 +26,7 @@ use std::path::Path;
 
 pub use error::ConfigError;
 pub use plan::Plan;
-pub(crate) use resolve::fits;
+pub(crate) use resolve::{BLOCK_LIMITS, MAX_BLOCK_THREADS, fits};
 
 /// Reads the variants.toml at `path` and resolves it (see [`parse`]).
 pub fn load(path: &Path) -> Result<Plan, ConfigError> {

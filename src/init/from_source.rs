@@ -2357,15 +2357,27 @@ impl<'a> Draft<'a> {
                     (size != problem.n).then(|| format!("{name} ({size})"))
                 })
                 .collect();
-            let values: Option<Vec<String>> = trimmed(&shape.values)
+            let values: Option<Vec<(String, f64)>> = trimmed(&shape.values)
                 .iter()
                 .map(|v| {
                     let expr = reader.expr(v, &turn.variables, &mut used)?;
                     let value = expr.value_at(&turn.values)?;
-                    (value >= 1.0 && value.fract() == 0.0 && value < 1e12).then(|| expr.toml())
+                    (value >= 1.0 && value.fract() == 0.0 && value < 1e12)
+                        .then(|| (expr.toml(), value))
                 })
                 .collect();
-            let values = values?;
+            let (values, numbers): (Vec<String>, Vec<f64>) = values?.into_iter().unzip();
+            // A block past CUDA's limits at the suite's size (`dim3 tids(2
+            // * r + 1, 2 * r + 1)` with `r` taken as N) is no block to
+            // draft: it is left to fill in, with the launch quoted.
+            let threads: f64 = numbers.iter().product();
+            let over = numbers
+                .iter()
+                .zip(crate::config::BLOCK_LIMITS)
+                .any(|(n, limit)| *n > f64::from(limit));
+            if k == 1 && (threads > crate::config::MAX_BLOCK_THREADS as f64 || over) {
+                return None;
+            }
             let origin = match &shape.declared {
                 Some(declared) => format!("the file's {declared}"),
                 None => format!("the file's <<<{}>>>", launch.config.join(", ")),
@@ -6487,6 +6499,27 @@ sequence = [
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
+        plan(root.path(), "s");
+    }
+
+    #[test]
+    fn a_block_past_cudas_limits_at_the_suites_size_is_left_to_fill_in() {
+        // The wrapper's `r` is passed to the kernel as a size, so it is
+        // taken as N: 2 * N + 1 threads a side would be over 1024.
+        let source = r#"
+            __global__ void splat(float *v, int dx, int r) {
+                int x = threadIdx.x, y = threadIdx.y;
+                v[y * dx + x] += 1.0f / (1 + abs(x - r) + abs(y - r));
+            }
+            extern "C" void add_splat(float *v, int dx, int r) {
+                dim3 tids(2 * r + 1, 2 * r + 1);
+                splat<<<1, tids>>>(v, dx, r);
+            }
+        "#;
+        let (root, text) = draft(&[("s.cu", source)], "s.cu", "s");
+        let text = text.unwrap();
+        let expected = "block = [16, 16]  # fill in: threads per block (the kernel indexes threadIdx in 2-D) (the file launches <<<1, tids>>>)\n";
+        assert!(text.contains(expected), "{expected}\n{text}");
         plan(root.path(), "s");
     }
 

@@ -35,7 +35,7 @@ mod sweep;
 mod values;
 mod variant;
 
-pub(crate) use values::fits;
+pub(crate) use values::{BLOCK_LIMITS, MAX_BLOCK_THREADS, fits};
 
 use checks::check_verify_cycles;
 use suite::{

@@ -15,7 +15,7 @@ use crate::config::raw::ExprSource;
 use crate::model::suite::Size;
 
 /// CUDA's limit on threads per block.
-const MAX_BLOCK_THREADS: u64 = 1024;
+pub(crate) const MAX_BLOCK_THREADS: u64 = 1024;
 
 const ROUND_HELP: &str = "division is exact (N/64 at N=100 is 1.5625), so round explicitly: \
                           ceil(a/b) or cdiv(a, b) rounds up, floor(a/b) rounds down";
@@ -153,12 +153,12 @@ pub(super) fn grid_bounds(axis: usize) -> Bounds {
     }
 }
 
+/// CUDA's most threads a block along x, y and z.
+pub(crate) const BLOCK_LIMITS: [u32; 3] = [1024, 1024, 64];
+
 fn block_bounds(axis: usize) -> Bounds {
-    let (max, name) = match axis {
-        0 => (1024, "x"),
-        1 => (1024, "y"),
-        _ => (64, "z"),
-    };
+    let axis = axis.min(2);
+    let (max, name) = (BLOCK_LIMITS[axis], ["x", "y", "z"][axis]);
     Bounds {
         min: 1.0,
         max: f64::from(max),
