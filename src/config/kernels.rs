@@ -1979,27 +1979,44 @@ fn random_fills(source: &str, integers: &[(String, i64)]) -> Vec<RandomFill> {
         Regex::new(r"\bcudaMemcpy(?:Async)?\s*\(\s*(?:\([^()]*\)\s*)?(\w+)\s*,\s*(?:\([^()]*\)\s*)?&?\s*(\w+)")
             .expect("a valid pattern")
     });
+    // Each way of filling an array, its name captured first and the
+    // expression drawn last, in the order they are tried for an array.
+    static FILLS: LazyLock<[Regex; 3]> = LazyLock::new(|| {
+        [
+            r"\b(\w+)\s*\[[^\]]*\]\s*=\s*([^;]*\brand\s*\(\s*\)[^;]*);",
+            r"\bgenerate\s*\(\s*(?:std\s*::\s*)?(?:begin\s*\(\s*(\w+)\s*\)|(\w+)\s*\.\s*begin\s*\(\s*\))[^;]*?\breturn\s+([^;]*\brand\s*\(\s*\)[^;]*);",
+            r"\bfor\s*\(\s*\w+\s*&\s*\w+\s*:\s*(\w+)\s*\)\s*\{?\s*\w+\s*=\s*([^;]*\brand\s*\(\s*\)[^;]*);",
+        ]
+        .map(|pattern| Regex::new(pattern).expect("a valid pattern"))
+    });
+    if !source.contains("rand") {
+        return Vec::new();
+    }
+    // Per way, every array's fills in order: its name and the expression.
+    // The search goes on right after each name, so a fill inside another's
+    // expression (`a[i] = b[i] = rand() % 4;`) is found too.
+    let filled: Vec<Vec<(&str, &str)>> = FILLS
+        .iter()
+        .map(|fill| {
+            let mut arrays = Vec::new();
+            let mut at = 0;
+            while let Some(captures) = fill.captures_at(source, at) {
+                let mut groups = captures.iter().skip(1).flatten();
+                let Some(array) = groups.next() else {
+                    break;
+                };
+                at = array.end();
+                arrays.extend(groups.last().map(|drawn| (array.as_str(), drawn.as_str())));
+            }
+            arrays
+        })
+        .collect();
     let mut found = Vec::new();
     for copy in COPY.captures_iter(source) {
-        let (device, host) = (&copy[1], regex::escape(&copy[2]));
-        let fills = [
-            format!(r"\b{host}\s*\[[^\]]*\]\s*=\s*([^;]*\brand\s*\(\s*\)[^;]*);"),
-            format!(
-                r"\bgenerate\s*\(\s*(?:std\s*::\s*)?(?:begin\s*\(\s*{host}\s*\)|{host}\s*\.\s*begin\s*\(\s*\))[^;]*?\breturn\s+([^;]*\brand\s*\(\s*\)[^;]*);"
-            ),
-            format!(
-                r"\bfor\s*\(\s*\w+\s*&\s*(\w+)\s*:\s*{host}\s*\)\s*\{{?\s*\w+\s*=\s*([^;]*\brand\s*\(\s*\)[^;]*);"
-            ),
-        ];
-        let drawn = fills.iter().find_map(|pattern| {
-            let captures = Regex::new(pattern).ok()?.captures(source)?;
-            let written = captures
-                .iter()
-                .flatten()
-                .last()?
-                .as_str()
-                .trim()
-                .to_string();
+        let (device, host) = (&copy[1], &copy[2]);
+        let drawn = filled.iter().find_map(|arrays| {
+            let (_, written) = arrays.iter().find(|(array, _)| *array == host)?;
+            let written = written.trim().to_string();
             let (low, high) = drawn_range(&written, integers)?;
             Some(RandomFill {
                 device: device.to_string(),
@@ -2342,7 +2359,7 @@ pub(crate) fn only_added_to(body: &str, name: &str) -> bool {
 pub(crate) fn indexes_with(body: &str, name: &str) -> Option<String> {
     let chars: Vec<char> = body.chars().collect();
     let (tokens, _) = tokenize(&chars);
-    let reads = |within: std::ops::Range<usize>, carriers: &[String]| {
+    let reads = |within: Range<usize>, carriers: &[String]| {
         within.into_iter().any(|k| match &tokens[k].0 {
             Token::Ident(_) if names_another_thing(&tokens, k) => false,
             Token::Ident(w) if w == name => is(&tokens, k + 1, '['),

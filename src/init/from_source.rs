@@ -1531,6 +1531,7 @@ impl<'a> Draft<'a> {
         scanned: &Kernels,
     ) -> String {
         let suite = problem.dimensions;
+        let uses = self.uses(parameter);
         let count = self
             .allocated_count(position, parameter, scanned, problem)
             .unwrap_or_else(|| match lanes_of(parameter) {
@@ -1580,13 +1581,12 @@ impl<'a> Draft<'a> {
         // sparse matrix's column indices) must keep the index inside its
         // array: random contents need not. (One the kernel writes too
         // may index with what it wrote there.)
-        let indexing = self
-            .uses(parameter)
+        let indexing = uses
             .filter(|uses| uses.read && !uses.written && !uses.escapes)
             .and_then(|_| kernels::indexes_with(self.kernel.body.as_deref()?, &parameter.name()?));
         // Drawn as the file draws them (`h[i] = 'a' + rand() % 26;` copied
         // into it), where the type holds that range.
-        let drawn = match (self.uses(parameter), parameter.element()) {
+        let drawn = match (uses, parameter.element()) {
             (Some(uses), Some(element)) if uses.read && !element.is_float() => self
                 .passed_variable(position, scanned)
                 .and_then(|variable| {
@@ -1633,7 +1633,7 @@ impl<'a> Draft<'a> {
             _ => count,
         };
         let value = self.scalar_value(suite, &parameter.name().unwrap_or_default());
-        let entry = argument(position, parameter, self.uses(parameter), &count, value);
+        let entry = argument(position, parameter, uses, &count, value);
         let entry = match drawn {
             Some(fill) => entry.replacen(
                 "fill = \"random\" }",
