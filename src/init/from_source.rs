@@ -2816,7 +2816,45 @@ fn initializer<'s>(name: &str, scanned: &'s Kernels) -> Option<&'s str> {
         .initializers
         .iter()
         .rfind(|(n, _)| n == name)
-        .map(|(_, initial)| initial.as_str())
+        .map(|(_, initial)| default_of(initial))
+}
+
+/// The value a size takes when the program runs without arguments: the
+/// other branch of a choice that reads the command line (`argc > 1 ?
+/// atoi(argv[1]) : 4096` is 4096, as `int n = 4096; if (argc > 1) n =
+/// atoi(argv[1]);` is), else `initial` itself.
+fn default_of(initial: &str) -> &str {
+    let bytes = initial.as_bytes();
+    let (mut depth, mut question, mut colon) = (0i32, None, None);
+    for (at, &c) in bytes.iter().enumerate() {
+        // (`std::atoi`'s colons are a scope, not the choice's.)
+        let scope = bytes.get(at + 1) == Some(&b':') || at > 0 && bytes[at - 1] == b':';
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b'?' if depth == 0 && question.is_none() => question = Some(at),
+            b':' if depth == 0 && !scope && question.is_some() && colon.is_none() => {
+                colon = Some(at)
+            }
+            _ => {}
+        }
+    }
+    let (Some(question), Some(colon)) = (question, colon) else {
+        return initial;
+    };
+    let chosen = initial[question + 1..colon].trim();
+    let otherwise = initial[colon + 1..].trim();
+    if chosen.contains('?') || otherwise.contains('?') {
+        return initial;
+    }
+    match (
+        reads_a_size_at_run_time(chosen),
+        reads_a_size_at_run_time(otherwise),
+    ) {
+        (true, false) => otherwise,
+        (false, true) => chosen,
+        _ => initial,
+    }
 }
 
 /// Whether an initializer reads a size the program learns only when it
@@ -3788,6 +3826,7 @@ fn points_to_const(written: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::default_of;
     use std::path::{Path, PathBuf};
 
     /// Writes `files` (path, text) into a new folder, then drafts the
@@ -3958,6 +3997,31 @@ mod tests {
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
+    }
+
+    #[test]
+    fn a_size_the_command_line_may_override_is_drafted_at_the_files_default() {
+        // `argc > 1 ? atoi(argv[1]) : 4096` runs at 4096 without
+        // arguments, as `int n = 4096; if (argc > 1) n = atoi(argv[1]);`
+        // does: the draft's size (it was 1024, to fill in).
+        let source = r#"
+            __global__ void scale(float *x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= 2.0f; }
+            int main(int argc, char **argv) {
+                const int n = (argc > 1) ? std::atoi(argv[1]) : (1 << 20);
+                float *x;
+                cudaMalloc(&x, n * sizeof(float));
+                scale<<<(n + 255) / 256, 256>>>(x, n);
+            }
+        "#;
+        let (_root, text) = draft(&[("r.cu", source)], "r.cu", "r");
+        let text = text.unwrap();
+        assert!(text.contains("sizes = [1048576]"), "{text}");
+        assert_eq!(default_of("argc > 1 ? 7 : atoi(argv[1])"), "7");
+        assert_eq!(default_of("a ? b : c"), "a ? b : c");
+        assert_eq!(
+            default_of("flag ? atoi(argv[1]) : atoi(argv[2])"),
+            "flag ? atoi(argv[1]) : atoi(argv[2])"
+        );
     }
 
     #[test]
