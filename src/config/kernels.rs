@@ -2231,6 +2231,102 @@ fn names_another_thing(tokens: &[Located], i: usize) -> bool {
     member || (is(tokens, i + 1, ':') && is(tokens, i + 2, ':'))
 }
 
+/// Whether the kernel's integer parameter `name` sizes what it indexes
+/// of its `pointers` (its pointer parameters): it stands in a subscript
+/// of one (`A[row * cols + c]`), or is compared with a thread's index or
+/// a variable that stands in one (`if (i < n)`, `for (j = 0; j <
+/// mask_width; j++) … mask[j]`). A count of repetitions (`for (k = 0; k <
+/// iters; ++k)` over a `k` that indexes no buffer, or only a shared
+/// array) does not.
+pub(crate) fn bounds_an_index(body: &str, name: &str, pointers: &[String]) -> bool {
+    let chars: Vec<char> = body.chars().collect();
+    let (tokens, _) = tokenize(&chars);
+    let mut subscripted: Vec<&str> = Vec::new();
+    // Each open bracket: whether it subscripts one of `pointers`.
+    let mut open: Vec<bool> = Vec::new();
+    for (k, (token, _)) in tokens.iter().enumerate() {
+        match token {
+            Token::Punct('[') => open.push(
+                open.last() == Some(&true)
+                    || k > 0 && matches!(&tokens[k - 1].0, Token::Ident(p) if pointers.contains(p)),
+            ),
+            Token::Punct(']') => {
+                open.pop();
+            }
+            Token::Ident(word) if open.last() == Some(&true) => subscripted.push(word),
+            _ => {}
+        }
+    }
+    if subscripted.contains(&name) {
+        return true;
+    }
+    let indexes = |word: &str| {
+        subscripted.contains(&word) || matches!(word, "threadIdx" | "blockIdx" | "blockDim")
+    };
+    let compared = |k: usize| is(&tokens, k, '<') || is(&tokens, k, '>');
+    (0..tokens.len()).any(|k| {
+        if !matches!(&tokens[k].0, Token::Ident(w) if w == name) {
+            return false;
+        }
+        // The other side of `x < name` (back to the statement's start or
+        // an opening parenthesis), or of `name > x`, `name <= x`.
+        let before =
+            k >= 1 && compared(k - 1) || k >= 2 && is(&tokens, k - 1, '=') && compared(k - 2);
+        let after = compared(k + 1);
+        let side: Vec<&Token> = match (before, after) {
+            (true, _) => tokens[..k]
+                .iter()
+                .rev()
+                .skip(1)
+                .take_while(|(t, _)| !matches!(t, Token::Punct(';' | '(' | '{' | '}' | ',')))
+                .map(|(t, _)| t)
+                .collect(),
+            (false, true) => tokens[k + 1..]
+                .iter()
+                .skip(1)
+                .take_while(|(t, _)| !matches!(t, Token::Punct(';' | ')' | '{' | '}' | ',')))
+                .map(|(t, _)| t)
+                .collect(),
+            (false, false) => return false,
+        };
+        side.iter()
+            .any(|t| matches!(t, Token::Ident(w) if indexes(w)))
+    })
+}
+
+/// Whether a block reads a row of its own: an index that multiplies the
+/// block's index by one of `strides` (the kernel's integer parameters),
+/// `A[blockIdx.x * cols + c]` or `A[row * cols + c]` after `int row =
+/// blockIdx.x;`. Such a block's one result is its row's (a row sum, a
+/// matrix-vector product a block per row), not a share of the grid's.
+pub(crate) fn block_reads_a_row(body: &str, strides: &[String]) -> bool {
+    let chars: Vec<char> = body.chars().collect();
+    let (tokens, _) = tokenize(&chars);
+    let block_variables = block_index_variables(&tokens);
+    let stride_at =
+        |k: usize| matches!(tokens.get(k), Some((Token::Ident(w), _)) if strides.contains(w));
+    // The tokens the block's index takes from `k` on: 3 for
+    // `blockIdx.x`, 1 for a variable holding it.
+    let block_at = |k: usize| match tokens.get(k) {
+        Some((Token::Ident(b), _))
+            if b == "blockIdx"
+                && is(&tokens, k + 1, '.')
+                && matches!(tokens.get(k + 2), Some((Token::Ident(x), _)) if x == "x") =>
+        {
+            Some(3)
+        }
+        Some((Token::Ident(v), _)) if block_variables.contains(v) => Some(1),
+        _ => None,
+    };
+    (0..tokens.len()).any(|k| match block_at(k) {
+        Some(taken) => {
+            (is(&tokens, k + taken, '*') && stride_at(k + taken + 1))
+                || (k >= 2 && is(&tokens, k - 1, '*') && stride_at(k - 2))
+        }
+        None => false,
+    })
+}
+
 /// How a kernel writes an output of partial results, where that is the
 /// only way it uses it ([`partial_output`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -3284,6 +3380,66 @@ mod tests {
                 ("point".into(), "float2".into()),
             ]
         );
+    }
+
+    #[test]
+    fn a_parameter_that_bounds_an_index_is_found() {
+        let pointers: Vec<String> = ["x", "y", "dst", "src", "in", "mask", "A", "out"]
+            .map(String::from)
+            .to_vec();
+        for (body, name, expected) in [
+            (
+                "int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = x[i];",
+                "n",
+                true,
+            ),
+            (
+                "for (size_t i = idx; i < n; i += stride) dst[i] = src[i];",
+                "n",
+                true,
+            ),
+            (
+                "for (int j = 0; j < mask_width; j++) acc += in[start + j] * mask[j];",
+                "mask_width",
+                true,
+            ),
+            ("acc += A[row * cols + c];", "cols", true),
+            ("if (n > threadIdx.x) out[0] = 1;", "n", true),
+            (
+                "for (int k = 0; k < iters; ++k) acc += tile[(threadIdx.x * S) % 1056];",
+                "iters",
+                false,
+            ),
+            ("out[threadIdx.x] = scale * iters;", "iters", false),
+            (
+                "for (int k = 0; k < iters; ++k) acc += smem[(lane * 2 + k) % 1056];",
+                "iters",
+                false,
+            ),
+        ] {
+            assert_eq!(bounds_an_index(body, name, &pointers), expected, "{body}");
+        }
+    }
+
+    #[test]
+    fn a_block_that_reads_a_row_of_its_own_is_found() {
+        let strides = vec!["cols".to_string(), "n".to_string()];
+        for (body, expected) in [
+            ("acc += A[blockIdx.x * cols + c];", true),
+            ("int row = blockIdx.x; acc += A[row * cols + c];", true),
+            ("acc += A[n * blockIdx.x + c];", true),
+            (
+                "sdata[tid] = in[blockIdx.x * blockDim.x + threadIdx.x];",
+                false,
+            ),
+            ("sdata[tid] = in[blockIdx.x * 256 + threadIdx.x];", false),
+            (
+                "int row = blockIdx.x; row += 1; acc += A[row * cols];",
+                false,
+            ),
+        ] {
+            assert_eq!(block_reads_a_row(body, &strides), expected, "{body}");
+        }
     }
 
     #[test]

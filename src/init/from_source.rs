@@ -143,7 +143,13 @@ pub fn suite_for_files(files: &[(&str, &Origin)], suite_name: &str) -> Result<St
             .scanned
             .kernels
             .iter()
-            .map(|kernel| Draft::new(kernel, &file.scanned, &file.code))
+            .flat_map(|kernel| {
+                let launches = instances(kernel, &file.scanned, &file.code);
+                let per_instance = launches.len() > 1;
+                launches.into_iter().map(move |launched| {
+                    Draft::new(kernel, (launched, per_instance), &file.scanned, &file.code)
+                })
+            })
             .collect();
         // In a suite of several files, each file is named.
         let named = match files.len() {
@@ -263,8 +269,14 @@ pub fn suite_for_files(files: &[(&str, &Origin)], suite_name: &str) -> Result<St
         ),
     };
     for ((file, these), (_, problem)) in read.iter().zip(&drafts).zip(&problems) {
-        for (draft, home) in these.iter().zip(&file.homes.of_kernel) {
-            let home = &file.homes.files[*home];
+        for draft in these {
+            // (Several instances of a template draft from one kernel.)
+            let kernel = file
+                .scanned
+                .kernels
+                .iter()
+                .position(|k| std::ptr::eq(k, draft.kernel));
+            let home = &file.homes.files[kernel.map_or(0, |k| file.homes.of_kernel[k])];
             text.push_str(&draft.variant(&home.relative, &home.includes, problem, baseline));
         }
     }
@@ -981,6 +993,73 @@ fn variant_name(kernel: &str) -> String {
         .replace(['<', '>', ',', ' '], "_")
 }
 
+/// The launches `kernel`'s variants are drafted from: for a template
+/// whose several instances the file launches one after another
+/// (`smem_stride<1>`, `<2>`, `<32>`, `<33>`: a bank-conflict study), the
+/// first launch of each, a variant each; else how the file launches it
+/// ([`launched`]). Instances a `switch` or an `if … else` chooses between
+/// when the program runs (`case 512: reduce<512><<<…>>>`) are one
+/// variant, drafted from the first, with the others noted
+/// ([`Draft::launched_again`]).
+fn instances<'a>(kernel: &Kernel, scanned: &'a Kernels, code: &Code) -> Vec<Launched<'a>> {
+    let launches = instances_launched(kernel, scanned);
+    let chosen = launches.iter().any(|l| code.in_a_case(launch_start(l)))
+        || launches.iter().enumerate().any(|(k, a)| {
+            launches[k + 1..]
+                .iter()
+                .any(|b| code.in_other_branches(a.at, b.at))
+        });
+    match launches.len() > 1 && !chosen {
+        true => launches.into_iter().map(Launched::Directly).collect(),
+        false => vec![launched(kernel, scanned)],
+    }
+}
+
+/// The first launch of each instance of the template `kernel` the file
+/// launches directly, in the file's order (none for a kernel that is not
+/// a template, or whose launches name no instance).
+fn instances_launched<'a>(kernel: &Kernel, scanned: &'a Kernels) -> Vec<&'a Launch> {
+    let mut first: Vec<&Launch> = Vec::new();
+    if kernel.template.is_none() {
+        return first;
+    }
+    for launch in scanned
+        .launches
+        .iter()
+        .filter(|l| l.callee.contains('<') && kernels::entry_base(&l.callee) == kernel.name)
+    {
+        if !first.iter().any(|seen| seen.callee == launch.callee) {
+            first.push(launch);
+        }
+    }
+    first
+}
+
+/// The offset where `launch`'s statement names its kernel: before its
+/// callee, which ends at the `<<<`.
+fn launch_start(launch: &Launch) -> usize {
+    launch.at.saturating_sub(launch.callee.chars().count())
+}
+
+/// A variant name's suffix for the instance `callee` launches: its
+/// template arguments joined by `_` (`sgemm<64, 64, 8>`: `64_64_8`).
+fn instance_suffix(callee: &str) -> String {
+    let arguments = callee
+        .split_once('<')
+        .map_or("", |(_, rest)| rest.trim_end().trim_end_matches('>'));
+    signature::split_top_level(arguments, false)
+        .iter()
+        .map(|argument| {
+            argument
+                .trim()
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("_")
+}
+
 /// How the file launches a kernel.
 enum Launched<'a> {
     /// `kernel<<<…>>>`.
@@ -1041,6 +1120,9 @@ impl Setting {
 /// One kernel's variant, read before any of it is written.
 struct Draft<'a> {
     name: String,
+    /// Whether it is one of the several instances of its template the
+    /// file launches, each drafted as a variant ([`instances`]).
+    per_instance: bool,
     kernel: &'a Kernel,
     /// The `__device__` functions of its file and headers, which its
     /// pointers may be handed to.
@@ -1085,8 +1167,14 @@ struct Draft<'a> {
 }
 
 impl<'a> Draft<'a> {
-    fn new(kernel: &'a Kernel, file: &'a Kernels, code: &Code) -> Draft<'a> {
-        let launched = launched(kernel, file);
+    /// The draft of `kernel` from how it is `launched`, and whether that
+    /// is one of several instances, each a variant.
+    fn new(
+        kernel: &'a Kernel,
+        (launched, per_instance): (Launched<'a>, bool),
+        file: &'a Kernels,
+        code: &Code,
+    ) -> Draft<'a> {
         let launch = match launched {
             Launched::Directly(l) | Launched::Through(l, _) | Launched::Offered(l) => Some(l),
             Launched::Not => None,
@@ -1163,8 +1251,17 @@ impl<'a> Draft<'a> {
                 .max(indexed.1),
             None => indexed.0.max(indexed.1),
         };
+        // One of several instances the file launches is named by its
+        // template arguments (`smem_stride<32>`: `smem_stride_32`).
+        let name = match launch {
+            Some(l) if per_instance => {
+                variant_name(&format!("{}_{}", kernel.name, instance_suffix(&l.callee)))
+            }
+            _ => variant_name(&kernel.name),
+        };
         let mut draft = Draft {
-            name: variant_name(&kernel.name),
+            name,
+            per_instance,
             kernel,
             functions: &file.functions,
             parameters,
@@ -1380,11 +1477,10 @@ impl<'a> Draft<'a> {
         let Some(drafted) = self.launch() else {
             return String::new();
         };
-        let mut others: Vec<String> = Vec::new();
+        let (mut again, mut instead): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
         for launch in scanned.launches.iter().filter(|l| {
             l.at != drafted.at
                 && kernels::entry_base(&l.callee) == kernels::entry_base(&drafted.callee)
-                && (l.config != drafted.config || l.arguments != drafted.arguments)
         }) {
             let shown = format!(
                 "{}<<<{}>>>({})",
@@ -1392,17 +1488,38 @@ impl<'a> Draft<'a> {
                 launch.config.join(", "),
                 launch.arguments.join(", ")
             );
-            if !others.contains(&shown) {
-                others.push(shown);
+            // Another instance, which the program chooses instead of this
+            // one when it runs (one variant each otherwise), or this one
+            // launched again otherwise.
+            let list = match launch.callee == drafted.callee {
+                true if launch.config != drafted.config
+                    || launch.arguments != drafted.arguments =>
+                {
+                    &mut again
+                }
+                false if !self.per_instance => &mut instead,
+                _ => continue,
+            };
+            if !list.contains(&shown) {
+                list.push(shown);
             }
         }
-        match others.is_empty() {
-            true => String::new(),
-            false => format!(
-                "# the file also launches {}: only its first launch is drafted; launches run one after another are a `sequence` of steps\n",
-                others.join(", ")
-            ),
+        let mut notes = String::new();
+        if !instead.is_empty() {
+            let _ = writeln!(
+                notes,
+                "# the file also launches {}: the instance the program chooses when it runs; this draft takes the first, and another is a variant of its own (a copy of this one with its entry, block and grid)",
+                instead.join(", ")
+            );
         }
+        if !again.is_empty() {
+            let _ = writeln!(
+                notes,
+                "# the file also launches {}: only its first launch is drafted; launches run one after another are a `sequence` of steps",
+                again.join(", ")
+            );
+        }
+        notes
     }
 
     /// A sequence of one step, which the loops around its launch repeat:
@@ -1686,6 +1803,18 @@ impl<'a> Draft<'a> {
             return None;
         }
         let (partial, accumulates) = kernels::partial_output(body, &name)?;
+        // A block per row (`y[blockIdx.x] = sum` of `A[blockIdx.x * cols
+        // + c]`) writes the row's whole result: compared element by element.
+        let integers: Vec<String> = self
+            .parameters
+            .iter()
+            .flatten()
+            .filter(|p| holds_a_count(p))
+            .filter_map(Parameter::name)
+            .collect();
+        if partial == kernels::Partial::PerBlock && kernels::block_reads_a_row(body, &integers) {
+            return None;
+        }
         if partial == kernels::Partial::One {
             return Some(Count {
                 toml: "1".to_string(),
@@ -1740,7 +1869,8 @@ impl<'a> Draft<'a> {
         let launch = self.launch()?;
         let allocated = self.allocation(position, parameter, scanned)?;
         let mapped = self.taken_as_n(launch, scanned, problem);
-        let drafted = translate(&allocated.count, &mapped, &[], scanned, &mut Vec::new(), 0)
+        let mut used = Vec::new();
+        let drafted = translate(&allocated.count, &mapped, &[], scanned, &mut used, 0)
             .and_then(|t| Expr::parse(&t))
             .map(Expr::simplified)?;
         let at_n = drafted.value(problem.n as f64)?;
@@ -1752,10 +1882,7 @@ impl<'a> Draft<'a> {
             allocated.bytes, allocated.variable
         );
         if problem.names.is_empty() {
-            let names: Vec<&str> = mapped
-                .iter()
-                .map(|(variable, ..)| variable.as_str())
-                .collect();
+            let names: Vec<&str> = used.iter().map(|(variable, _)| variable.as_str()).collect();
             // A count over none of them is the file's own constant
             // (`#define N (33 * 1024)`), the same at every size: no guess.
             let comment = match names.is_empty() {
@@ -2177,7 +2304,16 @@ impl<'a> Draft<'a> {
             .collect();
         if !told.is_empty() {
             found.retain(|(_, value)| told.iter().any(|(_, size)| size == value));
-            found.extend(told);
+            // A constant the launch passes beside the size (a mask's
+            // width: `conv<<<(LEN + 255) / 256, 256>>>(…, MASK_WIDTH,
+            // LEN)`) is not the problem's: where the grid covers some of
+            // what it tells, those are.
+            let covered = told
+                .iter()
+                .filter(|(_, value)| found.iter().any(|(_, size)| size == value))
+                .cloned()
+                .collect::<Vec<_>>();
+            found.extend(if covered.is_empty() { told } else { covered });
             return found;
         }
         // A launch that names no size (`add<<<128, 128>>>(dev_a, …)`, a
@@ -2242,7 +2378,12 @@ impl<'a> Draft<'a> {
                 // in the launch itself (`1024`, `1024 * sizeof(float)`).
                 let (initial, written) = match initializer(argument, scanned) {
                     Some(initial) => (initial, format!("{argument} = {initial}")),
-                    None if !is_identifier(argument) => (argument.as_str(), argument.clone()),
+                    // (A constant, `MASK_WIDTH`, is its value.)
+                    None if !is_identifier(argument)
+                        || constant_value(argument, scanned).is_some() =>
+                    {
+                        (argument.as_str(), argument.clone())
+                    }
                     None => return None,
                 };
                 if !integer {
@@ -2294,6 +2435,23 @@ impl<'a> Draft<'a> {
                 (v, p, value)
             })
             .collect();
+        // A constant whose value is none of the sizes (a mask's width of
+        // 7 beside a length of 1 << 22) is passed as it is: the problem's
+        // sizes, or where the suite's are not one, the launch's own.
+        let own = self.sizes(scanned, &problem.block_like);
+        let mut sizes: Vec<i64> = own.iter().map(|(_, value)| *value).collect();
+        if !problem.names.is_empty() {
+            sizes.extend(
+                (1..=problem.dimensions as u32).filter_map(|power| problem.n.checked_pow(power)),
+            );
+        }
+        if !sizes.is_empty() {
+            mapped.retain(|(variable, ..)| {
+                problem.names.contains(variable)
+                    || own.iter().any(|(name, _)| name == variable)
+                    || constant_value(variable, scanned).is_none_or(|value| sizes.contains(&value))
+            });
+        }
         if self.dimensions == problem.dimensions {
             for name in &problem.names {
                 if !mapped.iter().any(|(v, ..)| v == name) {
@@ -2637,6 +2795,19 @@ impl<'a> Draft<'a> {
                 matches!(parameter.takes, Takes::Value(c) if !c.float)
                     && parameter.element().is_some()
             })
+            // A constant no allocation uses is a size only where the kernel
+            // bounds an index with it: `iters` of `for (k = 0; k < iters;
+            // ++k)` is a count of repetitions, passed as it is.
+            .filter(|(argument, parameter)| {
+                constant_value(argument, scanned).is_none()
+                    || allocates(argument, scanned)
+                    || match (&self.kernel.body, parameter.name()) {
+                        (Some(body), Some(name)) => {
+                            kernels::bounds_an_index(body, &name, &self.pointer_names())
+                        }
+                        _ => true,
+                    }
+            })
             .map(|(argument, parameter)| {
                 (
                     argument.clone(),
@@ -2650,6 +2821,16 @@ impl<'a> Draft<'a> {
             }
         }
         mapped
+    }
+
+    /// The names of its pointer parameters.
+    fn pointer_names(&self) -> Vec<String> {
+        self.parameters
+            .iter()
+            .flatten()
+            .filter(|p| matches!(p.takes, Takes::Pointer(_)))
+            .filter_map(Parameter::name)
+            .collect()
     }
 
     /// Whether `name` is the variable of a loop that repeats its launch.
@@ -2705,6 +2886,10 @@ fn holds_a_size_within(name: &str, scanned: &Kernels, depth: usize) -> bool {
     }
 }
 
+/// The most elements a drafted problem size may make (2^33: 32 GiB of
+/// floats).
+const MOST_ELEMENTS: i64 = 1 << 33;
+
 /// The problem size the suite drafts: N's value, the file's names that
 /// hold it, and what the launches read as a block's size.
 struct Problem {
@@ -2742,16 +2927,42 @@ impl Problem {
             }
         }
         let mut found: Vec<(String, i64)> = Vec::new();
+        // The kernels that give each value (a template's instances are
+        // one kernel).
+        let mut kernels_of: Vec<(i64, Vec<*const Kernel>)> = Vec::new();
         for draft in drafts.iter().filter(|d| d.dimensions == dimensions) {
             for size in draft.sizes(&draft.scoped, &block_like) {
+                let kernel: *const Kernel = draft.kernel;
+                match kernels_of.iter_mut().find(|(value, _)| *value == size.1) {
+                    Some((_, kernels)) if !kernels.contains(&kernel) => kernels.push(kernel),
+                    Some(_) => {}
+                    None => kernels_of.push((size.1, vec![kernel])),
+                }
                 if !found.contains(&size) {
                     found.push(size);
                 }
             }
         }
+        // Where the kernels disagree, the size most of them give is the
+        // problem's (a transpose's n beside a bank-conflict test's block
+        // count); the others keep the file's values.
+        kernels_of.sort_by_key(|(_, kernels)| std::cmp::Reverse(kernels.len()));
+        if let [(most, first), (_, second), ..] = kernels_of.as_slice()
+            && first.len() > second.len()
+        {
+            found.retain(|(_, value)| value == most);
+        }
         let one_value = found.windows(2).all(|pair| pair[0].1 == pair[1].1);
+        // A side whose N×N elements no GPU holds (a count of 10,000,000
+        // taken as a side) is a count of another kernel's, not a side.
+        let fits = |n: i64| {
+            u32::try_from(dimensions)
+                .ok()
+                .and_then(|power| n.checked_pow(power))
+                .is_some_and(|elements| elements <= MOST_ELEMENTS)
+        };
         match (found.first(), one_value) {
-            (Some(&(_, n)), true) => Problem {
+            (Some(&(_, n)), true) if fits(n) => Problem {
                 dimensions,
                 n,
                 names: found.into_iter().map(|(name, _)| name).collect(),
@@ -2952,6 +3163,17 @@ fn size_define(name: &str, scanned: &Kernels, block_like: &[String]) -> Option<i
         names_through(body, scanned, 4, &mut in_kernel);
     }
     (in_kernel.iter().any(|n| n == name) || allocates(name, scanned)).then_some(value)
+}
+
+/// The value of `name` where the file fixes it: a constant (`#define
+/// MASK_WIDTH 7`, `constexpr int K = 3;`) or a variable initialized to
+/// numbers alone (`int iters = 1024;`).
+fn constant_value(name: &str, scanned: &Kernels) -> Option<i64> {
+    match scanned.integers.iter().rev().find(|(n, _)| n == name) {
+        Some((_, value)) => Some(*value),
+        None if initialized_to_a_number(name, scanned) => initialized_count(name, scanned),
+        None => None,
+    }
 }
 
 /// Whether the host variable `name` is initialized to an expression of
@@ -3994,6 +4216,141 @@ mod tests {
         for expected in [
             "grid = [\"cdiv(N, 128)\", \"cdiv(N, 128)\"]  # fill in: from the file's dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM), N, M taken as N\n",
             "grid = [\"cdiv(N * N, 256)\"]  # fill in: from the file's <<<(n + 255) / 256, 256>>>, n taken as N*N\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+    }
+
+    #[test]
+    fn each_instance_of_a_template_the_file_launches_in_turn_is_a_variant() {
+        // A bank-conflict study: the instances are the ladder. A constant
+        // the launch passes that sizes no allocation (`iters`) is its
+        // value, not N.
+        let source = r#"
+            template <int S>
+            __global__ void smem_stride(const float *in, float *out, int iters) {
+                __shared__ float tile[32 * 33];
+                float acc = 0;
+                for (int k = 0; k < iters; ++k) acc += tile[(threadIdx.x * S) % (32 * 33)];
+                out[blockIdx.x * blockDim.x + threadIdx.x] = acc + in[threadIdx.x];
+            }
+            template <int T>
+            __global__ void tiled(const float *in, float *out, int n) {
+                out[blockIdx.x * T + threadIdx.x] = in[threadIdx.x] * n;
+            }
+            template <int B>
+            __global__ void reduce(const float *in, float *out, int n) {
+                out[blockIdx.x * B + threadIdx.x] = in[threadIdx.x] * n;
+            }
+            int main() {
+                const int blockSize = 256;
+                const int smemBlocks = 2048, iters = 1024;
+                float *d_in, *d_out;
+                cudaMalloc(&d_in, 32 * 33 * sizeof(float));
+                cudaMalloc(&d_out, smemBlocks * blockSize * sizeof(float));
+                smem_stride<1><<<smemBlocks, blockSize>>>(d_in, d_out, iters);
+                smem_stride<32><<<smemBlocks, blockSize>>>(d_in, d_out, iters);
+                smem_stride<33><<<smemBlocks, blockSize>>>(d_in, d_out, iters);
+                smem_stride<33><<<smemBlocks, blockSize>>>(d_in, d_out, iters);
+                switch (blockSize) {
+                case 512: reduce<512><<<smemBlocks, 512>>>(d_in, d_out, iters); break;
+                case 256: reduce<256><<<smemBlocks, 256>>>(d_in, d_out, iters); break;
+                }
+                if (blockSize == 16) {
+                    tiled<16><<<smemBlocks, 256>>>(d_in, d_out, iters);
+                } else {
+                    tiled<32><<<smemBlocks, 256>>>(d_in, d_out, iters);
+                }
+            }
+        "#;
+        let (_root, text) = draft(&[("s.cu", source)], "s.cu", "s");
+        let text = text.unwrap();
+        for expected in [
+            "name = \"smem_stride_1\"\nsource = \"../s.cu\"\nentry = \"smem_stride<1>\"",
+            "name = \"smem_stride_32\"\nsource = \"../s.cu\"\nentry = \"smem_stride<32>\"",
+            "name = \"smem_stride_33\"\nsource = \"../s.cu\"\nentry = \"smem_stride<33>\"",
+            "{ name = \"iters\", scalar = \"i32\", value = 1024 },",
+            // Chosen by a switch when the program runs: one variant, the
+            // other instance noted.
+            "name = \"reduce\"\nsource = \"../s.cu\"\nentry = \"reduce<512>\"",
+            "# the file also launches reduce<256><<<smemBlocks, 256>>>(d_in, d_out, iters): the instance the program chooses when it runs",
+            "name = \"tiled\"\nsource = \"../s.cu\"\nentry = \"tiled<16>\"",
+            "# the file also launches tiled<32><<<smemBlocks, 256>>>(d_in, d_out, iters): the instance the program chooses when it runs",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        assert_eq!(text.matches("[[variant]]").count(), 5, "{text}");
+    }
+
+    #[test]
+    fn where_kernels_disagree_on_the_size_most_of_them_set_it() {
+        // Two kernels over n, one over a count of blocks: n is the size,
+        // and the third keeps the file's count (it was 1024 for all).
+        let source = r#"
+            __global__ void offset(float *a, int s) { int i = blockIdx.x * blockDim.x + threadIdx.x + s; a[i] = a[i] + 1; }
+            __global__ void stride(float *a, int s) { int i = (blockIdx.x * blockDim.x + threadIdx.x) * s; a[i] = a[i] + 1; }
+            __global__ void smem(const float *in, float *out, int iters) {
+                __shared__ float tile[1056];
+                float acc = 0;
+                for (int k = 0; k < iters; ++k) acc += tile[(threadIdx.x * 2 + k) % 1056];
+                out[blockIdx.x * blockDim.x + threadIdx.x] = acc + in[threadIdx.x];
+            }
+            int main() {
+                const int blockSize = 256;
+                const int n = 4 * 1024 * 1024;
+                float *d_a;
+                cudaMalloc(&d_a, (size_t)n * 32 * sizeof(float));
+                offset<<<n / blockSize, blockSize>>>(d_a, 0);
+                stride<<<n / blockSize, blockSize>>>(d_a, 1);
+                const int blocks = 2048, iters = 1024;
+                float *d_in, *d_out;
+                cudaMalloc(&d_in, 1056 * sizeof(float));
+                cudaMalloc(&d_out, blocks * blockSize * sizeof(float));
+                smem<<<blocks, blockSize>>>(d_in, d_out, iters);
+            }
+        "#;
+        let (_root, text) = draft(&[("b.cu", source)], "b.cu", "b");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [4194304]",
+            "grid = [\"N / 256\"]",
+            "{ name = \"a\", buffer = \"f32\", count = \"N * 32\",",
+            "grid = [2048]",
+            "{ name = \"out\", buffer = \"f32\", count = 524288, output = true },",
+            "{ name = \"iters\", scalar = \"i32\", value = 1024 },",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+    }
+
+    #[test]
+    fn a_constant_passed_beside_the_size_is_its_value_not_n() {
+        // A mask's width beside the array's length: the grid covers the
+        // length, so it is the size; the width is 7, and so is its buffer.
+        let source = r#"
+            #define MASK_WIDTH 7
+            #define LEN (1 << 22)
+            __global__ void conv1d(const float *in, const float *mask, float *out, int mask_width, int width) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                float acc = 0;
+                for (int j = 0; j < mask_width; j++) acc += in[i + j] * mask[j];
+                if (i < width) out[i] = acc;
+            }
+            int main() {
+                float *d_in, *d_mask, *d_out;
+                cudaMalloc(&d_in, LEN * sizeof(float));
+                cudaMalloc(&d_mask, MASK_WIDTH * sizeof(float));
+                cudaMalloc(&d_out, LEN * sizeof(float));
+                conv1d<<<(LEN + 255) / 256, 256>>>(d_in, d_mask, d_out, MASK_WIDTH, LEN);
+            }
+        "#;
+        let (_root, text) = draft(&[("c.cu", source)], "c.cu", "c");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [4194304]",
+            "{ name = \"mask\", buffer = \"f32\", count = 7, fill = \"random\" },  # the file allocates MASK_WIDTH * sizeof(float) for `d_mask`",
+            "{ name = \"mask_width\", scalar = \"i32\", value = 7 },",
+            "{ name = \"width\", scalar = \"i32\", value = \"N\" },",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }

@@ -612,6 +612,33 @@ impl Code {
         code
     }
 
+    /// Whether the statement holding offset `at` is a `case` (or the
+    /// `default`) of a `switch`: `case 256: reduce<256><<<…>>>(…);`, one
+    /// of the instances a value chooses between when the program runs.
+    pub(super) fn in_a_case(&self, at: usize) -> bool {
+        let at = at.min(self.chars.len());
+        let start = self.chars[..at]
+            .iter()
+            .rposition(|c| matches!(c, ';' | '{' | '}'))
+            .map_or(0, |i| i + 1);
+        let statement: String = self.chars[start..at].iter().collect();
+        let statement = statement.trim_start();
+        statement.starts_with("case ") || statement.starts_with("default")
+    }
+
+    /// Whether an `if` puts offsets `a` and `b` in its two branches: one
+    /// in its statement, the other in its `else` (`if (block_size == 16)
+    /// MatrixMul<16><<<…>>>(…); else MatrixMul<32><<<…>>>(…);`), so
+    /// that one of them runs, chosen when the program runs.
+    pub(super) fn in_other_branches(&self, a: usize, b: usize) -> bool {
+        self.ifs.iter().any(|statement| {
+            statement.otherwise.as_ref().is_some_and(|otherwise| {
+                statement.then.contains(&a) && otherwise.contains(&b)
+                    || statement.then.contains(&b) && otherwise.contains(&a)
+            })
+        })
+    }
+
     /// The `if` statement whose keyword starts at `i`, if one does.
     fn if_at(&self, i: usize) -> Option<IfStatement> {
         self.word_at(i, "if").then_some(())?;
