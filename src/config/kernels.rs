@@ -61,6 +61,11 @@ pub(crate) struct Kernels {
     pub(crate) initializers: Vec<(String, String)>,
     /// The character offset of each of `initializers`, in the same order.
     pub(crate) initializers_at: Vec<usize>,
+    /// `float alpha = 1.0f, beta = 0.0f;`: floating-point variables of the
+    /// host code declared with an initializer, as written.
+    pub(crate) float_initializers: Vec<(String, String)>,
+    /// The character offset of each of `float_initializers`.
+    pub(crate) float_initializers_at: Vec<usize>,
     /// The arguments of its allocations, as written: of calls to a
     /// function whose name holds `alloc` (`cudaMalloc(&d, n *
     /// sizeof(float))`, `malloc`, `cudaMallocManaged`, `cudaHostAlloc`) and
@@ -398,6 +403,8 @@ impl Kernels {
         (scoped.integers, scoped.integers_at) = reordered(&self.integers, &self.integers_at, at);
         (scoped.initializers, scoped.initializers_at) =
             reordered(&self.initializers, &self.initializers_at, at);
+        (scoped.float_initializers, scoped.float_initializers_at) =
+            reordered(&self.float_initializers, &self.float_initializers_at, at);
         scoped
     }
 }
@@ -572,7 +579,13 @@ pub(crate) fn scan(source: &str) -> Kernels {
         .launches
         .retain(|launch| !device_text.iter().any(|body| body.contains(&launch.at)));
     (found.initializers, found.initializers_at) =
-        integer_initializers(&tokens, &device).into_iter().unzip();
+        declared_initializers(&tokens, &device, &INTEGER_WORDS)
+            .into_iter()
+            .unzip();
+    (found.float_initializers, found.float_initializers_at) =
+        declared_initializers(&tokens, &device, &FLOAT_WORDS)
+            .into_iter()
+            .unzip();
     found.host_pointers = host_pointers(&tokens, &device);
     found.initializers.extend(passed_to_host_parameters(
         &tokens,
@@ -1346,6 +1359,9 @@ fn function_assignments(tokens: &[Located]) -> Vec<(String, String)> {
     found
 }
 
+/// The type word right before a floating-point variable's name.
+const FLOAT_WORDS: [&str; 2] = ["float", "double"];
+
 /// The type word right before an integer variable's name.
 const INTEGER_WORDS: [&str; 11] = [
     "int", "unsigned", "signed", "long", "short", "size_t", "int32_t", "int64_t", "uint32_t",
@@ -1704,31 +1720,60 @@ fn chosen_at_run_time(tokens: &[Located]) -> Vec<(String, String)> {
     found
 }
 
-/// `int blocks = (n + 255) / 256;`: integer variables of the host code
-/// and their initializers, with the character offset of each. Those inside `device` (the token ranges of
+/// `int blocks = (n + 255) / 256;`: variables of the host code declared
+/// with one of the types `words` and their initializers, with the
+/// character offset of each. Those inside `device` (the token ranges of
 /// device functions' bodies) are the GPU's own (a kernel's `for (int
 /// stride = 1; …)`), never what the host passes.
-fn integer_initializers(
+fn declared_initializers(
     tokens: &[Located],
     device: &[Range<usize>],
+    words: &[&str],
 ) -> Vec<((String, String), usize)> {
     let mut found = Vec::new();
     for i in 1..tokens.len() {
-        let (Token::Ident(name), Token::Ident(before)) = (&tokens[i].0, &tokens[i - 1].0) else {
+        let Token::Ident(name) = &tokens[i].0 else {
             continue;
         };
-        if device.iter().any(|body| body.contains(&i)) {
+        if device.iter().any(|body| body.contains(&i)) || !plain_assignment(tokens, i + 1) {
             continue;
         }
-        if !INTEGER_WORDS.contains(&before.as_str()) || !plain_assignment(tokens, i + 1) {
+        // `int n = …`, or a later declarator of one (`size_t sA = (size_t)M
+        // * K, sB = (size_t)K * N;`).
+        let declared = match &tokens[i - 1].0 {
+            Token::Ident(before) => words.contains(&before.as_str()),
+            Token::Punct(',') => declares(tokens, statement_start(tokens, i), words),
+            _ => false,
+        };
+        if !declared {
             continue;
         }
         let (text, end) = expression_at(tokens, i + 2);
-        if is(tokens, end, ';') && !text.is_empty() {
+        if (is(tokens, end, ';') || is(tokens, end, ',')) && !text.is_empty() {
             found.push(((name.clone(), text), tokens[i].1));
         }
     }
     found
+}
+
+/// Whether the statement from token `start` declares variables of one of
+/// the types `words`, its first declarator initialized: `const size_t sA
+/// = …`, `int a = 1`.
+fn declares(tokens: &[Located], start: usize, words: &[&str]) -> bool {
+    let Some(assigned) = (start..tokens.len())
+        .take_while(|&k| !is(tokens, k, ';'))
+        .find(|&k| plain_assignment(tokens, k))
+    else {
+        return false;
+    };
+    let declared_type = &tokens[start..assigned.saturating_sub(1)];
+    !declared_type.is_empty()
+        && declared_type
+            .iter()
+            .all(|(token, _)| matches!(token, Token::Ident(_) | Token::Punct(':')))
+        && declared_type
+            .iter()
+            .any(|(token, _)| matches!(token, Token::Ident(w) if words.contains(&w.as_str())))
 }
 
 /// `float *in, *out;`, `const half* x = …`, `void run(double *d)`: each
@@ -3228,6 +3273,26 @@ mod tests {
             [
                 ("stride".to_string(), "n / 2".to_string()),
                 ("width".to_string(), "64".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn every_declarator_of_an_integer_declaration_is_an_initializer() {
+        let found = scan(
+            "int main() {\n\
+               size_t sA = (size_t)M * K, sB = (size_t)K * N;\n\
+               const int blocks = 2048, iters = 1024;\n\
+               run(a, b = 3);\n\
+             }\n",
+        );
+        assert_eq!(
+            found.initializers,
+            [
+                ("sA".to_string(), "(size_t)M * K".to_string()),
+                ("sB".to_string(), "(size_t)K * N".to_string()),
+                ("blocks".to_string(), "2048".to_string()),
+                ("iters".to_string(), "1024".to_string()),
             ]
         );
     }

@@ -17,7 +17,7 @@ use std::fmt::Write;
 use crate::config::kernels::Kernels;
 use crate::config::signature;
 
-use super::from_source::quoted;
+use super::from_source::{default_of, quoted};
 
 /// The C expression `expression` in gpuprof's expression language: the
 /// host variables of `mapped` (recorded in `used`) become the value the
@@ -162,6 +162,7 @@ pub(super) fn translate(
                 .rfind(|(n, _)| *n == word)
                 .filter(|_| depth < 4)
             {
+                let initial = default_of(initial);
                 let inner = translate(initial, mapped, loops, scanned, used, depth + 1)?;
                 let _ = write!(out, "({inner})");
             } else {
@@ -229,7 +230,14 @@ fn following_n(
     }
     let (_, initial) = scanned.initializers.iter().rev().find(|(n, _)| n == name)?;
     let mut taken = Vec::new();
-    let inner = translate(initial, mapped, loops, scanned, &mut taken, depth + 1)?;
+    let inner = translate(
+        default_of(initial),
+        mapped,
+        loops,
+        scanned,
+        &mut taken,
+        depth + 1,
+    )?;
     (!taken.is_empty()).then_some((inner, taken))
 }
 

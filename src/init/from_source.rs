@@ -2376,8 +2376,19 @@ impl<'a> Draft<'a> {
                 let integer = holds_a_count(parameter);
                 // A variable with an initializer, or an expression written
                 // in the launch itself (`1024`, `1024 * sizeof(float)`).
+                // (A float variable, `alpha` of `float alpha = 1.0f`, is
+                // its initializer too.)
+                let float_initial = || {
+                    scanned
+                        .float_initializers
+                        .iter()
+                        .rfind(|(n, _)| n == argument)
+                };
                 let (initial, written) = match initializer(argument, scanned) {
                     Some(initial) => (initial, format!("{argument} = {initial}")),
+                    None if !integer && let Some((_, initial)) = float_initial() => {
+                        (initial.as_str(), format!("{argument} = {initial}"))
+                    }
                     // (A constant, `MASK_WIDTH`, is its value.)
                     None if !is_identifier(argument)
                         || constant_value(argument, scanned).is_some() =>
@@ -2790,24 +2801,36 @@ impl<'a> Draft<'a> {
             .iter()
             .zip(parameters)
             .filter(|(argument, _)| is_identifier(argument) && !self.repeats_over(argument))
-            .filter(|(argument, _)| holds_a_size(argument, scanned))
             .filter(|(_, parameter)| {
                 matches!(parameter.takes, Takes::Value(c) if !c.float)
                     && parameter.element().is_some()
             })
-            // A constant no allocation uses is a size only where the kernel
-            // bounds an index with it: `iters` of `for (k = 0; k < iters;
-            // ++k)` is a count of repetitions, passed as it is.
-            .filter(|(argument, parameter)| {
-                constant_value(argument, scanned).is_none()
-                    || allocates(argument, scanned)
-                    || match (&self.kernel.body, parameter.name()) {
-                        (Some(body), Some(name)) => {
-                            kernels::bounds_an_index(body, &name, &self.pointer_names())
-                        }
-                        _ => true,
+            // A constant (`#define W 2048`, `int size_x = 2048;`) is a size
+            // where an allocation uses it or the kernel bounds an index of
+            // a buffer with it (`odata[y * width + x]`); `iters` of `for (k
+            // = 0; k < iters; ++k)` is a count of repetitions, passed as
+            // it is.
+            .filter(
+                |(argument, parameter)| match constant_value(argument, scanned) {
+                    None => holds_a_size(argument, scanned),
+                    Some(_) => {
+                        allocates(argument, scanned)
+                            || match (&self.kernel.body, parameter.name()) {
+                                // (One the kernel does not read is as the
+                                // others of its launch are.)
+                                (Some(body), Some(name)) => {
+                                    !mentions(body, &name)
+                                        || kernels::bounds_an_index(
+                                            body,
+                                            &name,
+                                            &self.pointer_names(),
+                                        )
+                                }
+                                _ => holds_a_size(argument, scanned),
+                            }
                     }
-            })
+                },
+            )
             .map(|(argument, parameter)| {
                 (
                     argument.clone(),
@@ -3034,7 +3057,7 @@ fn initializer<'s>(name: &str, scanned: &'s Kernels) -> Option<&'s str> {
 /// other branch of a choice that reads the command line (`argc > 1 ?
 /// atoi(argv[1]) : 4096` is 4096, as `int n = 4096; if (argc > 1) n =
 /// atoi(argv[1]);` is), else `initial` itself.
-fn default_of(initial: &str) -> &str {
+pub(super) fn default_of(initial: &str) -> &str {
     let bytes = initial.as_bytes();
     let (mut depth, mut question, mut colon) = (0i32, None, None);
     for (at, &c) in bytes.iter().enumerate() {
@@ -3163,6 +3186,12 @@ fn size_define(name: &str, scanned: &Kernels, block_like: &[String]) -> Option<i
         names_through(body, scanned, 4, &mut in_kernel);
     }
     (in_kernel.iter().any(|n| n == name) || allocates(name, scanned)).then_some(value)
+}
+
+/// Whether `text` uses the word `name`.
+fn mentions(text: &str, name: &str) -> bool {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|word| word == name)
 }
 
 /// The value of `name` where the file fixes it: a constant (`#define
@@ -4324,6 +4353,47 @@ mod tests {
     }
 
     #[test]
+    fn sizes_and_scalars_held_in_variables_of_one_declaration_are_read() {
+        // `size_t sA = (size_t)M * K, sB = …;` sizes the buffers through
+        // the command line's defaults; `float alpha = 2.0f, beta = 0.5f;`
+        // are the values passed (the counts were N*N to fill in, K's
+        // buffers twice too small, and alpha 1).
+        let source = r#"
+            __global__ void mm(int M, int N, int K, float alpha, const float *A, const float *B, float *C) {
+                int r = blockIdx.y * blockDim.y + threadIdx.y;
+                int c = blockIdx.x * blockDim.x + threadIdx.x;
+                if (r < M && c < N) { float s = 0; for (int k = 0; k < K; ++k) s += A[r * K + k] * B[k * N + c]; C[r * N + c] = alpha * s; }
+            }
+            int main(int argc, char **argv) {
+                int M = argc > 1 ? atoi(argv[1]) : 2048;
+                int N = argc > 2 ? atoi(argv[2]) : 2048;
+                int K = argc > 3 ? atoi(argv[3]) : 1024;
+                size_t sA = (size_t)M * K, sB = (size_t)K * N, sC = (size_t)M * N;
+                float alpha = 2.0f, beta = 0.5f;
+                float *A, *B, *C;
+                cudaMalloc(&A, sA * sizeof(float));
+                cudaMalloc(&B, sB * sizeof(float));
+                cudaMalloc(&C, sC * sizeof(float));
+                dim3 block(32, 32);
+                dim3 grid((N + 31) / 32, (M + 31) / 32);
+                mm<<<grid, block>>>(M, N, K, beta, A, B, C);
+            }
+        "#;
+        let (_root, text) = draft(&[("m.cu", source)], "m.cu", "m");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [2048]",
+            "{ name = \"K\", scalar = \"i32\", value = 1024 },",
+            "{ name = \"alpha\", scalar = \"f32\", value = 0.5 },  # fill in: its value (the file passes beta = 0.5f)",
+            "{ name = \"A\", buffer = \"f32\", count = \"N * 1024\", fill = \"random\" },  # the file allocates sA * sizeof(float) for `A`",
+            "{ name = \"B\", buffer = \"f32\", count = \"1024 * N\", fill = \"random\" },",
+            "{ name = \"C\", buffer = \"f32\", count = \"N * N\", output = true },",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+    }
+
+    #[test]
     fn a_constant_passed_beside_the_size_is_its_value_not_n() {
         // A mask's width beside the array's length: the grid covers the
         // length, so it is the size; the width is 7, and so is its buffer.
@@ -4968,7 +5038,7 @@ mod tests {
             "entry = \"scale\"\nverify = \"none\"  # fill in: its outputs (data) are not named like the baseline's (odata): name them alike to compare them\n",
             "{ name = \"odata\", buffer = \"f32\", count = \"N*N\", output = true },",
             "{ name = \"idata\", buffer = \"f32\", count = \"N*N\", fill = \"random\" },",
-            "sizes = [1024] ",
+            "sizes = [2048] ",
             "baseline = \"transposeNaive\"  # its name says naive: every other variant's output is compared with it",
             "include_dirs = [\"../common\"]  # fill in: the folder(s) that hold <helper_cuda.h> (found near the file, not beside it)\n# fill in: include_dirs = [\"…\"], the folder(s) that hold \"missing_helper.h\": not beside the file, in the folders near it, nor where the CUDA toolkit and the host compiler look\n",
         ] {
@@ -4980,7 +5050,7 @@ mod tests {
         );
         let plan = plan(root.path(), "project/suite");
         let copy = &plan.variants[0].instances[0];
-        assert_eq!((copy.grid, copy.block), ([32, 32, 1], [32, 8, 1]));
+        assert_eq!((copy.grid, copy.block), ([64, 64, 1], [32, 8, 1]));
         assert_eq!(plan.suite.baseline, "transposeNaive");
     }
 
