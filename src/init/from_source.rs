@@ -1979,9 +1979,10 @@ impl<'a> Draft<'a> {
         let element_bytes = parameter.element()?.size_bytes();
         let factors = top_level_factors(bytes);
         let sized = factors.iter().any(|f| f.trim().starts_with("sizeof"));
-        if !sized && element_bytes == 1 && lanes_of(parameter) == 1 {
+        if !sized && element_bytes == 1 {
             // Bytes allocated for bytes (`cudaMalloc(&d_out, width *
-            // height)` of an `unsigned char *`): the count itself.
+            // height)` of an `unsigned char *`, passed as one or as
+            // `(const uchar4 *)d`): the count itself.
             return Some(Allocation {
                 count: bytes.to_string(),
                 bytes: bytes.to_string(),
@@ -4388,6 +4389,34 @@ mod tests {
             "{ name = \"A\", buffer = \"f32\", count = \"N * 1024\", fill = \"random\" },  # the file allocates sA * sizeof(float) for `A`",
             "{ name = \"B\", buffer = \"f32\", count = \"1024 * N\", fill = \"random\" },",
             "{ name = \"C\", buffer = \"f32\", count = \"N * N\", output = true },",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+    }
+
+    #[test]
+    fn bytes_passed_as_vectors_of_bytes_count_the_bytes() {
+        // `cudaMalloc(&d, n)` passed as `(const uchar4 *)d`: n bytes, as
+        // the kernel over chars has (it was 4*N to fill in: four times the
+        // bytes the baseline counts).
+        let source = r#"
+            __global__ void h4(const uchar4 *d, unsigned *bins, long n4) {
+                for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n4; i += (long)blockDim.x * gridDim.x) {
+                    uchar4 v = d[i]; atomicAdd(&bins[v.x], 1u); atomicAdd(&bins[v.w], 1u); }
+            }
+            int main() {
+                long n = 64L << 20;
+                unsigned char *d; unsigned *bins;
+                cudaMalloc(&d, n);
+                cudaMalloc(&bins, 256 * sizeof(unsigned));
+                h4<<<1024, 256>>>((const uchar4 *)d, bins, n / 4);
+            }
+        "#;
+        let (_root, text) = draft(&[("h.cu", source)], "h.cu", "h");
+        let text = text.unwrap();
+        for expected in [
+            "{ name = \"d\", buffer = \"u8\", count = \"N\", fill = \"random\" },",
+            "{ name = \"n4\", scalar = \"i64\", value = \"N / 4\" },",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
