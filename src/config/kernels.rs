@@ -2353,13 +2353,7 @@ pub(crate) fn block_reads_a_row(body: &str, strides: &[String]) -> bool {
     // The tokens the block's index takes from `k` on: 3 for
     // `blockIdx.x`, 1 for a variable holding it.
     let block_at = |k: usize| match tokens.get(k) {
-        Some((Token::Ident(b), _))
-            if b == "blockIdx"
-                && is(&tokens, k + 1, '.')
-                && matches!(tokens.get(k + 2), Some((Token::Ident(x), _)) if x == "x") =>
-        {
-            Some(3)
-        }
+        _ if block_index_at(&tokens, k) => Some(3),
         Some((Token::Ident(v), _)) if block_variables.contains(v) => Some(1),
         _ => None,
     };
@@ -2567,16 +2561,20 @@ pub(crate) fn indexes_with(body: &str, name: &str) -> Option<String> {
     })
 }
 
+/// Whether `blockIdx.x` starts at token `k` (three tokens).
+fn block_index_at(tokens: &[Located], k: usize) -> bool {
+    matches!(tokens.get(k), Some((Token::Ident(b), _)) if b == "blockIdx")
+        && is(tokens, k + 1, '.')
+        && matches!(tokens.get(k + 2), Some((Token::Ident(x), _)) if x == "x")
+}
+
 /// The variables a body declares to hold the block's index and never
 /// assigns again (`const int bid = blockIdx.x;`).
 fn block_index_variables(tokens: &[Located]) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
     for k in 1..tokens.len() {
-        let holds_block = is(tokens, k, '=')
-            && matches!(&tokens.get(k + 1), Some((Token::Ident(b), _)) if b == "blockIdx")
-            && is(tokens, k + 2, '.')
-            && matches!(&tokens.get(k + 3), Some((Token::Ident(x), _)) if x == "x")
-            && is(tokens, k + 4, ';');
+        let holds_block =
+            is(tokens, k, '=') && block_index_at(tokens, k + 1) && is(tokens, k + 4, ';');
         let declared = k >= 2 && matches!(&tokens[k - 2].0, Token::Ident(_));
         if let (true, true, Token::Ident(variable)) = (holds_block, declared, &tokens[k - 1].0) {
             found.push(variable.clone());

@@ -1232,12 +1232,7 @@ impl<'a> Draft<'a> {
             .body
             .as_deref()
             .map_or((1, 1), kernels::index_dimensions);
-        let integers: Vec<String> = parameters
-            .iter()
-            .flatten()
-            .filter(|p| holds_a_count(p))
-            .filter_map(Parameter::name)
-            .collect();
+        let integers = parameter_names(&parameters, holds_a_count);
         let sides = kernel.body.as_deref().map_or_else(Vec::new, |body| {
             kernels::sides_of_a_flat_index(body, &integers)
         });
@@ -1805,13 +1800,7 @@ impl<'a> Draft<'a> {
         let (partial, accumulates) = kernels::partial_output(body, &name)?;
         // A block per row (`y[blockIdx.x] = sum` of `A[blockIdx.x * cols
         // + c]`) writes the row's whole result: compared element by element.
-        let integers: Vec<String> = self
-            .parameters
-            .iter()
-            .flatten()
-            .filter(|p| holds_a_count(p))
-            .filter_map(Parameter::name)
-            .collect();
+        let integers = parameter_names(&self.parameters, holds_a_count);
         if partial == kernels::Partial::PerBlock && kernels::block_reads_a_row(body, &integers) {
             return None;
         }
@@ -2849,12 +2838,7 @@ impl<'a> Draft<'a> {
 
     /// The names of its pointer parameters.
     fn pointer_names(&self) -> Vec<String> {
-        self.parameters
-            .iter()
-            .flatten()
-            .filter(|p| matches!(p.takes, Takes::Pointer(_)))
-            .filter_map(Parameter::name)
-            .collect()
+        parameter_names(&self.parameters, |p| matches!(p.takes, Takes::Pointer(_)))
     }
 
     /// Whether `name` is the variable of a loop that repeats its launch.
@@ -3168,17 +3152,18 @@ fn divisors(text: &str) -> Vec<String> {
 /// (named in a kernel's body) or sizing an allocation; or of a host
 /// variable initialized to a constant that sizes an allocation.
 fn size_define(name: &str, scanned: &Kernels, block_like: &[String]) -> Option<i64> {
-    let value = match scanned.integers.iter().rev().find(|(n, _)| n == name) {
-        Some((_, value)) => *value,
-        // A plain variable the host initializes to a number (`int N = 1 <<
-        // 16;`), where it sizes an allocation: a kernel's parameter of the
-        // same name says nothing about a host variable, and one computed
-        // from other names (`block_num = N / 512`) is derived from them.
-        None if allocates(name, scanned) && initialized_to_a_number(name, scanned) => {
-            initialized_count(name, scanned)?
-        }
-        None => return None,
-    };
+    // A constant, or a plain variable the host initializes to a number
+    // (`int N = 1 << 16;`) where it sizes an allocation: a kernel's
+    // parameter of the same name says nothing about a host variable, and
+    // one computed from other names (`block_num = N / 512`) is derived
+    // from them.
+    let value = constant_value(name, scanned).filter(|_| {
+        scanned
+            .integers
+            .iter()
+            .any(|(constant, _)| constant == name)
+            || allocates(name, scanned)
+    })?;
     if block_like.iter().any(|b| b == name) || value < 1 {
         return None;
     }
@@ -3833,6 +3818,19 @@ pub(super) fn quoted(text: &str) -> String {
 const INPUT: &str = "fill = \"random\"";
 const OUTPUT: &str = "output = true";
 const BOTH: &str = "output = true, fill = \"random\"";
+
+/// The names of the `parameters` that `keep` keeps.
+fn parameter_names(
+    parameters: &Option<Vec<Parameter>>,
+    keep: fn(&Parameter) -> bool,
+) -> Vec<String> {
+    parameters
+        .iter()
+        .flatten()
+        .filter(|p| keep(p))
+        .filter_map(Parameter::name)
+        .collect()
+}
 
 /// Whether a parameter is an integer scalar wide enough to hold a count
 /// (4 bytes or more): what init drafts as a size.
