@@ -438,6 +438,63 @@ fn init_reads_the_element_types_the_text_hides_from_the_compiled_kernel() {
     assert!(!text.contains("cannot make"), "{text}");
 }
 
+/// A textbook's way of choosing its precision: an alias defined one way
+/// per macro in the file itself, its size taken with `sizeof` by the host
+/// code that allocates and launches.
+const PRECISION_CHOSEN_IN_THE_FILE: &str = r#"
+#include <cstdio>
+#include <cstdlib>
+#ifdef USE_DP
+    typedef double real;
+#else
+    typedef float real;
+#endif
+const int N = 1 << 20;
+const int BLOCK = 128;
+
+__global__ void block_sums(const real *x, real *sums, const int n)
+{
+    extern __shared__ real partial[];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    partial[threadIdx.x] = i < n ? x[i] : 0;
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+        if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) sums[blockIdx.x] = partial[0];
+}
+
+int main()
+{
+    const int bytes = sizeof(real) * N;
+    const int blocks = (N + BLOCK - 1) / BLOCK;
+    real *x, *sums;
+    cudaMalloc(&x, bytes);
+    cudaMalloc(&sums, sizeof(real) * blocks);
+    const int smem = sizeof(real) * BLOCK;
+    block_sums<<<blocks, BLOCK, smem>>>(x, sums, N);
+    cudaDeviceSynchronize();
+    printf("done\n");
+    return 0;
+}
+"#;
+
+#[test]
+fn init_sizes_an_alias_the_file_chooses_by_macro_as_the_compiler_saw_it() {
+    if !nvcc_or_skip() {
+        return;
+    }
+    let text = drafted(&[("sums.cu", PRECISION_CHOSEN_IN_THE_FILE)], "sums.cu");
+    for line in [
+        "shared_bytes = 512  # the file passes smem\n",
+        "{ name = \"x\", buffer = \"f32\", count = \"N\", fill = \"random\" },  # the file allocates sizeof(real) * N for `x`\n",
+    ] {
+        assert!(text.contains(line), "{line}\n{text}");
+    }
+    assert!(!text.contains("shared_bytes = 0"), "{text}");
+}
+
 #[test]
 fn init_says_why_the_types_it_could_not_read_are_left_to_fill_in() {
     if !nvrtc_or_skip() {

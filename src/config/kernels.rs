@@ -18,7 +18,7 @@
 //! `#include` and `#define`.
 
 use super::inline_asm;
-use super::signature::{is_scalar_type, scalar_aliases, split_top_level};
+use super::signature::{is_float_type, is_scalar_type, scalar_aliases, split_top_level};
 use regex::Regex;
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -582,8 +582,23 @@ pub(crate) fn scan(source: &str) -> Kernels {
         declared_initializers(&tokens, &device, &INTEGER_WORDS)
             .into_iter()
             .unzip();
+    // `const real x0 = 100.0;` of `typedef float real;` (or of `double`
+    // under an `#ifdef`: an alias every declaration of which is a
+    // floating-point type) is a float scalar too.
+    let declared_aliases = alias_declarations(&tokens, &directives);
+    let float_aliases = declared_aliases.iter().filter(|(name, _)| {
+        declared_aliases
+            .iter()
+            .filter(|(other, _)| other == name)
+            .all(|(_, target)| is_float_type(target))
+    });
+    let float_words: Vec<&str> = FLOAT_WORDS
+        .iter()
+        .copied()
+        .chain(float_aliases.map(|(name, _)| name.as_str()))
+        .collect();
     (found.float_initializers, found.float_initializers_at) =
-        declared_initializers(&tokens, &device, &FLOAT_WORDS)
+        declared_initializers(&tokens, &device, &float_words)
             .into_iter()
             .unzip();
     found.host_pointers = host_pointers(&tokens, &device);
@@ -615,7 +630,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
         }
     }
     found.passed_pointers = passed_to_host_parameters(&tokens, &device, pointer_parameter);
-    found.aliases = scalar_aliases(&alias_declarations(&tokens, &directives));
+    found.aliases = scalar_aliases(&declared_aliases);
     (found.unguarded_defines, found.guarded_defines) = defines_by_guard(source);
     found.variables = module_variables(&tokens);
     found.expression_functions = expression_functions(&directives, &tokens);
@@ -1867,10 +1882,14 @@ fn passed_to_host_parameters(
             continue;
         }
         let parameters = top_level_parts(tokens, i + 1);
+        // A call in its own body (a recursion's `reduce(data, stride)`)
+        // passes its own locals, not what its callers give it.
+        let own_body = close..group_end(tokens, close);
         let calls: Vec<Vec<String>> = (0..tokens.len())
             .filter(|&k| {
                 k != i
                     && k > 0
+                    && !own_body.contains(&k)
                     && matches!(&tokens[k].0, Token::Ident(word) if word == function)
                     && is(tokens, k + 1, '(')
                     && !in_device(k)

@@ -366,6 +366,37 @@ pub(crate) fn is_integer_type(text: &str, aliases: &[(String, String)]) -> bool 
     !resolved.contains('*') && type_of(&words(&resolved)).is_some_and(|c| !c.float)
 }
 
+/// Whether `text` spells a floating-point scalar type (`float`, `double`,
+/// `half`).
+pub(crate) fn is_float_type(text: &str) -> bool {
+    let resolved = words_and_stars(text);
+    !resolved.contains('*') && type_of(&words(&resolved)).is_some_and(|c| c.float)
+}
+
+/// The alias a compiled parameter type names: a parameter written with
+/// one name the file's text cannot resolve (`const real *`, `real` a
+/// `typedef` under `#ifdef USE_DP`) and compiled as a scalar or vector
+/// type behind as many pointers (`float const*`) gives `(real, float)`.
+/// `None` where the written type is not one name with qualifiers and
+/// pointers, or the compiled one no scalar.
+pub(crate) fn alias_compiled(written: &str, compiled: &str) -> Option<(String, String)> {
+    let unqualified = |text: &str| -> (Vec<String>, usize) {
+        let kept = words(text)
+            .into_iter()
+            .filter(|w| !QUALIFIERS.contains(&w.as_str()))
+            .collect();
+        (kept, text.matches('*').count())
+    };
+    let (name, stars) = unqualified(written);
+    let (target, compiled_stars) = unqualified(compiled);
+    let [name] = name.as_slice() else {
+        return None;
+    };
+    let target = target.join(" ");
+    (stars == compiled_stars && *name != target && size_of(&target, &[]).is_some())
+        .then(|| (name.clone(), target))
+}
+
 /// The size in bytes of the type `text` spells, as `sizeof` gives it:
 /// a scalar type (`uint32_t` → 4, `unsigned long long` → 8), one of the
 /// file's scalar `aliases` ([`scalar_aliases`]), or a pointer to either

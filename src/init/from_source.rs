@@ -542,6 +542,18 @@ fn read_types_from_compiler(
                     draft.take_compiled_types(parameters);
                 }
             }
+            // An alias the text leaves open (`typedef double real;` under
+            // `#ifdef USE_DP`, `float` otherwise) is what the compiler
+            // saw, for every kernel of the file: `sizeof(real)` in an
+            // allocation or a launch's shared memory is its size.
+            let learned: Vec<(String, String)> = drafts
+                .iter()
+                .flat_map(|d| &d.compiled_types)
+                .filter_map(|(written, compiled)| signature::alias_compiled(written, compiled))
+                .collect();
+            for draft in drafts.iter_mut() {
+                draft.take_aliases(&learned);
+            }
             String::new()
         }
         Err(why) => {
@@ -1330,6 +1342,20 @@ impl<'a> Draft<'a> {
             }
         }
         self.compiled_types.dedup();
+    }
+
+    /// Takes the aliases `learned` from the compiler for those its scan
+    /// does not resolve, and the dimensions its allocations then show.
+    fn take_aliases(&mut self, learned: &[(String, String)]) {
+        for (name, target) in learned {
+            if !self.scoped.aliases.iter().any(|(known, _)| known == name) {
+                self.scoped.aliases.push((name.clone(), target.clone()));
+            }
+        }
+        self.dimensions = self
+            .dimensions
+            .max(self.allocated_dimensions(&self.scoped))
+            .clamp(1, 3);
     }
 
     /// Its `[[variant]]` table in a suite of `problem`'s size.
@@ -2283,9 +2309,10 @@ impl<'a> Draft<'a> {
         // 256>>>(d_A, d_sums, N)`) is the problem's: a name of its
         // geometry that holds another value is not (`blocks`, 640, which
         // also sizes the per-block partial results).
-        let told: Vec<(String, i64)> = self
-            .mapped(launch, scanned)
-            .into_iter()
+        let mapped = self.mapped(launch, scanned);
+        let told: Vec<(String, i64)> = mapped
+            .iter()
+            .cloned()
             .filter_map(|(variable, _)| {
                 let value = initialized_count(&variable, scanned)
                     .or_else(|| size_define(&variable, scanned, block_like))?;
@@ -2306,6 +2333,7 @@ impl<'a> Draft<'a> {
             found.extend(if covered.is_empty() { told } else { covered });
             return found;
         }
+
         // A launch that names no size (`add<<<128, 128>>>(dev_a, …)`, a
         // grid-stride loop) sizes its buffers with one: the file's
         // constant in their allocations (`N * sizeof(int)`). So does one
@@ -2326,6 +2354,16 @@ impl<'a> Draft<'a> {
                 if let Some(allocation) = self.allocation(position, parameter, scanned) {
                     names_through(&allocation.count, scanned, 0, &mut allocated);
                 }
+            }
+            // A size the launch tells whose value the file learns as it
+            // runs (`N = v_x.size()` of atoms read from a file) is the
+            // problem's: a constant beside it in an allocation (`N * MN`,
+            // the most neighbours an atom has) is not.
+            if allocated
+                .iter()
+                .any(|name| mapped.iter().any(|(variable, _)| variable == name))
+            {
+                return found;
             }
             // Named in an allocation, each sizes one: its value is enough.
             let sized: Vec<(String, i64)> = allocated
@@ -2624,7 +2662,7 @@ impl<'a> Draft<'a> {
             None => {
                 let dimensions = self.dimensions;
                 let tile: Vec<u32> = match block_numbers.len() == dimensions {
-                    true => block_numbers,
+                    true => block_numbers.clone(),
                     false => BLOCKS[dimensions - 1].to_vec(),
                 };
                 // A 1-D kernel covers all N×N elements of a 2-D suite.
@@ -2681,10 +2719,27 @@ impl<'a> Draft<'a> {
                         format!("  # fill in: the file passes {shared}{taken}{how}"),
                     )
                 }
-                None => (
-                    "0".to_string(),
-                    format!("  # fill in: the file passes {shared}"),
-                ),
+                // No bytes for a kernel that reads `extern __shared__`
+                // memory would have it read past its end: one element a
+                // thread of the block is the common size, to check.
+                None => match self
+                    .kernel
+                    .body
+                    .as_deref()
+                    .and_then(|body| extern_shared_element(body, &scanned.aliases))
+                    .filter(|_| !block_numbers.is_empty())
+                {
+                    Some((element, size)) => (
+                        (block_numbers.iter().product::<u32>() as usize * size).to_string(),
+                        format!(
+                            "  # fill in: the file passes {shared}, which gpuprof cannot work out: drafted as one `{element}` of the kernel's extern __shared__ array a thread of the block"
+                        ),
+                    ),
+                    None => (
+                        "0".to_string(),
+                        format!("  # fill in: the file passes {shared}"),
+                    ),
+                },
             };
             settings.push(Setting::new("shared_bytes", bytes, comment));
         }
@@ -3164,7 +3219,7 @@ fn size_define(name: &str, scanned: &Kernels, block_like: &[String]) -> Option<i
             .any(|(constant, _)| constant == name)
             || allocates(name, scanned)
     })?;
-    if block_like.iter().any(|b| b == name) || value < 1 {
+    if block_like.iter().any(|b| b == name) || value < 1 || is_an_exponent(name, scanned) {
         return None;
     }
     let mut in_kernel = Vec::new();
@@ -3186,9 +3241,45 @@ fn mentions(text: &str, name: &str) -> bool {
 fn constant_value(name: &str, scanned: &Kernels) -> Option<i64> {
     match scanned.integers.iter().rev().find(|(n, _)| n == name) {
         Some((_, value)) => Some(*value),
-        None if initialized_to_a_number(name, scanned) => initialized_count(name, scanned),
+        None if initialized_to_a_number(name, scanned)
+            || power_of_two_of(name, scanned)
+                .is_some_and(|exponent| constant_value(exponent, scanned).is_some()) =>
+        {
+            initialized_count(name, scanned)
+        }
         None => None,
     }
+}
+
+/// The exponent `name` is two to the power of (`power` of `int nElem = 1
+/// << power;`): a count the file sets by its exponent, whose elements are
+/// the problem's size, not the exponent.
+fn power_of_two_of<'s>(name: &str, scanned: &'s Kernels) -> Option<&'s str> {
+    let pattern = regex::Regex::new(r"^\(?\s*1[uUlL]*\s*<<\s*\(?\s*([A-Za-z_]\w*)\s*\)?\s*\)?$")
+        .expect("a valid pattern");
+    let initial = initializer(name, scanned)?.trim();
+    let exponent = pattern.captures(initial)?.get(1)?.as_str();
+    scanned
+        .initializers
+        .iter()
+        .find(|(variable, _)| variable == exponent)
+        .map(|(variable, _)| variable.as_str())
+        .or_else(|| {
+            scanned
+                .integers
+                .iter()
+                .find(|(constant, _)| constant == exponent)
+                .map(|(constant, _)| constant.as_str())
+        })
+}
+
+/// Whether `name` is the exponent of a count the file sets as a power of
+/// two ([`power_of_two_of`]): the count is the problem's size.
+fn is_an_exponent(name: &str, scanned: &Kernels) -> bool {
+    scanned
+        .initializers
+        .iter()
+        .any(|(variable, _)| power_of_two_of(variable, scanned) == Some(name))
 }
 
 /// Whether the host variable `name` is initialized to an expression of
@@ -3711,6 +3802,20 @@ fn vector_storage(argument: &str) -> Option<&str> {
         .or_else(|| inner.strip_prefix('&')?.trim().strip_suffix("[0]"))?
         .trim();
     is_identifier(name).then_some(name)
+}
+
+/// The element type of the `extern __shared__` array `body` declares
+/// (`extern __shared__ real s_y[];`, `extern __shared__ __align__(16)
+/// float tile[];`) and its size in bytes, its aliases resolved; `None`
+/// where it declares none or its type has no size gpuprof knows.
+fn extern_shared_element(body: &str, aliases: &[(String, String)]) -> Option<(String, usize)> {
+    let declaration = regex::Regex::new(
+        r"\bextern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s+)?([A-Za-z_][\w:]*(?:\s+[A-Za-z_][\w:]*)*?)\s+[A-Za-z_]\w*\s*\[\s*\]",
+    )
+    .expect("a valid pattern");
+    let element = declaration.captures(body)?.get(1)?.as_str().to_string();
+    let size = signature::size_of(&element, aliases)?;
+    Some((element, size))
 }
 
 /// The pointer whose element a `sizeof` measures: `data` of
@@ -5116,6 +5221,93 @@ mod tests {
     }
 
     #[test]
+    fn a_constant_beside_a_size_learned_at_run_time_is_not_the_problem_size() {
+        let source = r#"
+            const int MOST = 10;
+            int count_atoms();
+            __global__ void neighbours(int *found, int *list, const float *x, const int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) { list[i * MOST] = i; found[i] = x[i] > 0; }
+            }
+            int main() {
+                int n = count_atoms();
+                int *d_found, *d_list; float *d_x;
+                cudaMalloc(&d_found, sizeof(int) * n);
+                cudaMalloc(&d_list, sizeof(int) * n * MOST);
+                cudaMalloc(&d_x, sizeof(float) * n);
+                neighbours<<<(n + 127) / 128, 128>>>(d_found, d_list, d_x, n);
+            }
+        "#;
+        let (_root, text) = draft(&[("s.cu", source)], "s.cu", "s");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [1048576]                # fill in: the problem sizes, each binds N\n",
+            "{ name = \"list\", buffer = \"i32\", count = \"N * 10\", output = true },  # fill in: the file allocates sizeof(int) * n * MOST for `d_list`, n taken as N\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+    }
+
+    #[test]
+    fn a_count_set_by_its_exponent_is_the_problem_size_not_the_exponent() {
+        let source = r#"
+            __global__ void add(const float *a, const float *b, float *c) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                c[i] = a[i] + b[i];
+            }
+            int main(int argc, char **argv) {
+                int power = 20;
+                if (argc > 1) power = atoi(argv[1]);
+                int elements = 1 << power;
+                int bytes = sizeof(float) * elements;
+                float *a, *b, *c;
+                cudaMalloc(&a, bytes); cudaMalloc(&b, bytes); cudaMalloc(&c, bytes);
+                dim3 block(256);
+                dim3 grid(elements / block.x);
+                add<<<grid, block>>>(a, b, c);
+            }
+        "#;
+        let (_root, text) = draft(&[("s.cu", source)], "s.cu", "s");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [1048576]                # fill in: the problem sizes, each binds N; 1048576 is the file's elements\n",
+            "grid = [\"N / 256\"]",
+            "{ name = \"c\", buffer = \"f32\", count = \"N\", output = true },  # the file allocates sizeof(float) * elements for `c`\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+    }
+
+    #[test]
+    fn a_recursive_host_function_does_not_hide_the_size_its_parameter_shares_a_name_with() {
+        let source = r#"
+            int host_sum(int *data, int const size) {
+                if (size == 1) return data[0];
+                int const half = size / 2;
+                for (int i = 0; i < half; i++) data[i] += data[i + half];
+                return host_sum(data, half);
+            }
+            __global__ void copy_in(const int *in, int *out, unsigned int n) {
+                unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) out[i] = in[i];
+            }
+            int main() {
+                int size = 1 << 24;
+                dim3 block(1024);
+                dim3 grid((size - 1) / block.x + 1);
+                size_t bytes = size * sizeof(int);
+                int *in, *out;
+                cudaMalloc(&in, bytes); cudaMalloc(&out, bytes);
+                copy_in<<<grid, block>>>(in, out, size);
+            }
+        "#;
+        let (_root, text) = draft(&[("s.cu", source)], "s.cu", "s");
+        let text = text.unwrap();
+        let expected = "sizes = [16777216]                # fill in: the problem sizes, each binds N; 16777216 is the file's size\n";
+        assert!(text.contains(expected), "{expected}\n{text}");
+    }
+
+    #[test]
     fn shared_memory_of_sizeof_a_scalar_type_or_alias_is_drafted() {
         let source = r#"
             #include <cstdint>
@@ -5125,11 +5317,13 @@ mod tests {
             __global__ void aliased(real *out, int n) { out[threadIdx.x] = 0; }
             __global__ void per_element(float *out, int n) { out[threadIdx.x] = 0; }
             __global__ void opaque(float *out, int n) { out[threadIdx.x] = 0; }
+            __global__ void staged(float *out, int n) { extern __shared__ __align__(16) float tile[]; tile[threadIdx.x] = 1; out[threadIdx.x] = tile[0]; }
             int main() {
                 scan<<<1, THREADS, THREADS * sizeof(uint32_t)>>>(in, out, n);
                 aliased<<<1, 256, 2 * 256 * sizeof (real)>>>(out, n);
                 per_element<<<1, 256, count * sizeof(float)>>>(out, count);
                 opaque<<<1, 256, sizeof(Params)>>>(out, n);
+                staged<<<1, dim3(32, 8), sizeof(Params)>>>(out, n);
             }
         "#;
         let (_root, text) = draft(&[("s.cu", source)], "s.cu", "s");
@@ -5139,6 +5333,7 @@ mod tests {
             "shared_bytes = 4096  # the file passes 2 * 256 * sizeof (real)\n",
             "shared_bytes = \"N * 4\"  # fill in: the file passes count * sizeof(float), count (passed as n) taken as N\n",
             "shared_bytes = 0  # fill in: the file passes sizeof(Params)\n",
+            "shared_bytes = 1024  # fill in: the file passes sizeof(Params), which gpuprof cannot work out: drafted as one `float` of the kernel's extern __shared__ array a thread of the block\n",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
