@@ -550,11 +550,24 @@ impl<'a> GlobalAccesses<'a> {
                 ),
                 false => "Make consecutive threads (threadIdx.x) touch consecutive addresses there, or stage the data through shared memory".into(),
             };
+            let whole = line.global_excess_factor.unwrap_or(1.0);
+            // Where the line's SASS splits its loads from its stores and
+            // the worse of them is off the line's own figure (a transpose's
+            // line reads along a row and writes down a column), both.
+            let factor = match line.worst_global() {
+                Some((kind, factor)) if format::speedup(factor) != format::speedup(whole) => {
+                    format!(
+                        "its {kind}s touch {} the ideal sectors, its loads and stores together {}",
+                        format::speedup(factor),
+                        format::speedup(whole)
+                    )
+                }
+                _ => format!("{} the ideal sectors", format::speedup(whole)),
+            };
             detail.push_str(&format!(
-                " The worst line is {} (`{}`): {} the ideal sectors, {} sectors too many. {remedy}.",
+                " The worst line is {} (`{}`): {factor}, {} sectors too many. {remedy}.",
                 line.line,
                 line.code,
-                format::speedup(line.global_excess_factor.unwrap_or(1.0)),
                 format::count(line.global_excess_sectors.unwrap_or(0.0))
             ));
         }
@@ -569,10 +582,21 @@ impl<'a> GlobalAccesses<'a> {
             .iter()
             .find(|(kind, _)| *kind == direction)
             .and_then(|(_, v)| *v);
-        // The line's factor for the direction named, when its SASS split it.
+        // The line's factor for the direction named, when its SASS split
+        // it; else the line's loads and stores together, said so.
         let line_factor = |line: &HotLine| match line.worst_global() {
-            Some((kind, factor)) if kind == direction => factor,
-            _ => line.global_excess_factor.unwrap_or(1.0),
+            Some((kind, factor)) if kind == direction => {
+                format!(
+                    "{} the ideal on line {}",
+                    format::speedup(factor),
+                    line.line
+                )
+            }
+            _ => format!(
+                "line {}: {} the ideal sectors, its loads and stores together",
+                line.line,
+                format::speedup(line.global_excess_factor.unwrap_or(1.0))
+            ),
         };
         match (per_request_of_direction, self.worst.first()) {
             (_, Some(line)) if super::advice::is_atomic(&line.code, &line.access) => format!(
@@ -581,10 +605,9 @@ impl<'a> GlobalAccesses<'a> {
                 line.line
             ),
             (Some(v), Some(line)) => format!(
-                "uncoalesced global {direction}s: {} sectors per request ({} the ideal on line {})",
+                "uncoalesced global {direction}s: {} sectors per request ({})",
                 format::ratio(v),
-                format::speedup(line_factor(line)),
-                line.line
+                line_factor(line)
             ),
             (Some(v), None) => format!(
                 "uncoalesced global {direction}s: {} sectors per request",

@@ -18,6 +18,7 @@
 //! `#include` and `#define`.
 
 use super::inline_asm;
+use super::signature;
 use super::signature::{is_float_type, is_scalar_type, scalar_aliases, split_top_level};
 use regex::Regex;
 use std::ops::Range;
@@ -93,6 +94,11 @@ pub(crate) struct Kernels {
     /// `#define DTYPE double`, `typedef uint4 data_t;`), with the type
     /// each stands for.
     pub(crate) aliases: Vec<(String, String)>,
+    /// Each host function template's body (character offsets) with the
+    /// scalar types its first call outside it gives its type parameters
+    /// (`template <typename T> void runTest(…)` called as
+    /// `runTest<float>(…)`: `T` is `float` inside it).
+    pub(crate) host_template_types: Vec<(Range<usize>, TypeChoices)>,
     /// The macros it `#define`s outside an `#ifndef` of the same name, by
     /// name with the line (from 1) of the first: a `-D` of that name is
     /// replaced by the file's own value.
@@ -405,6 +411,15 @@ impl Kernels {
             reordered(&self.initializers, &self.initializers_at, at);
         (scoped.float_initializers, scoped.float_initializers_at) =
             reordered(&self.float_initializers, &self.float_initializers_at, at);
+        // Inside a host function template, its type parameters are the
+        // types its callers give them (`sizeof(T)` in its allocations).
+        for (body, types) in &self.host_template_types {
+            if body.contains(&at) {
+                for (name, chosen) in types.iter().rev() {
+                    scoped.aliases.insert(0, (name.clone(), chosen.clone()));
+                }
+            }
+        }
         scoped
     }
 }
@@ -472,6 +487,8 @@ pub(crate) fn scan(source: &str) -> Kernels {
     let mut scopes: Vec<Scope> = Vec::new();
     // The current declaration started with `template <…>`.
     let mut template: Option<String> = None;
+    // Host function templates: name, parameter list, the body's `{`.
+    let mut host_templates: Vec<(String, String, usize)> = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
         match &tokens[i].0 {
@@ -552,8 +569,12 @@ pub(crate) fn scan(source: &str) -> Kernels {
                 continue;
             }
             Token::Punct('{') => {
+                if let Some(parameters) = template.take()
+                    && let Some(name) = defined_function_before(&tokens, i)
+                {
+                    host_templates.push((name, parameters, i));
+                }
                 scopes.push(Scope::Other);
-                template = None;
             }
             Token::Punct('}') => {
                 scopes.pop();
@@ -564,6 +585,14 @@ pub(crate) fn scan(source: &str) -> Kernels {
         }
         i += 1;
     }
+    found.host_template_types = host_templates
+        .iter()
+        .filter_map(|(name, parameters, open)| {
+            let end = group_end(&tokens, *open);
+            let types = types_of_first_call(&tokens, name, parameters, *open..end)?;
+            Some((tokens[*open].1..tokens[end - 1].1 + 1, types))
+        })
+        .collect();
     found.dim3s = dim3_declarations(&tokens);
     found.vectors = vector_declarations(&tokens);
     found.assignments = function_assignments(&tokens);
@@ -945,6 +974,84 @@ fn explicit_instance(tokens: &[Located], start: usize) -> Option<(String, String
         }
     }
     None
+}
+
+/// Type parameters by name, each with the type chosen for it.
+pub(crate) type TypeChoices = Vec<(String, String)>;
+
+/// The name of the function whose body opens with the `{` at `open`
+/// (`void runTest(int deviceId, int nMB) {`, a `const` member too), or
+/// `None` where the brace opens something else.
+fn defined_function_before(tokens: &[Located], open: usize) -> Option<String> {
+    let mut close = open.checked_sub(1)?;
+    if matches!(&tokens[close].0, Token::Ident(word) if word == "const") {
+        close = close.checked_sub(1)?;
+    }
+    if !is(tokens, close, ')') {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut at = close;
+    loop {
+        match tokens[at].0 {
+            Token::Punct(')') => depth += 1,
+            Token::Punct('(') => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+        at = at.checked_sub(1)?;
+    }
+    match &tokens[at.checked_sub(1)?].0 {
+        Token::Ident(name) if !CONTROL_WORDS.contains(&name.as_str()) => Some(name.clone()),
+        _ => None,
+    }
+}
+
+/// The scalar types a call of the host function template `name` outside
+/// its own `body` gives its type parameters (`runTest<float>(…)` with
+/// `template <typename T>`: `[(T, float)]`): the first call's, or of
+/// several that differ the one of floats; `None` where no call names them
+/// or a type is no scalar gpuprof sizes.
+fn types_of_first_call(
+    tokens: &[Located],
+    name: &str,
+    parameters: &str,
+    body: Range<usize>,
+) -> Option<TypeChoices> {
+    let names = signature::type_parameter_names(parameters);
+    let kinds = signature::type_parameters(parameters);
+    let calls: Vec<TypeChoices> = (0..tokens.len())
+        .filter(|k| !body.contains(k))
+        .filter(|&k| matches!(&tokens[k].0, Token::Ident(word) if word == name))
+        .filter_map(|k| {
+            let (arguments, end) = template_at(tokens, k + 1)?;
+            is(tokens, end, '(').then_some(())?;
+            let arguments = split_top_level(&arguments, true);
+            let types: Vec<String> = arguments
+                .iter()
+                .zip(&kinds)
+                .filter(|(_, is_type)| **is_type)
+                .map(|(argument, _)| argument.clone())
+                .collect();
+            let pairs: Vec<(String, String)> = names.iter().cloned().zip(types).collect();
+            (!pairs.is_empty()
+                && pairs
+                    .iter()
+                    .all(|(_, chosen)| signature::size_of(chosen, &[]).is_some()))
+            .then_some(pairs)
+        })
+        .collect();
+    // Called with several (`runTest<double>` where a flag asks for it,
+    // else `runTest<float>`), the one of floats where there is one: the
+    // type gpuprof takes where nothing fixes it.
+    let floats = calls
+        .iter()
+        .find(|pairs| pairs.iter().all(|(_, chosen)| chosen == "float"));
+    floats.or(calls.first()).cloned()
 }
 
 /// After `template`: the parameter list between `<` and its `>`, as
@@ -1885,13 +1992,22 @@ fn passed_to_host_parameters(
         // A call in its own body (a recursion's `reduce(data, stride)`)
         // passes its own locals, not what its callers give it.
         let own_body = close..group_end(tokens, close);
+        // A call's `(`: right after the name, or after the template
+        // arguments of a function template's call (`run<float>(n)`).
+        // (Not a kernel's launch, `name<<<…>>>(…)`.)
+        let call_open = |k: usize| match is(tokens, k + 1, '(') {
+            true => Some(k + 1),
+            false if is(tokens, k + 2, '<') => None,
+            false => template_at(tokens, k + 1)
+                .map(|(_, end)| end)
+                .filter(|&end| is(tokens, end, '(')),
+        };
         let calls: Vec<Vec<String>> = (0..tokens.len())
             .filter(|&k| {
                 k != i
                     && k > 0
                     && !own_body.contains(&k)
                     && matches!(&tokens[k].0, Token::Ident(word) if word == function)
-                    && is(tokens, k + 1, '(')
                     && !in_device(k)
                     && match &tokens[k - 1].0 {
                         Token::Ident(word) => word == "return",
@@ -1899,11 +2015,13 @@ fn passed_to_host_parameters(
                         Token::Str(_) => false,
                     }
             })
-            .map(|k| {
-                top_level_parts(tokens, k + 1)
-                    .into_iter()
-                    .map(text_of)
-                    .collect()
+            .filter_map(|k| {
+                Some(
+                    top_level_parts(tokens, call_open(k)?)
+                        .into_iter()
+                        .map(text_of)
+                        .collect(),
+                )
             })
             .collect();
         if calls.is_empty() || calls.iter().any(|call| call.len() != parameters.len()) {
@@ -2396,6 +2514,39 @@ pub(crate) enum Partial {
     /// Only its first element (`atomicAdd(name, sum)`, `*name += v`,
     /// `name[0] = v`): one result for the whole grid.
     One,
+}
+
+/// Whether the kernel sums in the buffer `name` in place, a tree step at a
+/// time (`idata[tid] += idata[tid + stride];`, or `+ 512` unrolled,
+/// through `name` or a local
+/// pointer into it, `int *idata = g_idata + blockIdx.x * blockDim.x;`):
+/// what is left in it depends on the order the kernel sums in, so it is
+/// scratch, not an answer.
+pub(crate) fn reduces_in_place(body: &str, name: &str) -> bool {
+    let local = regex::Regex::new(&format!(
+        r"\*\s*([A-Za-z_]\w*)\s*=\s*\(?\s*{}\b",
+        regex::escape(name)
+    ))
+    .expect("a valid pattern");
+    let names: Vec<String> = std::iter::once(name.to_string())
+        .chain(local.captures_iter(body).map(|c| c[1].to_string()))
+        .collect();
+    names.iter().any(|array| {
+        let step = regex::Regex::new(&format!(
+            r"\b{0}\s*\[\s*([^\[\];]+?)\s*\]\s*\+=\s*{0}\s*\[\s*([^\[\];]+?)\s*\]",
+            regex::escape(array)
+        ))
+        .expect("a valid pattern");
+        step.captures_iter(body).any(|c| {
+            c[2].strip_prefix(&c[1]).is_some_and(|rest| {
+                let rest = rest.trim_start();
+                rest.strip_prefix('+').is_some_and(|offset| {
+                    let offset = offset.trim();
+                    is_identifier(offset) || offset.parse::<u32>().is_ok()
+                })
+            })
+        })
+    })
 }
 
 /// Whether the kernel writes the pointer `name` only as partial results

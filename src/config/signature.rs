@@ -566,6 +566,16 @@ pub(crate) fn type_parameters(template: &str) -> Vec<bool> {
         .collect()
 }
 
+/// The names of the type parameters of the template list `template`
+/// (`typename T, int BLOCK` → `[T]`), in order.
+pub(crate) fn type_parameter_names(template: &str) -> Vec<String> {
+    template_parameters(template)
+        .into_iter()
+        .filter(|parameter| parameter.is_type)
+        .map(|parameter| parameter.name)
+        .collect()
+}
+
 /// `text` with the whole word `name` replaced by `value`.
 fn replace_word(text: &str, name: &str, value: &str) -> String {
     regex::Regex::new(&format!(r"\b{}\b", regex::escape(name)))

@@ -139,10 +139,35 @@ pub fn suite_for_files(files: &[(&str, &Origin)], suite_name: &str) -> Result<St
     let mut drafts: Vec<Vec<Draft>> = Vec::new();
     let mut types_notes = String::new();
     for file in &read {
+        // A kernel whose name says it warms the GPU up (run once before
+        // the timed ones, its result unused) is no step: gpuprof warms up
+        // each variant itself.
+        let warms_up = |kernel: &Kernel| {
+            let name = kernel.name.to_lowercase().replace('_', "");
+            name.contains("warmup")
+        };
+        let left_out: Vec<&str> = match file.scanned.kernels.iter().all(warms_up) {
+            true => Vec::new(),
+            false => file
+                .scanned
+                .kernels
+                .iter()
+                .filter(|k| warms_up(k))
+                .map(|k| k.name.as_str())
+                .collect(),
+        };
+        if !left_out.is_empty() {
+            let _ = writeln!(
+                types_notes,
+                "# Not drafted: {} (its name says it warms the GPU up before the timed kernels; gpuprof warms each variant up itself).",
+                left_out.join(", ")
+            );
+        }
         let mut these: Vec<Draft> = file
             .scanned
             .kernels
             .iter()
+            .filter(|kernel| !left_out.contains(&kernel.name.as_str()))
             .flat_map(|kernel| {
                 let launches = instances(kernel, &file.scanned, &file.code);
                 let per_instance = launches.len() > 1;
@@ -1772,6 +1797,16 @@ impl<'a> Draft<'a> {
         };
         let value = self.scalar_value(suite, &parameter.name().unwrap_or_default());
         let entry = argument(position, parameter, uses, &count, value);
+        let entry = match self.reduced_in_place(parameter) {
+            Some(result) => entry.replacen("output = true, ", "", 1).replacen(
+                " (the kernel reads and writes it: filled, then compared)",
+                &format!(
+                    " (the kernel sums in it in place, so what it leaves there depends on the order it sums in: filled, not compared; its result, `{result}`, is)"
+                ),
+                1,
+            ),
+            None => entry,
+        };
         let entry = match drawn {
             Some(fill) => entry.replacen(
                 "fill = \"random\" }",
@@ -1803,6 +1838,23 @@ impl<'a> Draft<'a> {
             ),
             _ => entry,
         }
+    }
+
+    /// The output that holds the result where the kernel sums in the buffer
+    /// `parameter` in place ([`kernels::reduces_in_place`]) and writes
+    /// partial results to another (`g_odata[blockIdx.x] = idata[0];`):
+    /// the buffer is scratch, the partial results the answer.
+    fn reduced_in_place(&self, parameter: &Parameter) -> Option<String> {
+        let name = parameter.name()?;
+        let uses = self.uses(parameter)?;
+        let body = self.kernel.body.as_deref()?;
+        if !(uses.read && uses.written && kernels::reduces_in_place(body, &name)) {
+            return None;
+        }
+        parameter_names(&self.parameters, |p| matches!(p.takes, Takes::Pointer(_)))
+            .into_iter()
+            .filter(|other| *other != name)
+            .find(|other| kernels::partial_output(body, other).is_some())
     }
 
     /// The count of an output the kernel writes one element of per block
@@ -3471,9 +3523,13 @@ fn deduced_instance(kernel: &Kernel, launch: &Launch, scanned: &Kernels) -> Opti
                                     .find(|(variable, _)| variable == argument)
                             })
                             .flatten()
-                            .map(|(_, pointee)| pointee.clone())
-                            // A concrete type: not the enclosing host
-                            // template's own `T *d_a`.
+                            // The enclosing host template's own `T *d_a`
+                            // is the type its caller gives `T`.
+                            .map(|(_, pointee)| {
+                                host_template_type(pointee, launch.at, scanned)
+                                    .unwrap_or(pointee)
+                                    .to_string()
+                            })
                             .filter(|pointee| {
                                 signature::size_of(pointee, &scanned.aliases).is_some()
                             })
@@ -3487,6 +3543,19 @@ fn deduced_instance(kernel: &Kernel, launch: &Launch, scanned: &Kernels) -> Opti
         }
     }
     (!types.is_empty()).then(|| format!("{}<{}>", kernel.name, types.join(", ")))
+}
+
+/// The type the host function template around the offset `at` is called
+/// with for its type parameter `name` (`float` for `T` inside
+/// `runTest<float>`'s body), where `name` is one.
+fn host_template_type<'s>(name: &str, at: usize, scanned: &'s Kernels) -> Option<&'s str> {
+    scanned
+        .host_template_types
+        .iter()
+        .filter(|(body, _)| body.contains(&at))
+        .flat_map(|(_, types)| types)
+        .find(|(parameter, _)| parameter == name.trim())
+        .map(|(_, chosen)| chosen.as_str())
 }
 
 /// The names `launch` uses in its arguments and configuration (through
@@ -5308,6 +5377,105 @@ mod tests {
     }
 
     #[test]
+    fn a_buffer_summed_in_place_is_scratch_and_a_warm_up_kernel_no_step() {
+        let source = r#"
+            __global__ void warmup(int *g_idata, int *g_odata, unsigned int n) {
+                unsigned int tid = threadIdx.x;
+                int *idata = g_idata + blockIdx.x * blockDim.x;
+                for (int stride = 1; stride < blockDim.x; stride *= 2) {
+                    if ((tid % (2 * stride)) == 0) idata[tid] += idata[tid + stride];
+                    __syncthreads();
+                }
+                if (tid == 0) g_odata[blockIdx.x] = idata[0];
+            }
+            __global__ void neighbored(int *g_idata, int *g_odata, unsigned int n) {
+                unsigned int tid = threadIdx.x;
+                int *idata = g_idata + blockIdx.x * blockDim.x;
+                for (int stride = 1; stride < blockDim.x; stride *= 2) {
+                    if ((tid % (2 * stride)) == 0) idata[tid] += idata[tid + stride];
+                    __syncthreads();
+                }
+                if (tid == 0) g_odata[blockIdx.x] = idata[0];
+            }
+            __global__ void unrolled(int *g_idata, int *g_odata, unsigned int n) {
+                unsigned int tid = threadIdx.x;
+                int *idata = g_idata + blockIdx.x * blockDim.x;
+                if (tid < 512) idata[tid] += idata[tid + 512];
+                __syncthreads();
+                if (tid == 0) g_odata[blockIdx.x] = idata[0];
+            }
+            __global__ void scan(int *data, int *block_sums, unsigned int n) {
+                unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+                for (int s = 1; s < blockDim.x; s *= 2) {
+                    int before = threadIdx.x >= s ? data[i - s] : 0;
+                    __syncthreads();
+                    data[i] += before;
+                    __syncthreads();
+                }
+                if (threadIdx.x == blockDim.x - 1) block_sums[blockIdx.x] = data[i];
+            }
+            int main() {
+                int size = 1 << 20;
+                dim3 block(1024);
+                dim3 grid((size - 1) / block.x + 1);
+                int *in, *out;
+                cudaMalloc(&in, size * sizeof(int));
+                cudaMalloc(&out, grid.x * sizeof(int));
+                warmup<<<grid, block>>>(in, out, size);
+                neighbored<<<grid, block>>>(in, out, size);
+                unrolled<<<grid, block>>>(in, out, size);
+                scan<<<grid, block>>>(in, out, size);
+            }
+        "#;
+        let (_root, text) = draft(&[("s.cu", source)], "s.cu", "s");
+        let text = text.unwrap();
+        assert!(
+            text.contains("# Not drafted: warmup (its name says it warms the GPU up before the timed kernels; gpuprof warms each variant up itself).\n"),
+            "{text}"
+        );
+        assert!(!text.contains("name = \"warmup\""), "{text}");
+        let scratch = "{ name = \"g_idata\", buffer = \"i32\", count = \"N\", fill = \"random\" },  # the file allocates size * sizeof(int) for `in` (the kernel sums in it in place, so what it leaves there depends on the order it sums in: filled, not compared; its result, `g_odata`, is)\n";
+        assert_eq!(text.matches(scratch).count(), 2, "{text}");
+        // A scan's buffer is its answer.
+        assert!(
+            text.contains("{ name = \"data\", buffer = \"i32\", count = \"N\", output = true, fill = \"random\" },"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_host_template_sizes_its_buffers_with_the_type_its_caller_gives() {
+        let source = r#"
+            template <typename T>
+            __global__ void shifted(T *a, int s) {
+                int i = blockDim.x * blockIdx.x + threadIdx.x + s;
+                a[i] = a[i] + 1;
+            }
+            template <typename T>
+            void run(int megabytes) {
+                int n = megabytes * 1024 * 1024 / sizeof(T);
+                T *d_a;
+                cudaMalloc(&d_a, n * 2 * sizeof(T));
+                shifted<<<n / 256, 256>>>(d_a, 0);
+            }
+            int main(int argc, char **argv) {
+                int megabytes = 4;
+                bool wide = argc > 1;
+                if (wide) run<double>(megabytes);
+                else run<float>(megabytes);
+            }
+        "#;
+        let (_root, text) = draft(&[("s.cu", source)], "s.cu", "s");
+        let text = text.unwrap();
+        for expected in [
+            "entry = \"shifted<float>\"                # the instance the file launches, its types deduced from the pointers it passes\n",
+            "{ name = \"a\", buffer = \"f32\", count = \"floor(N * 1024 * 1024 / 4) * 2\", output = true, fill = \"random\" },",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+    }
+
+    #[test]
     fn shared_memory_of_sizeof_a_scalar_type_or_alias_is_drafted() {
         let source = r#"
             #include <cstdint>
@@ -5513,9 +5681,9 @@ mod tests {
         let plan = plan(root.path(), "t");
         assert_eq!(plan.variants.len(), 2);
 
-        // A pointer of the host template's own `T` deduces nothing: float
-        // is proposed for a type, a default taken, a value without one
-        // left to fill in.
+        // A pointer of the host template's own `T` is of the type its
+        // caller gives `T` (`run<float>`): the instance deduced from it
+        // keeps its defaults; a value without one is left to fill in.
         let source = r#"
             template <typename T, int STEP = 4> __global__ void offset(T *a, int s) { a[threadIdx.x + s] += STEP; }
             template <typename T, int WIDTH> __global__ void wide(T *a) { a[threadIdx.x * WIDTH] = 0; }
@@ -5533,8 +5701,8 @@ mod tests {
         let (_root, text) = draft(&[("h.cu", source)], "h.cu", "h");
         let text = text.unwrap();
         for expected in [
-            "entry = \"offset<float, 4>\"                # fill in: float, 4 chosen for <typename T, int STEP = 4> (float for a type, else its default): the file does not fix them where it launches it\n",
-            "{ name = \"a\", buffer = \"f32\"",
+            "entry = \"offset<float>\"                # the instance the file launches, its types deduced from the pointers it passes\n",
+            "{ name = \"a\", buffer = \"f32\", count = \"N\", output = true, fill = \"random\" },  # the file allocates n * sizeof(T) for `d_a`",
             "entry = \"wide<…>\"                # fill in: a value for each of <typename T, int WIDTH>\n",
             "entry = \"tile<float, 32>\"                # fill in: float chosen for `T` (the file launches tile<T,32>; template <typename T, int TILE>)\n",
             "shared_bytes = 1024  # fill in: the file passes 256 * sizeof(scalar_t), scalar_t taken as float\n",
