@@ -987,24 +987,7 @@ fn defined_function_before(tokens: &[Located], open: usize) -> Option<String> {
     if matches!(&tokens[close].0, Token::Ident(word) if word == "const") {
         close = close.checked_sub(1)?;
     }
-    if !is(tokens, close, ')') {
-        return None;
-    }
-    let mut depth = 0usize;
-    let mut at = close;
-    loop {
-        match tokens[at].0 {
-            Token::Punct(')') => depth += 1,
-            Token::Punct('(') => {
-                depth -= 1;
-                if depth == 0 {
-                    break;
-                }
-            }
-            _ => {}
-        }
-        at = at.checked_sub(1)?;
-    }
+    let at = group_start(tokens, close).filter(|_| is(tokens, close, ')'))?;
     match &tokens[at.checked_sub(1)?].0 {
         Token::Ident(name) if !CONTROL_WORDS.contains(&name.as_str()) => Some(name.clone()),
         _ => None,

@@ -1851,7 +1851,7 @@ impl<'a> Draft<'a> {
         if !(uses.read && uses.written && kernels::reduces_in_place(body, &name)) {
             return None;
         }
-        parameter_names(&self.parameters, |p| matches!(p.takes, Takes::Pointer(_)))
+        self.pointer_names()
             .into_iter()
             .filter(|other| *other != name)
             .find(|other| kernels::partial_output(body, other).is_some())
@@ -3307,10 +3307,14 @@ fn constant_value(name: &str, scanned: &Kernels) -> Option<i64> {
 /// << power;`): a count the file sets by its exponent, whose elements are
 /// the problem's size, not the exponent.
 fn power_of_two_of<'s>(name: &str, scanned: &'s Kernels) -> Option<&'s str> {
-    let pattern = regex::Regex::new(r"^\(?\s*1[uUlL]*\s*<<\s*\(?\s*([A-Za-z_]\w*)\s*\)?\s*\)?$")
-        .expect("a valid pattern");
+    // Asked for every initializer of the file (`is_an_exponent`): the
+    // pattern is compiled once.
+    static SHIFTED_ONE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^\(?\s*1[uUlL]*\s*<<\s*\(?\s*([A-Za-z_]\w*)\s*\)?\s*\)?$")
+            .expect("a valid pattern")
+    });
     let initial = initializer(name, scanned)?.trim();
-    let exponent = pattern.captures(initial)?.get(1)?.as_str();
+    let exponent = SHIFTED_ONE.captures(initial)?.get(1)?.as_str();
     scanned
         .initializers
         .iter()
