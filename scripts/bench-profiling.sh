@@ -16,8 +16,10 @@
 # the profiling overhead per launch: gpuprof's ncu seconds (from each run's
 # job to its end) less one start-up per ncu run (the start-up left after
 # the job for a run started early) and less every launch's replay passes ×
-# its kernel duration, over the launches (the goal is at most 0.6 s). Also the replay passes and
-# where the per-line counters were taken. Every ncu run uses
+# its kernel duration, over the launches (the goal is at most 0.6 s). Also
+# the replay passes of gpuprof's runs and of `--set full` (their ratio bounds
+# what any cut outside ncu can win) and where the per-line counters were
+# taken. Every ncu run uses
 # --clock-control none. Also writes, for the transpose probe launches, a raw
 # export with the throughput breakdowns (breakdown.csv), to read which unit
 # limits.
@@ -104,7 +106,7 @@ def rows(path):
     return list(csv.DictReader(open(path)))[1:]
 def number(text):
     return float(text.replace(",", ""))
-print(f"{'suite':<22} {'launches':>8} {'report s':>8} {'full s':>7} {'full/report':>11} {'ncu s':>6} {'ncu runs':>8} {'start s':>11} {'overhead s/launch':>17} {'passes':>6} {'lines at':>9}  stages")
+print(f"{'suite':<22} {'launches':>8} {'report s':>8} {'full s':>7} {'full/report':>11} {'ncu s':>6} {'ncu runs':>8} {'start s':>11} {'overhead s/launch':>17} {'passes':>6} {'full passes':>11} {'lines at':>9}  stages")
 baselines = []
 for line in open(os.path.join(out, "times.txt")):
     suite, whole, full, start, before, early = line.split()
@@ -125,10 +127,11 @@ for line in open(os.path.join(out, "times.txt")):
     kernel = [number(r["gpu__time_duration.sum"]) * 1e-9 for r in launches]
     own = sum(p * k for p, k in zip(passes, kernel))
     overhead = (stage - starts - own) / max(len(launches), 1)
+    full_passes = sorted({int(number(r["profiler__replayer_passes"])) for r in rows(os.path.join(out, suite, "full-raw.csv"))})
     log = open(os.path.join(out, suite, "gpuprof.log")).read()
     took = re.search(r"took [^\n]*", log)
     stages = took.group(0) if took else "-"
-    print(f"{suite:<22} {len(launches):>8} {float(whole):>8.1f} {float(full):>7.1f} {float(full) / float(whole):>11.2f} {stage:>6.1f} {ncu_runs:>8} {float(start):>5.1f}/{float(early):>5.2f} {overhead:>17.3f} {'/'.join(str(int(p)) for p in sorted(set(passes))):>6} {str(profiler.get('lines_at') or 'every'):>9}  {stages}")
+    print(f"{suite:<22} {len(launches):>8} {float(whole):>8.1f} {float(full):>7.1f} {float(full) / float(whole):>11.2f} {stage:>6.1f} {ncu_runs:>8} {float(start):>5.1f}/{float(early):>5.2f} {overhead:>17.3f} {'/'.join(str(int(p)) for p in sorted(set(passes))):>6} {'/'.join(map(str, full_passes)):>11} {str(profiler.get('lines_at') or 'every'):>9}  {stages}")
 if baselines:
     print()
     print(f"{'suite':<22} {'baseline s':>10} {'report s':>8} {'baseline/report':>15}  baseline stages")

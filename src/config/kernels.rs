@@ -85,6 +85,9 @@ pub(crate) struct Kernels {
     /// bytes as written (`cudaMalloc((void **)&d_in, n * sizeof(float))`
     /// gives `("d_in", "n * sizeof(float)")`).
     pub(crate) device_allocations: Vec<(String, String)>,
+    /// The character offset of each of `device_allocations` (0 for one
+    /// made through a helper: it holds everywhere), in the same order.
+    pub(crate) device_allocations_at: Vec<usize>,
     /// A host function's pointer parameters with what every call passes
     /// them (`void run(float *d, …)` called as `run(d_in, …)`: `("d",
     /// "d_in")`), to follow a buffer through a wrapper to its allocation.
@@ -390,10 +393,12 @@ enum Scope {
 
 impl Kernels {
     /// The scan as the code at character offset `at` (a launch) sees it:
-    /// of the integers and initializers a name is given more than once
-    /// (`constexpr int BM = 32;` in one host function, `= 128` in the
-    /// next), the nearest definition before `at` is found first by a
-    /// search from the end; one given only further down still is found.
+    /// of the integers, initializers and allocations a name is given more
+    /// than once (`constexpr int BM = 32;` in one host function, `= 128` in
+    /// the next; `cudaMalloc(&dx, n * …)` in one, `(&dx, options.size *
+    /// …)` in the next), the nearest definition before `at` is found first
+    /// by a search from the end; one given only further down still is
+    /// found.
     pub(crate) fn scoped_at(&self, at: usize) -> Kernels {
         fn reordered<T: Clone>(items: &[T], offsets: &[usize], at: usize) -> (Vec<T>, Vec<usize>) {
             let offset = |k: usize| offsets.get(k).copied().unwrap_or(0);
@@ -411,6 +416,8 @@ impl Kernels {
             reordered(&self.initializers, &self.initializers_at, at);
         (scoped.float_initializers, scoped.float_initializers_at) =
             reordered(&self.float_initializers, &self.float_initializers_at, at);
+        (scoped.device_allocations, scoped.device_allocations_at) =
+            reordered(&self.device_allocations, &self.device_allocations_at, at);
         // Inside a host function template, its type parameters are the
         // types its callers give them (`sizeof(T)` in its allocations).
         for (body, types) in &self.host_template_types {
@@ -638,7 +645,8 @@ pub(crate) fn scan(source: &str) -> Kernels {
     ));
     found.allocations = allocations(&tokens);
     found.chosen_at_run_time = chosen_at_run_time(&tokens);
-    found.device_allocations = device_allocations(&tokens);
+    (found.device_allocations, found.device_allocations_at) =
+        device_allocations(&tokens).into_iter().unzip();
     found.random_fills = random_fills(source, &found.integers);
     // A helper that allocates what its caller hands it (`void
     // alloc(float **d, size_t bytes) { cudaMalloc(d, bytes); }` called as
@@ -656,6 +664,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
             && is_identifier(variable)
         {
             found.device_allocations.push((variable.to_string(), bytes));
+            found.device_allocations_at.push(0);
         }
     }
     found.passed_pointers = passed_to_host_parameters(&tokens, &device, pointer_parameter);
@@ -1861,6 +1870,132 @@ fn declared_initializers(
     found
 }
 
+/// The integer members a `struct` or `class` of `source` gives a default
+/// (`struct Options { int size = 1 << 12; };`), by name with the default
+/// as written: a configuration whose fields the command line may
+/// override, read where the host sizes its problem (`options.size`).
+pub(crate) fn member_defaults(source: &str) -> Vec<(String, String)> {
+    let chars: Vec<char> = source.chars().collect();
+    let (tokens, _) = tokenize(&chars);
+    // Each type's body, and the bodies of its member functions within it.
+    let (mut bodies, mut functions): (Vec<Range<usize>>, Vec<Range<usize>>) = (vec![], vec![]);
+    for k in 0..tokens.len() {
+        let opens_a_type = matches!(&tokens[k].0, Token::Ident(w) if w == "struct" || w == "class")
+            && matches!(tokens.get(k + 1), Some((Token::Ident(_), _)));
+        if !opens_a_type {
+            continue;
+        }
+        // `struct Name {` or `struct Name : Base {`, not `struct Name x;`.
+        let Some(open) = (k + 2..tokens.len())
+            .take_while(|&j| !is(&tokens, j, ';') && !is(&tokens, j, '('))
+            .find(|&j| is(&tokens, j, '{'))
+        else {
+            continue;
+        };
+        let end = group_end(&tokens, open);
+        let mut inner = open + 1;
+        while inner < end {
+            match is(&tokens, inner, '{') {
+                true => {
+                    let closed = group_end(&tokens, inner);
+                    functions.push(inner..closed);
+                    inner = closed;
+                }
+                false => inner += 1,
+            }
+        }
+        bodies.push(open..end);
+    }
+    declared_initializers(&tokens, &functions, &INTEGER_WORDS)
+        .into_iter()
+        .filter(|(_, at)| {
+            let k = tokens.iter().position(|(_, offset)| offset == at);
+            k.is_some_and(|k| bodies.iter().any(|body| body.contains(&k)))
+        })
+        .map(|(declared, _)| declared)
+        // A member that starts at 0 (`int rows = 0;`) is one the program
+        // fills in, not a size it runs at.
+        .filter(|(_, default)| {
+            let digits = default.trim().trim_end_matches(['u', 'U', 'l', 'L']);
+            !(digits == "0" || digits.starts_with('-'))
+        })
+        .collect()
+}
+
+impl Kernels {
+    /// Gives each member of a configuration that the host's initializers
+    /// read (`const int size = options.size;`, `std::max(256, cfg->n)`) the
+    /// default `defaults` give it ([`member_defaults`]), as an initializer
+    /// of the member's whole name (`options.size`, read as one word by
+    /// [`member_read`]): the program runs at it unless its command line
+    /// says otherwise, as it runs at `4096` of `argc > 1 ? atoi(argv[1]) :
+    /// 4096`. A member that two types default differently stays unknown.
+    pub(crate) fn read_members_at_their_defaults(&mut self, defaults: &[(String, String)]) {
+        static MEMBER: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(r"\b([A-Za-z_]\w*)\s*(\.|->)\s*([A-Za-z_]\w*)\b(\s*\()?")
+                .expect("a valid pattern")
+        });
+        let default_of = |member: &str| {
+            let mut given = defaults.iter().filter(|(name, _)| name == member);
+            let (_, first) = given.next()?;
+            given
+                .all(|(_, other)| other == first)
+                .then(|| first.clone())
+        };
+        let mut read: Vec<(String, String)> = Vec::new();
+        for (_, initial) in &self.initializers {
+            for found in MEMBER.captures_iter(initial) {
+                let whole = format!("{}{}{}", &found[1], &found[2], &found[3]);
+                if found.get(4).is_none()
+                    && !read.iter().any(|(name, _)| *name == whole)
+                    && let Some(default) = default_of(&found[3])
+                {
+                    read.push((whole, default));
+                }
+            }
+        }
+        self.initializers_at
+            .extend(std::iter::repeat_n(0, read.len()));
+        self.initializers.extend(read);
+    }
+}
+
+/// The member `word` is read through at character `at` of `chars`, just
+/// past `word` (`options.size`, `cfg->n`), as one name with the index
+/// past it, where the scan gave that name an initializer
+/// ([`Kernels::read_members_at_their_defaults`]).
+pub(crate) fn member_read(
+    chars: &[char],
+    at: usize,
+    word: &str,
+    scanned: &Kernels,
+) -> Option<(String, usize)> {
+    let spaces = |mut k: usize| {
+        while chars.get(k).is_some_and(|c| c.is_whitespace()) {
+            k += 1;
+        }
+        k
+    };
+    let op = spaces(at);
+    let (arrow, after) = match (chars.get(op), chars.get(op + 1)) {
+        (Some('.'), _) => (".", op + 1),
+        (Some('-'), Some('>')) => ("->", op + 2),
+        _ => return None,
+    };
+    let start = spaces(after);
+    let mut end = start;
+    while chars
+        .get(end)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+    {
+        end += 1;
+    }
+    let member: String = chars[start..end].iter().collect();
+    let whole = format!("{word}{arrow}{member}");
+    (is_identifier(&member) && scanned.initializers.iter().any(|(name, _)| *name == whole))
+        .then_some((whole, end))
+}
+
 /// Whether the statement from token `start` declares variables of one of
 /// the types `words`, its first declarator initialized: `const size_t sA
 /// = …`, `int a = 1`.
@@ -2090,10 +2225,10 @@ fn declared_name(parameter: &[Located]) -> Option<&str> {
 
 /// `cudaMalloc(&d, bytes)`, `cudaMalloc((void **)&d, bytes)`,
 /// `cudaMallocManaged(&d, bytes)`: each device allocation's variable and
-/// its bytes as written; in a helper handed a pointer to the pointer
+/// its bytes as written, with the character offset of the call; in a helper handed a pointer to the pointer
 /// (`cudaMalloc(d, bytes)`, `cudaMalloc((void **)d, bytes)`), the name
 /// it is handed as.
-fn device_allocations(tokens: &[Located]) -> Vec<(String, String)> {
+fn device_allocations(tokens: &[Located]) -> Vec<((String, String), usize)> {
     let mut found = Vec::new();
     for i in 0..tokens.len() {
         let Token::Ident(word) = &tokens[i].0 else {
@@ -2116,7 +2251,7 @@ fn device_allocations(tokens: &[Located]) -> Vec<(String, String)> {
             None => target.last(),
         };
         if let Some((Token::Ident(name), _)) = name {
-            found.push((name.clone(), text_of(bytes)));
+            found.push(((name.clone(), text_of(bytes)), tokens[i].1));
         }
     }
     found
@@ -2457,6 +2592,58 @@ pub(crate) fn bounds_an_index(body: &str, name: &str, pointers: &[String]) -> bo
         side.iter()
             .any(|t| matches!(t, Token::Ident(w) if indexes(w)))
     })
+}
+
+/// Whether the kernel reads its integer parameter `name` only as a
+/// stride: every use multiplies a subscript of one of `pointers` that
+/// adds nothing to the product (`in[i * stride]`), so it spaces the
+/// elements a thread reads and is no side of the problem (a row's
+/// length, `A[row * cols + c]`, has a column added to it; a bound is
+/// compared, `i < n`).
+pub(crate) fn only_strides_an_index(body: &str, name: &str, pointers: &[String]) -> bool {
+    let chars: Vec<char> = body.chars().collect();
+    let (tokens, _) = tokenize(&chars);
+    // Each open bracket: where it opened, if it subscripts one of `pointers`.
+    let mut open: Vec<Option<usize>> = Vec::new();
+    let mut uses = 0;
+    for (k, (token, _)) in tokens.iter().enumerate() {
+        match token {
+            Token::Punct('[') => open.push(
+                (k > 0 && matches!(&tokens[k - 1].0, Token::Ident(p) if pointers.contains(p)))
+                    .then_some(k),
+            ),
+            Token::Punct(']') => {
+                open.pop();
+            }
+            Token::Ident(word) if word == name => {
+                let Some(&Some(start)) = open.last() else {
+                    return false;
+                };
+                let end = group_end(&tokens, start);
+                let subscript = &tokens[start + 1..end.saturating_sub(1).max(start + 1)];
+                let multiplied = is(&tokens, k - 1, '*') || is(&tokens, k + 1, '*');
+                let mut depth = 0i32;
+                let adds = subscript.iter().any(|(t, _)| match t {
+                    Token::Punct('(' | '[') => {
+                        depth += 1;
+                        false
+                    }
+                    Token::Punct(')' | ']') => {
+                        depth -= 1;
+                        false
+                    }
+                    Token::Punct('+' | '-') => depth == 0,
+                    _ => false,
+                });
+                if !multiplied || adds {
+                    return false;
+                }
+                uses += 1;
+            }
+            _ => {}
+        }
+    }
+    uses > 0
 }
 
 /// Whether a block reads a row of its own: an index that multiplies the

@@ -14,10 +14,17 @@
 
 use std::fmt::Write;
 
+use crate::config::kernels;
 use crate::config::kernels::Kernels;
 use crate::config::signature;
 
 use super::from_source::{default_of, quoted};
+
+/// How many names deep [`translate`] follows initializers, functions and
+/// `min`/`max` (`nb = std::max(8, size - na)` over `na = std::max(8, size
+/// / 2)` over `size` is six): a bound on a file's cycles, not on its
+/// chains.
+const DEEPEST: usize = 8;
 
 /// The C expression `expression` in gpuprof's expression language: the
 /// host variables of `mapped` (recorded in `used`) become the value the
@@ -47,7 +54,11 @@ pub(super) fn translate(
             while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
                 i += 1;
             }
-            let word: String = chars[start..i].iter().collect();
+            let mut word: String = chars[start..i].iter().collect();
+            // `options.size` of a configuration given a default: one name.
+            if let Some((member, end)) = kernels::member_read(&chars, i, &word, scanned) {
+                (word, i) = (member, end);
+            }
             if word == "static_cast" {
                 // `static_cast<size_t>(n) * n`: the operand, cast to a
                 // whole-number type.
@@ -82,7 +93,7 @@ pub(super) fn translate(
                     .expression_functions
                     .iter()
                     .find(|f| f.name == word)
-                    .filter(|_| depth < 4)
+                    .filter(|_| depth < DEEPEST)
             {
                 // `CEIL_DIV(n, 32)`, `div_up(n, 32)`: its body, over the
                 // arguments.
@@ -114,7 +125,7 @@ pub(super) fn translate(
             }
             if let Some(after) = size_call(&chars, i)
                 && let Some((_, count)) = scanned.vectors.iter().rev().find(|(v, _)| *v == word)
-                && depth < 4
+                && depth < DEEPEST
             {
                 // `h.size()` of `std::vector<float> h(n, 1.0f);`: its count.
                 let inner = translate(count, mapped, loops, scanned, used, depth + 1)?;
@@ -124,7 +135,7 @@ pub(super) fn translate(
             }
             if let Some(axis) = member_axis(&chars, i)
                 && let Some(dim3) = scanned.dim3s.iter().rev().find(|d| d.name == word)
-                && depth < 4
+                && depth < DEEPEST
             {
                 // `grid.x / 2`: the dim3's dimension, 1 where it has none.
                 let value = dim3.values.get(axis).map_or("1", String::as_str);
@@ -160,7 +171,7 @@ pub(super) fn translate(
                 .initializers
                 .iter()
                 .rfind(|(n, _)| *n == word)
-                .filter(|_| depth < 4)
+                .filter(|_| depth < DEEPEST)
             {
                 let initial = default_of(initial);
                 let inner = translate(initial, mapped, loops, scanned, used, depth + 1)?;
@@ -225,7 +236,7 @@ fn following_n(
     scanned: &Kernels,
     depth: usize,
 ) -> Option<(String, Vec<(String, String)>)> {
-    if depth >= 4 {
+    if depth >= DEEPEST {
         return None;
     }
     let (_, initial) = scanned.initializers.iter().rev().find(|(n, _)| n == name)?;

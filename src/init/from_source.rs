@@ -95,6 +95,14 @@ impl<'f> ReadFile<'f> {
         for (_, text) in &near.headers {
             scanned.functions.extend(kernels::scan(text).functions);
         }
+        // The defaults of a configuration's members (`struct Options { int
+        // size = 1 << 12; }` in its header), where the host reads its sizes
+        // from one.
+        let defaults: Vec<(String, String)> = std::iter::once(source)
+            .chain(near.headers.iter().map(|(_, text)| text.as_str()))
+            .flat_map(kernels::member_defaults)
+            .collect();
+        scanned.read_members_at_their_defaults(&defaults);
         // NVRTC finds no C or C++ library header, so a header of the
         // file's that includes one (or launches kernels) makes it nvcc's
         // too.
@@ -2550,6 +2558,18 @@ impl<'a> Draft<'a> {
                 }
             }
         }
+        // A side the file works out from the size (`height = width - width
+        // / 4` beside `width`) follows N through its initializer, not N
+        // itself: rows and columns that differ stay apart.
+        let roots: Vec<(String, String, &str)> = problem
+            .names
+            .iter()
+            .map(|name| (name.clone(), name.clone(), "N"))
+            .collect();
+        mapped.retain(|(variable, ..)| {
+            problem.names.contains(variable)
+                || !follows_n_apart(variable, &roots, scanned, problem.n)
+        });
         mapped
     }
 
@@ -2906,26 +2926,23 @@ impl<'a> Draft<'a> {
             // where an allocation uses it or the kernel bounds an index of
             // a buffer with it (`odata[y * width + x]`); `iters` of `for (k
             // = 0; k < iters; ++k)` is a count of repetitions, passed as
-            // it is.
+            // it is; nor is a stride (`in[i * stride]` over `n * kStride`
+            // elements): it spaces a thread's reads.
             .filter(
                 |(argument, parameter)| match constant_value(argument, scanned) {
                     None => holds_a_size(argument, scanned),
-                    Some(_) => {
-                        allocates(argument, scanned)
-                            || match (&self.kernel.body, parameter.name()) {
-                                // (One the kernel does not read is as the
-                                // others of its launch are.)
-                                (Some(body), Some(name)) => {
-                                    !mentions(body, &name)
-                                        || kernels::bounds_an_index(
-                                            body,
-                                            &name,
-                                            &self.pointer_names(),
-                                        )
-                                }
-                                _ => holds_a_size(argument, scanned),
-                            }
-                    }
+                    Some(_) => match (&self.kernel.body, parameter.name()) {
+                        (Some(body), Some(name)) => {
+                            let pointers = self.pointer_names();
+                            // (One the kernel does not read is as the
+                            // others of its launch are.)
+                            !kernels::only_strides_an_index(body, &name, &pointers)
+                                && (allocates(argument, scanned)
+                                    || !mentions(body, &name)
+                                    || kernels::bounds_an_index(body, &name, &pointers))
+                        }
+                        _ => allocates(argument, scanned) || holds_a_size(argument, scanned),
+                    },
                 },
             )
             .map(|(argument, parameter)| {
@@ -3225,7 +3242,10 @@ fn names_through(text: &str, scanned: &Kernels, depth: usize, into: &mut Vec<Str
         while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
             i += 1;
         }
-        let word: String = chars[start..i].iter().collect();
+        let mut word: String = chars[start..i].iter().collect();
+        if let Some((member, end)) = kernels::member_read(&chars, i, &word, scanned) {
+            (word, i) = (member, end);
+        }
         let called = chars[i..].iter().find(|c| !c.is_whitespace()) == Some(&'(');
         if called || into.contains(&word) {
             continue;
@@ -3344,7 +3364,18 @@ fn initialized_to_a_number(name: &str, scanned: &Kernels) -> bool {
     initializer(name, scanned).is_some_and(|initial| {
         let mut names = Vec::new();
         names_through(initial, scanned, 0, &mut names);
-        names.is_empty()
+        // (The file's constants, and a configuration's member read at its
+        // default, `std::max(kTile, options.size)`, are numbers too.)
+        names.iter().all(|word| match word.contains(['.', '>']) {
+            true => initialized_to_a_number(word, scanned),
+            false => {
+                word == "std"
+                    || scanned
+                        .integers
+                        .iter()
+                        .any(|(constant, _)| constant == word)
+            }
+        })
     })
 }
 
@@ -3358,6 +3389,29 @@ fn initialized_count(name: &str, scanned: &Kernels) -> Option<i64> {
         .and_then(|e| e.value(0.0))
         .filter(|v| *v >= 1.0 && v.fract() == 0.0 && *v < 1e12)
         .map(|v| v as i64)
+}
+
+/// Whether the file works `name` out from the problem's size to another
+/// value (`height = std::max(2, size - size / 4)` beside `width = size`):
+/// its initializer, over `roots` (the names whose value is N), is an
+/// expression of N that gives the file's own value at the file's size
+/// `n`, and that value is not `n`.
+fn follows_n_apart(
+    name: &str,
+    roots: &[(String, String, &str)],
+    scanned: &Kernels,
+    n: i64,
+) -> bool {
+    let (Some(initial), Some(value)) =
+        (initializer(name, scanned), initialized_count(name, scanned))
+    else {
+        return false;
+    };
+    let mut used = Vec::new();
+    let over_n = translate(initial, roots, &[], scanned, &mut used, 1)
+        .and_then(|t| Expr::parse(&t))
+        .and_then(|e| e.value(n as f64));
+    value != n && !used.is_empty() && over_n == Some(value as f64)
 }
 
 /// The `entry` of `kernel`'s variant, from the instance `launch` names
@@ -4626,6 +4680,189 @@ mod tests {
             "{ name = \"mask\", buffer = \"f32\", count = 7, fill = \"random\" },  # the file allocates MASK_WIDTH * sizeof(float) for `d_mask`",
             "{ name = \"mask_width\", scalar = \"i32\", value = 7 },",
             "{ name = \"width\", scalar = \"i32\", value = \"N\" },",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+    }
+
+    #[test]
+    fn a_constant_stride_is_a_factor_of_the_count_not_a_side_of_a_matrix() {
+        // A coalescing study: the strided kernel reads in[i * stride] of
+        // n * kStride elements. kStride (32) spaces the reads; taken as a
+        // second side it made the problem N×N (the copy over N*N
+        // elements, N = 1024 instead of the file's n).
+        let source = r#"
+            constexpr int kStride = 32;
+            __global__ void copy(const float *in, float *out, int n) {
+                for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) out[i] = in[i];
+            }
+            __global__ void strided(const float *in, float *out, int n, int stride) {
+                for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) out[i] = in[i * stride];
+            }
+            int main() {
+                const int n = 1 << 20;
+                const int total = n * kStride;
+                float *in, *out;
+                cudaMalloc(&in, total * sizeof(float));
+                cudaMalloc(&out, n * sizeof(float));
+                const int blocks = (n + 255) / 256;
+                copy<<<blocks, 256>>>(in, out, n);
+                strided<<<blocks, 256>>>(in, out, n, kStride);
+            }
+        "#;
+        let (_root, text) = draft(&[("s.cu", source)], "s.cu", "s");
+        let text = text.unwrap();
+        assert!(!text.contains("N×N"), "{text}");
+        assert!(!text.contains("N * N"), "{text}");
+        for expected in [
+            "sizes = [1048576]",
+            "{ name = \"in\", buffer = \"f32\", count = \"N * 32\", fill = \"random\" },  # the file allocates total * sizeof(float) for `in`",
+            "{ name = \"out\", buffer = \"f32\", count = \"N\", output = true },",
+            "{ name = \"stride\", scalar = \"i32\", value = 32 },",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        // A row's length, with a column added, is a side.
+        let pointers = ["a".to_string()];
+        assert!(crate::config::kernels::only_strides_an_index(
+            "{ x = a[i * s]; y = a[(j) * s]; }",
+            "s",
+            &pointers
+        ));
+        for body in [
+            "{ x = a[row * cols + c]; }",
+            "{ if (i < s) x = a[i * s]; }",
+            "{ x = a[i + s]; }",
+            "{ x = b[i * s]; }",
+        ] {
+            assert!(
+                !crate::config::kernels::only_strides_an_index(body, "s", &pointers),
+                "{body}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_size_read_from_a_configurations_member_is_drafted_at_its_default() {
+        // The options struct of a header the file includes from another
+        // folder gives `size` a default the command line may override:
+        // the draft runs at it (it was 1024, to fill in), through
+        // std::max too; a member two types default differently, or a
+        // member function's result, is not read.
+        let source = r#"
+            #include "opts/options.h"
+            __global__ void scale(float *x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= 2.0f; }
+            void run(const Options &options) {
+                const int n = std::max(256, options.size);
+                float *x;
+                cudaMalloc(&x, n * sizeof(float));
+                scale<<<(n + 255) / 256, 256>>>(x, n);
+            }
+            int main(int argc, char **argv) { Options options{}; parse(argc, argv, options); run(options); }
+        "#;
+        let header = "#pragma once\nstruct Options {\n  int size = 1 << 14;\n  int seed = 7;\n  bool check = false;\n};\n";
+        let files = [("src/s.cu", source), ("include/opts/options.h", header)];
+        let (_root, text) = draft(&files, "src/s.cu", "s");
+        let text = text.unwrap();
+        assert!(text.contains("sizes = [16384]"), "{text}");
+
+        let mut scanned = crate::config::kernels::scan(
+            "int main() { const int a = cfg.size; const int b = v.size(); const int c = o->width; }",
+        );
+        let defaults: Vec<(String, String)> = crate::config::kernels::member_defaults(
+            "struct A { int size = 64; int width = 8; int rows = 0; void f() { int local = 3; } }; struct B { int width = 9; };",
+        );
+        assert_eq!(
+            defaults,
+            [("size", "64"), ("width", "8"), ("width", "9")]
+                .map(|(n, d)| (n.to_string(), d.to_string()))
+        );
+        scanned.read_members_at_their_defaults(&defaults);
+        assert_eq!(
+            scanned.initializers,
+            [
+                ("a", "cfg.size"),
+                ("b", "v.size()"),
+                ("c", "o->width"),
+                ("cfg.size", "64")
+            ]
+            .map(|(n, d)| (n.to_string(), d.to_string()))
+        );
+    }
+
+    #[test]
+    fn a_side_worked_out_from_the_size_follows_n_apart_from_it() {
+        // A transpose of width × height, height three quarters of the
+        // width: height was taken as N too, so the draft was square and
+        // its buffers' counts were left to fill in.
+        let source = r#"
+            __global__ void transpose(const float *in, float *out, int width, int height) {
+                int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+                if (x < width && y < height) out[x * height + y] = in[y * width + x];
+            }
+            int main() {
+                int size = 1 << 12;
+                const int width = size;
+                const int height = std::max(2, size - size / 4);
+                float *in, *out;
+                cudaMalloc(&in, (size_t)width * height * sizeof(float));
+                cudaMalloc(&out, (size_t)width * height * sizeof(float));
+                dim3 threads(16, 16);
+                dim3 blocks((width + 15) / 16, (height + 15) / 16);
+                transpose<<<blocks, threads>>>(in, out, width, height);
+            }
+        "#;
+        let (root, text) = draft(&[("t.cu", source)], "t.cu", "t");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [4096]",
+            "grid = [\"cdiv(N, 16)\", \"cdiv(max(2, N - floor(N / 4)), 16)\"]",
+            "{ name = \"in\", buffer = \"f32\", count = \"N * max(2, N - floor(N / 4))\", fill = \"random\" },  # the file allocates (size_t)width * height * sizeof(float) for `in`",
+            "{ name = \"width\", scalar = \"i32\", value = \"N\" },",
+            "{ name = \"height\", scalar = \"i32\", value = \"max(2, N - floor(N / 4))\" },",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        assert_eq!(
+            plan(root.path(), "t").variants[0].instances[0].grid,
+            [256, 192, 1]
+        );
+    }
+
+    #[test]
+    fn counts_follow_long_chains_of_initializers_and_the_launchs_own_allocation() {
+        // `out` holds na + nb, each worked out through std::max from the
+        // one before: six names deep, past what was followed (it was
+        // drafted as N, and the kernel wrote past it). A later function
+        // allocates `da` for a benchmark of its own: the launch's buffer
+        // is the one its own function allocates.
+        let source = r#"
+            __global__ void merge(const int *a, int na, const int *b, int nb, int *out) {
+                int idx = blockIdx.x * blockDim.x + threadIdx.x;
+                if (idx < na + nb) out[idx] = idx < na ? a[idx] : b[idx - na];
+            }
+            void check(int size) {
+                int na = std::max(8, size / 2);
+                int nb = std::max(8, size - na);
+                int *da, *db, *dout;
+                cudaMalloc(&da, na * sizeof(int));
+                cudaMalloc(&db, nb * sizeof(int));
+                cudaMalloc(&dout, (na + nb) * sizeof(int));
+                merge<<<(na + nb + 255) / 256, 256>>>(da, na, db, nb, dout);
+            }
+            void bench() {
+                int *da;
+                cudaMalloc(&da, 100 * sizeof(int));
+            }
+            int main() { int size = 1 << 12; check(size); bench(); }
+        "#;
+        let (_root, text) = draft(&[("m.cu", source)], "m.cu", "m");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [2048]",
+            "{ name = \"a\", buffer = \"i32\", count = \"N\", fill = \"random\" },  # the file allocates na * sizeof(int) for `da`",
+            "{ name = \"b\", buffer = \"i32\", count = \"N\", fill = \"random\" },  # the file allocates nb * sizeof(int) for `db`",
+            "{ name = \"out\", buffer = \"i32\", count = \"N + N\", output = true },  # the file allocates (na + nb) * sizeof(int) for `dout`",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
