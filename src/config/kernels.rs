@@ -10,8 +10,10 @@
 //! parameters the kernel reads and writes (`pointer_use`) and in how many
 //! dimensions it indexes (`index_dimensions`), and keeps what the host
 //! code launches with: the launches' arguments, its `dim3` variables, the
-//! kernels it assigns to function pointers, its integer variables and
-//! the arguments of its allocations (what sizes its buffers). It
+//! kernels it assigns to function pointers, its integer variables (and
+//! the defaults its structs give their integer members, which a host
+//! reads its sizes from) and the arguments of its allocations (what
+//! sizes its buffers). It
 //! keeps the file's type aliases of scalar types (`typedef float real;`),
 //! with which both read parameter lists. A light tokenizer, not a C++ parser: comments, string and character
 //! literals are skipped, and preprocessor lines are read only for

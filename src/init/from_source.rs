@@ -3084,6 +3084,19 @@ impl Problem {
         {
             found.retain(|(_, value)| value == most);
         }
+        // A side the file works out from another (`height =
+        // std::max(kTile, size - size / 8)` beside `width = std::max(kTile,
+        // size)`) is no size of its own: where the others follow from one
+        // value's names, that value is the problem's, and the names it is
+        // worked out from are N too.
+        if let Some((n, roots)) = one_side_apart(&found, scanned) {
+            found.retain(|(_, value)| *value == n);
+            for root in roots {
+                if !found.iter().any(|(name, _)| *name == root) {
+                    found.push((root, n));
+                }
+            }
+        }
         let one_value = found.windows(2).all(|pair| pair[0].1 == pair[1].1);
         // A side whose N×N elements no GPU holds (a count of 10,000,000
         // taken as a side) is a count of another kernel's, not a side.
@@ -3395,7 +3408,9 @@ fn initialized_count(name: &str, scanned: &Kernels) -> Option<i64> {
 /// value (`height = std::max(2, size - size / 4)` beside `width = size`):
 /// its initializer, over `roots` (the names whose value is N), is an
 /// expression of N that gives the file's own value at the file's size
-/// `n`, and that value is not `n`.
+/// `n`, and that value is not `n` but is of its magnitude (within 64× of
+/// it: a side, not a stream's share of a count, `n / nStreams`, nor a
+/// count made of a few, `4 * 1024 * blockSize * nStreams`).
 fn follows_n_apart(
     name: &str,
     roots: &[(String, String, &str)],
@@ -3411,7 +3426,43 @@ fn follows_n_apart(
     let over_n = translate(initial, roots, &[], scanned, &mut used, 1)
         .and_then(|t| Expr::parse(&t))
         .and_then(|e| e.value(n as f64));
-    value != n && !used.is_empty() && over_n == Some(value as f64)
+    let comparable = value.saturating_mul(64) >= n && n.saturating_mul(64) >= value;
+    value != n && comparable && !used.is_empty() && over_n == Some(value as f64)
+}
+
+/// Where the sizes `found` hold several values, the one value whose
+/// names every other is worked out from ([`follows_n_apart`]), with the
+/// names of that value its names are read through (`options.size` of
+/// `width = std::max(kTile, options.size)`).
+fn one_side_apart(found: &[(String, i64)], scanned: &Kernels) -> Option<(i64, Vec<String>)> {
+    let mut values: Vec<i64> = found.iter().map(|(_, value)| *value).collect();
+    values.sort_unstable();
+    values.dedup();
+    if values.len() < 2 {
+        return None;
+    }
+    values.into_iter().find_map(|n| {
+        let mut roots: Vec<String> = Vec::new();
+        for (name, _) in found.iter().filter(|(_, value)| *value == n) {
+            let mut through = Vec::new();
+            names_through(name, scanned, 0, &mut through);
+            for word in through {
+                let same = word == *name || initialized_count(&word, scanned) == Some(n);
+                if same && !roots.contains(&word) {
+                    roots.push(word);
+                }
+            }
+        }
+        let mapped: Vec<(String, String, &str)> = roots
+            .iter()
+            .map(|root| (root.clone(), root.clone(), "N"))
+            .collect();
+        found
+            .iter()
+            .filter(|(_, value)| *value != n)
+            .all(|(name, _)| follows_n_apart(name, &mapped, scanned, n))
+            .then_some((n, roots))
+    })
 }
 
 /// The `entry` of `kernel`'s variant, from the instance `launch` names
@@ -4827,6 +4878,62 @@ mod tests {
             plan(root.path(), "t").variants[0].instances[0].grid,
             [256, 192, 1]
         );
+    }
+
+    #[test]
+    fn sides_both_worked_out_from_a_configured_size_make_one_problem() {
+        // width and height each from options.size (both known numbers, so
+        // two sizes, 4096 and 3584: the draft fell back to a square 1024),
+        // passed through a wrapper that allocates by a vector's size.
+        let source = r#"
+            #include <vector>
+            constexpr int kTile = 32;
+            struct Options { int size = 1 << 12; };
+            __global__ void transpose(const float *in, float *out, int width, int height) {
+                int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+                if (x < width && y < height) out[x * height + y] = in[y * width + x];
+            }
+            void run(const std::vector<float> &input, int width, int height) {
+                const size_t bytes = input.size() * sizeof(float);
+                float *in, *out;
+                cudaMalloc(&in, bytes);
+                cudaMalloc(&out, bytes);
+                dim3 threads(kTile, kTile);
+                dim3 blocks((width + kTile - 1) / kTile, (height + kTile - 1) / kTile);
+                transpose<<<blocks, threads>>>(in, out, width, height);
+            }
+            int main() {
+                Options options{};
+                const int width = std::max(kTile, options.size);
+                const int height = std::max(kTile, options.size - options.size / 8);
+                std::vector<float> input(width * height);
+                run(input, width, height);
+            }
+        "#;
+        let (_root, text) = draft(&[("w.cu", source)], "w.cu", "w");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [4096]",
+            "grid = [\"cdiv(N, 32)\", \"cdiv(max(32, N - floor(N / 8)), 32)\"]",
+            "{ name = \"height\", scalar = \"i32\", value = \"max(32, N - floor(N / 8))\" },",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        // A count made of a few streams' shares is no side of the streams'
+        // count: the problem is not N = nStreams.
+        let streams = r#"
+            __global__ void kernel(float *a, int offset) { int i = offset + blockIdx.x * blockDim.x + threadIdx.x; a[i] = a[i] + 1.0f; }
+            int main() {
+                const int blockSize = 256, nStreams = 4;
+                const int n = 4 * 1024 * blockSize * nStreams;
+                float *d_a;
+                cudaMalloc(&d_a, n * sizeof(float));
+                kernel<<<n / blockSize, blockSize>>>(d_a, 0);
+            }
+        "#;
+        let (_root, text) = draft(&[("s.cu", streams)], "s.cu", "s");
+        let text = text.unwrap();
+        assert!(!text.contains("sizes = [4]"), "{text}");
     }
 
     #[test]
