@@ -147,12 +147,17 @@ pub fn kernel_without_parameters(name: &str) -> &str {
 
 /// A kernel's bare name, however it is written: ncu's `void
 /// ns::reduce<256u, true>(const float *, float *, int)` and an entry
-/// `ns::reduce<256, true>` are both `reduce`.
-fn base_name(name: &str) -> &str {
-    let without_parameters = name.split('(').next().unwrap_or("");
+/// `ns::reduce<256, true>` are both `reduce`. An anonymous namespace is a
+/// namespace like any other, as ncu writes it (`<unnamed>::copy(float
+/// *)`) or as c++filt does (`(anonymous namespace)::copy`).
+fn base_name(name: &str) -> String {
+    let named = name
+        .replace("<unnamed>::", "")
+        .replace("(anonymous namespace)::", "");
+    let without_parameters = named.split('(').next().unwrap_or("");
     let without_arguments = without_parameters.split('<').next().unwrap_or("");
     let last_word = without_arguments.split_whitespace().last().unwrap_or("");
-    last_word.rsplit("::").next().unwrap_or("")
+    last_word.rsplit("::").next().unwrap_or("").to_string()
 }
 
 /// Checks that ncu profiled the launches the harness reported, in order:
@@ -216,6 +221,17 @@ mod tests {
                 "void ns::reduce<(int)256, (bool)1>(const float *, float *, int)",
                 "ns::reduce<256, true>",
             ),
+            // Kernels in an anonymous namespace (the H100 run of a study
+            // collection: every launch was refused as another kernel).
+            (
+                "<unnamed>::transpose_conflict_kernel(const float *, float *, int, int)",
+                "transpose_conflict_kernel",
+            ),
+            (
+                "void ns::<unnamed>::scale<float>(float *, int)",
+                "scale<float>",
+            ),
+            ("(anonymous namespace)::copy(float *)", "copy"),
         ] {
             assert_eq!(base_name(ncu), base_name(entry), "{ncu} / {entry}");
         }
