@@ -1929,7 +1929,7 @@ impl Kernels {
     /// read (`const int size = options.size;`, `std::max(256, cfg->n)`) the
     /// default `defaults` give it ([`member_defaults`]), as an initializer
     /// of the member's whole name (`options.size`, read as one word by
-    /// [`member_read`]): the program runs at it unless its command line
+    /// `init`'s `member_read`): the program runs at it unless its command line
     /// says otherwise, as it runs at `4096` of `argc > 1 ? atoi(argv[1]) :
     /// 4096`. A member that two types default differently stays unknown.
     pub(crate) fn read_members_at_their_defaults(&mut self, defaults: &[(String, String)]) {
@@ -1960,42 +1960,6 @@ impl Kernels {
             .extend(std::iter::repeat_n(0, read.len()));
         self.initializers.extend(read);
     }
-}
-
-/// The member `word` is read through at character `at` of `chars`, just
-/// past `word` (`options.size`, `cfg->n`), as one name with the index
-/// past it, where the scan gave that name an initializer
-/// ([`Kernels::read_members_at_their_defaults`]).
-pub(crate) fn member_read(
-    chars: &[char],
-    at: usize,
-    word: &str,
-    scanned: &Kernels,
-) -> Option<(String, usize)> {
-    let spaces = |mut k: usize| {
-        while chars.get(k).is_some_and(|c| c.is_whitespace()) {
-            k += 1;
-        }
-        k
-    };
-    let op = spaces(at);
-    let (arrow, after) = match (chars.get(op), chars.get(op + 1)) {
-        (Some('.'), _) => (".", op + 1),
-        (Some('-'), Some('>')) => ("->", op + 2),
-        _ => return None,
-    };
-    let start = spaces(after);
-    let mut end = start;
-    while chars
-        .get(end)
-        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
-    {
-        end += 1;
-    }
-    let member: String = chars[start..end].iter().collect();
-    let whole = format!("{word}{arrow}{member}");
-    (is_identifier(&member) && scanned.initializers.iter().any(|(name, _)| *name == whole))
-        .then_some((whole, end))
 }
 
 /// Whether the statement from token `start` declares variables of one of

@@ -56,7 +56,7 @@ pub(super) fn translate(
             }
             let mut word: String = chars[start..i].iter().collect();
             // `options.size` of a configuration given a default: one name.
-            if let Some((member, end)) = kernels::member_read(&chars, i, &word, scanned) {
+            if let Some((member, end)) = member_read(&chars, i, &word, scanned) {
                 (word, i) = (member, end);
             }
             if word == "static_cast" {
@@ -272,6 +272,34 @@ fn past_spaces(chars: &[char], at: usize) -> usize {
         .iter()
         .take_while(|c| c.is_whitespace())
         .count()
+}
+
+/// The member `word` is read through at character `at` of `chars`, just
+/// past `word` (`options.size`, `cfg->n`), as one name with the index
+/// past it, where the scan gave that name an initializer
+/// ([`Kernels::read_members_at_their_defaults`]).
+pub(super) fn member_read(
+    chars: &[char],
+    at: usize,
+    word: &str,
+    scanned: &Kernels,
+) -> Option<(String, usize)> {
+    let op = past_spaces(chars, at);
+    let (arrow, after) = match (chars.get(op), chars.get(op + 1)) {
+        (Some('.'), _) => (".", op + 1),
+        (Some('-'), Some('>')) => ("->", op + 2),
+        _ => return None,
+    };
+    let start = past_spaces(chars, after);
+    let end = start
+        + chars[start.min(chars.len())..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric() || **c == '_')
+            .count();
+    let member: String = chars[start..end].iter().collect();
+    let whole = format!("{word}{arrow}{member}");
+    (kernels::is_identifier(&member) && scanned.initializers.iter().any(|(name, _)| *name == whole))
+        .then_some((whole, end))
 }
 
 /// Records that `pair` (a host variable and the parameter it is passed

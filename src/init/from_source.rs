@@ -50,7 +50,7 @@ use crate::config::plan::ElementType;
 use crate::config::signature::{self, Parameter, Takes};
 
 use super::compiled;
-use super::expression::{Expr, Reader, translate};
+use super::expression::{Expr, Reader, member_read, translate};
 use super::loops::{self, Around, Code, Turn};
 
 /// Where the suite's source is and where the suite is written.
@@ -3256,7 +3256,7 @@ fn names_through(text: &str, scanned: &Kernels, depth: usize, into: &mut Vec<Str
             i += 1;
         }
         let mut word: String = chars[start..i].iter().collect();
-        if let Some((member, end)) = kernels::member_read(&chars, i, &word, scanned) {
+        if let Some((member, end)) = member_read(&chars, i, &word, scanned) {
             (word, i) = (member, end);
         }
         let called = chars[i..].iter().find(|c| !c.is_whitespace()) == Some(&'(');
