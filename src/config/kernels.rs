@@ -59,6 +59,10 @@ pub(crate) struct Kernels {
     /// `name = &function;` and `name = function;` (a function pointer
     /// given a kernel, maybe): the variable and the name it is given.
     pub(crate) assignments: Vec<(String, String)>,
+    /// The integer members its structs and classes give a default
+    /// (`struct Options { int size = 1 << 12; };`), by name with the
+    /// default as written ([`Kernels::read_members_at_their_defaults`]).
+    pub(crate) member_defaults: Vec<(String, String)>,
     /// `int blocks = (n + 255) / 256;`: integer variables declared with an
     /// initializer (not constants), by name, with the initializer as written.
     pub(crate) initializers: Vec<(String, String)>,
@@ -604,6 +608,7 @@ pub(crate) fn scan(source: &str) -> Kernels {
         .collect();
     found.dim3s = dim3_declarations(&tokens);
     found.vectors = vector_declarations(&tokens);
+    found.member_defaults = member_defaults(&tokens);
     found.assignments = function_assignments(&tokens);
     let device = device_bodies(&tokens);
     // A launch inside a kernel (dynamic parallelism) is the GPU's own, not
@@ -1872,13 +1877,11 @@ fn declared_initializers(
     found
 }
 
-/// The integer members a `struct` or `class` of `source` gives a default
+/// The integer members a `struct` or `class` of `tokens` gives a default
 /// (`struct Options { int size = 1 << 12; };`), by name with the default
 /// as written: a configuration whose fields the command line may
 /// override, read where the host sizes its problem (`options.size`).
-pub(crate) fn member_defaults(source: &str) -> Vec<(String, String)> {
-    let chars: Vec<char> = source.chars().collect();
-    let (tokens, _) = tokenize(&chars);
+fn member_defaults(tokens: &[Located]) -> Vec<(String, String)> {
     // Each type's body, and the bodies of its member functions within it.
     let (mut bodies, mut functions): (Vec<Range<usize>>, Vec<Range<usize>>) = (vec![], vec![]);
     for k in 0..tokens.len() {
@@ -1889,17 +1892,17 @@ pub(crate) fn member_defaults(source: &str) -> Vec<(String, String)> {
         }
         // `struct Name {` or `struct Name : Base {`, not `struct Name x;`.
         let Some(open) = (k + 2..tokens.len())
-            .take_while(|&j| !is(&tokens, j, ';') && !is(&tokens, j, '('))
-            .find(|&j| is(&tokens, j, '{'))
+            .take_while(|&j| !is(tokens, j, ';') && !is(tokens, j, '('))
+            .find(|&j| is(tokens, j, '{'))
         else {
             continue;
         };
-        let end = group_end(&tokens, open);
+        let end = group_end(tokens, open);
         let mut inner = open + 1;
         while inner < end {
-            match is(&tokens, inner, '{') {
+            match is(tokens, inner, '{') {
                 true => {
-                    let closed = group_end(&tokens, inner);
+                    let closed = group_end(tokens, inner);
                     functions.push(inner..closed);
                     inner = closed;
                 }
@@ -1908,7 +1911,7 @@ pub(crate) fn member_defaults(source: &str) -> Vec<(String, String)> {
         }
         bodies.push(open..end);
     }
-    declared_initializers(&tokens, &functions, &INTEGER_WORDS)
+    declared_initializers(tokens, &functions, &INTEGER_WORDS)
         .into_iter()
         .filter(|(_, at)| {
             let k = tokens.iter().position(|(_, offset)| offset == at);
@@ -1927,7 +1930,7 @@ pub(crate) fn member_defaults(source: &str) -> Vec<(String, String)> {
 impl Kernels {
     /// Gives each member of a configuration that the host's initializers
     /// read (`const int size = options.size;`, `std::max(256, cfg->n)`) the
-    /// default `defaults` give it ([`member_defaults`]), as an initializer
+    /// default `defaults` give it (a scan's `member_defaults`), as an initializer
     /// of the member's whole name (`options.size`, read as one word by
     /// `init`'s `member_read`): the program runs at it unless its command line
     /// says otherwise, as it runs at `4096` of `argc > 1 ? atoi(argv[1]) :

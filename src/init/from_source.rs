@@ -91,17 +91,15 @@ impl<'f> ReadFile<'f> {
         let mut scanned = kernels::scan_file(origin.typed, source);
         let near = near_includes(source, origin);
         // The `__device__` functions and macros of its headers, which its
-        // kernels may hand their pointers to.
+        // kernels may hand their pointers to, and the defaults of a
+        // configuration's members (`struct Options { int size = 1 << 12; }`
+        // in its header), where the host reads its sizes from one.
+        let mut defaults = scanned.member_defaults.clone();
         for (_, text) in &near.headers {
-            scanned.functions.extend(kernels::scan(text).functions);
+            let header = kernels::scan(text);
+            scanned.functions.extend(header.functions);
+            defaults.extend(header.member_defaults);
         }
-        // The defaults of a configuration's members (`struct Options { int
-        // size = 1 << 12; }` in its header), where the host reads its sizes
-        // from one.
-        let defaults: Vec<(String, String)> = std::iter::once(source)
-            .chain(near.headers.iter().map(|(_, text)| text.as_str()))
-            .flat_map(kernels::member_defaults)
-            .collect();
         scanned.read_members_at_their_defaults(&defaults);
         // NVRTC finds no C or C++ library header, so a header of the
         // file's that includes one (or launches kernels) makes it nvcc's
@@ -4820,9 +4818,10 @@ mod tests {
         let mut scanned = crate::config::kernels::scan(
             "int main() { const int a = cfg.size; const int b = v.size(); const int c = o->width; }",
         );
-        let defaults: Vec<(String, String)> = crate::config::kernels::member_defaults(
+        let defaults: Vec<(String, String)> = crate::config::kernels::scan(
             "struct A { int size = 64; int width = 8; int rows = 0; void f() { int local = 3; } }; struct B { int width = 9; };",
-        );
+        )
+        .member_defaults;
         assert_eq!(
             defaults,
             [("size", "64"), ("width", "8"), ("width", "9")]
