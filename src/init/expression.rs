@@ -510,6 +510,13 @@ impl Expr {
                         Box::new(second),
                     ));
                 }
+                if name == "floor" && chars.get(*at) == Some(&'(') {
+                    // A side kept in proportion to N, `floor(N * 9 / 16)`.
+                    *at += 1;
+                    let inner = Expr::mask(chars, at)?;
+                    (chars.get(*at) == Some(&')')).then(|| *at += 1)?;
+                    return Some(Expr::Floor(Box::new(inner)));
+                }
                 Some(Expr::Symbol(name))
             }
             c if c.is_ascii_digit() => {

@@ -280,10 +280,18 @@ pub fn suite_for_files(files: &[(&str, &Origin)], suite_name: &str) -> Result<St
             true => String::new(),
             false => format!(" (the files differ: {})", others.join("; ")),
         },
-        match dimensions {
-            1 => String::new(),
-            2 => " (N×N elements: a kernel indexes in 2-D)".to_string(),
-            _ => " (N×N×N elements: a kernel indexes in 3-D)".to_string(),
+        match (dimensions, problem.apart.as_slice()) {
+            (1, _) => String::new(),
+            (2, []) => " (N×N elements: a kernel indexes in 2-D)".to_string(),
+            (_, []) => " (N×N×N elements: a kernel indexes in 3-D)".to_string(),
+            (_, apart) => format!(
+                " (a kernel indexes in {dimensions}-D; the file's other sides are drafted as {})",
+                apart
+                    .iter()
+                    .map(|(name, over_n)| format!("{name} = {over_n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         }
     );
     let baseline = &drafts[baseline_file][baseline_draft];
@@ -1699,19 +1707,18 @@ impl<'a> Draft<'a> {
         problem: &Problem,
         scanned: &Kernels,
     ) -> String {
-        let suite = problem.dimensions;
         let uses = self.uses(parameter);
         let count = self
             .allocated_count(position, parameter, scanned, problem)
             .unwrap_or_else(|| match lanes_of(parameter) {
                 1 => Count {
-                    toml: quoted(COUNTS[suite - 1]),
+                    toml: quoted(&problem.bound),
                     comment: "fill in: its element count".to_string(),
                     summed: false,
                     zeroed: false,
                 },
                 lanes => Count {
-                    toml: quoted(&format!("{lanes}*{}", COUNTS[suite - 1])),
+                    toml: quoted(&format!("{lanes}*{}", problem.bound)),
                     comment: format!(
                         "fill in: its element count, {lanes} to each `{}`",
                         self.cast_types
@@ -1801,7 +1808,7 @@ impl<'a> Draft<'a> {
             },
             _ => count,
         };
-        let value = self.scalar_value(suite, &parameter.name().unwrap_or_default());
+        let value = self.scalar_value(problem, &parameter.name().unwrap_or_default());
         let entry = argument(position, parameter, uses, &count, value);
         let entry = match self.reduced_in_place(parameter) {
             Some(result) => entry.replacen("output = true, ", "", 1).replacen(
@@ -1832,15 +1839,31 @@ impl<'a> Draft<'a> {
         let taken = self.launch().and_then(|launch| {
             let written = uncast(launch.arguments.get(position)?).trim();
             let mapped = self.taken_as_n(launch, scanned, problem);
+            let name = parameter.name().unwrap_or_default();
+            let passed_as = |(variable, passed, _): &&(String, String, &str)| {
+                variable == written && *passed == name
+            };
+            let same_variable = |(variable, ..): &&(String, String, &str)| variable == written;
             mapped
                 .iter()
-                .any(|(variable, ..)| variable == written)
-                .then_some(written)
+                .find(passed_as)
+                .or_else(|| mapped.iter().find(same_variable))
+                .map(|(.., over_n)| (written, over_n.to_string()))
         });
         match taken {
-            Some(written) if holds_a_count(parameter) => entry.replace(
+            // A side of its own keeps its proportion to N ([`sides_apart`]).
+            Some((written, over_n)) if holds_a_count(parameter) && over_n != value => entry
+                .replace(
+                    &format!("value = \"{value}\""),
+                    &format!("value = \"{over_n}\""),
+                )
+                .replace(
+                    "# fill in: its value\n",
+                    &format!("# fill in: the file passes {written}, taken as {over_n}\n"),
+                ),
+            Some((written, _)) if holds_a_count(parameter) => entry.replace(
                 "# fill in: its value\n",
-                &format!("# fill in: the file passes {written}, taken as N\n"),
+                &format!("# fill in: the file passes {written}, taken as {value}\n"),
             ),
             _ => entry,
         }
@@ -2303,9 +2326,9 @@ impl<'a> Draft<'a> {
     /// that indexes in 1-D in a suite of N×N elements, N*N (its length),
     /// unless the body takes it as one side of that length (`idx < M *
     /// N`: M and N are each N).
-    fn scalar_value(&self, suite: usize, parameter: &str) -> &'static str {
+    fn scalar_value<'p>(&self, problem: &'p Problem, parameter: &str) -> &'p str {
         match self.dimensions == 1 && !self.sides.iter().any(|side| side == parameter) {
-            true => COUNTS[suite - 1],
+            true => &problem.elements,
             false => "N",
         }
     }
@@ -2518,17 +2541,17 @@ impl<'a> Draft<'a> {
     /// The host variables (and the file's problem-size constants) the
     /// suite sets to N in `launch`, with the parameter each is passed as
     /// and the value (`value`, N or N*N).
-    fn taken_as_n(
+    fn taken_as_n<'p>(
         &self,
         launch: &Launch,
         scanned: &Kernels,
-        problem: &Problem,
-    ) -> Vec<(String, String, &'static str)> {
+        problem: &'p Problem,
+    ) -> Vec<(String, String, &'p str)> {
         let mut mapped: Vec<(String, String, &str)> = self
             .mapped(launch, scanned)
             .into_iter()
             .map(|(v, p)| {
-                let value = self.scalar_value(problem.dimensions, &p);
+                let value = self.scalar_value(problem, &p);
                 (v, p, value)
             })
             .collect();
@@ -2554,6 +2577,17 @@ impl<'a> Draft<'a> {
                 if !mapped.iter().any(|(v, ..)| v == name) {
                     mapped.push((name.clone(), name.clone(), "N"));
                 }
+            }
+        }
+        // A side of its own (`height = 1080` beside `width = 1920`, taken
+        // as N) keeps its proportion to N.
+        for (name, over_n) in &problem.apart {
+            match mapped.iter_mut().find(|(v, ..)| v == name) {
+                Some((_, _, value)) => *value = over_n,
+                None if self.dimensions == problem.dimensions => {
+                    mapped.push((name.clone(), name.clone(), over_n))
+                }
+                None => {}
             }
         }
         // A side the file works out from the size (`height = width - width
@@ -2737,7 +2771,7 @@ impl<'a> Draft<'a> {
                 };
                 // A 1-D kernel covers all N×N elements of a 2-D suite.
                 let covered = match dimensions {
-                    1 => COUNTS[problem.dimensions - 1],
+                    1 => problem.elements.as_str(),
                     _ => "N",
                 };
                 // `(threadIdx.x + blockIdx.x * blockDim.x) * 4`: a thread
@@ -2835,10 +2869,10 @@ impl<'a> Draft<'a> {
         let numbers: Vec<u64> = grid.iter().map(|v| v.parse().ok()).collect::<Option<_>>()?;
         let n = u64::try_from(problem.n).ok()?;
         let (extent, written) = match used {
-            1 => (
-                n.checked_pow(problem.dimensions as u32)?,
-                COUNTS[problem.dimensions - 1],
-            ),
+            1 => {
+                let elements = Expr::parse(&problem.elements)?.value(problem.n as f64)?;
+                (elements as u64, problem.elements.as_str())
+            }
             _ => (n, "N"),
         };
         let covers = numbers
@@ -3029,6 +3063,18 @@ struct Problem {
     n: i64,
     /// The file's constants and variables whose value is N, taken as N.
     names: Vec<String>,
+    /// The other sides the file sets to constants of their own (`height
+    /// = 1080` beside `width = 1920`), each with its expression over N
+    /// ([`sides_apart`]).
+    apart: Vec<(String, String)>,
+    /// All its elements, over N: `N*N` for a square, `N * floor(N * 9 /
+    /// 16)` where a side is apart; what a kernel that indexes in 1-D
+    /// covers.
+    elements: String,
+    /// A count that holds any buffer over the problem, for a buffer whose
+    /// count the file does not say: `N*N`, or the largest side's square
+    /// where a side apart is larger than N.
+    bound: String,
     /// The names the file's launches use in a block's size.
     block_like: Vec<String>,
 }
@@ -3095,6 +3141,15 @@ impl Problem {
                 }
             }
         }
+        // Sides the file sets to constants of their own (`width = 1920,
+        // height = 1080`) keep their proportion to N.
+        let apart = match sides_apart(&found, dimensions) {
+            Some((n, apart)) => {
+                found.retain(|(_, value)| *value == n);
+                apart
+            }
+            None => Vec::new(),
+        };
         let one_value = found.windows(2).all(|pair| pair[0].1 == pair[1].1);
         // A side whose N×N elements no GPU holds (a count of 10,000,000
         // taken as a side) is a count of another kernel's, not a side.
@@ -3104,17 +3159,31 @@ impl Problem {
                 .and_then(|power| n.checked_pow(power))
                 .is_some_and(|elements| elements <= MOST_ELEMENTS)
         };
+        // Sides apart hold more or fewer elements than N's square.
+        let elements = elements_of(dimensions, &apart);
+        let fits = |n: i64| match apart.is_empty() {
+            true => fits(n),
+            false => Expr::parse(&elements)
+                .and_then(|e| e.value(n as f64))
+                .is_some_and(|all| all <= MOST_ELEMENTS as f64),
+        };
         match (found.first(), one_value) {
             (Some(&(_, n)), true) if fits(n) => Problem {
                 dimensions,
                 n,
                 names: found.into_iter().map(|(name, _)| name).collect(),
+                elements,
+                bound: bound_of(dimensions, &apart, n),
+                apart,
                 block_like,
             },
             _ => Problem {
                 dimensions,
                 n: i64::from(SIZES[dimensions - 1]),
                 names: Vec::new(),
+                apart: Vec::new(),
+                elements: COUNTS[dimensions - 1].to_string(),
+                bound: COUNTS[dimensions - 1].to_string(),
                 block_like,
             },
         }
@@ -3461,6 +3530,109 @@ fn one_side_apart(found: &[(String, i64)], scanned: &Kernels) -> Option<(i64, Ve
             .all(|(name, _)| follows_n_apart(name, &mapped, scanned, n))
             .then_some((n, roots))
     })
+}
+
+/// Where the sides `found` of a problem in `dimensions` dimensions hold
+/// two or more values but no more than its sides, none worked out from
+/// another (`const int width = 1920, height = 1080;`, a matrix's `M =
+/// 512` beside `N = 1024`): N is the value most of their names hold (the
+/// first found where as many hold each), and every other name keeps its
+/// proportion to it (`height` is `floor(N * 9 / 16)`) or, in none simple,
+/// its value ([`in_proportion`]), so the file's own shape is drafted at
+/// its size. None where a value is not within 64× of N (a count, not a
+/// side).
+fn sides_apart(found: &[(String, i64)], dimensions: usize) -> Option<(i64, Vec<(String, String)>)> {
+    let mut values: Vec<(i64, usize)> = Vec::new();
+    for (_, value) in found {
+        match values.iter_mut().find(|(v, _)| v == value) {
+            Some((_, names)) => *names += 1,
+            None => values.push((*value, 1)),
+        }
+    }
+    if dimensions < 2 || values.len() < 2 || values.len() > dimensions {
+        return None;
+    }
+    let most = values.iter().map(|(_, names)| *names).max()?;
+    let n = values.iter().find(|(_, names)| *names == most)?.0;
+    let comparable = |value: i64| value.saturating_mul(64) >= n && n.saturating_mul(64) >= value;
+    if n < 1
+        || !values
+            .iter()
+            .all(|(value, _)| *value >= 1 && comparable(*value))
+    {
+        return None;
+    }
+    let apart = found
+        .iter()
+        .filter(|(_, value)| *value != n)
+        .map(|(name, value)| (name.clone(), in_proportion(*value, n)))
+        .collect();
+    Some((n, apart))
+}
+
+/// The elements of a problem in `dimensions` dimensions whose sides are
+/// N but those `apart` ([`sides_apart`]): `N*N*N`, `N * N * (N * 10)`.
+fn elements_of(dimensions: usize, apart: &[(String, String)]) -> String {
+    let mut sides: Vec<String> = Vec::new();
+    for (_, over_n) in apart {
+        let side = match over_n.starts_with("floor(") || !over_n.contains(' ') {
+            true => over_n.clone(),
+            false => format!("({over_n})"),
+        };
+        if !sides.contains(&side) {
+            sides.push(side);
+        }
+    }
+    match sides.is_empty() {
+        true => COUNTS[dimensions - 1].to_string(),
+        false => {
+            let square = dimensions.saturating_sub(sides.len()).max(1);
+            let mut all = vec!["N".to_string(); square];
+            all.extend(sides);
+            all.join(" * ")
+        }
+    }
+}
+
+/// A count that holds every buffer of a problem in `dimensions`
+/// dimensions with the sides `apart` at N = `n`: N's square (or cube),
+/// or, where a side apart is larger, that side's.
+fn bound_of(dimensions: usize, apart: &[(String, String)], n: i64) -> String {
+    let larger = apart
+        .iter()
+        .filter_map(|(_, over_n)| Some((Expr::parse(over_n)?.value(n as f64)?, over_n)))
+        .filter(|(value, _)| *value > n as f64)
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match larger {
+        None => COUNTS[dimensions - 1].to_string(),
+        Some((_, side)) => {
+            let side = match side.contains(' ') {
+                true => format!("({side})"),
+                false => side.clone(),
+            };
+            vec![side; dimensions].join(" * ")
+        }
+    }
+}
+
+/// `value` as an expression over N that gives it where N is `n`:
+/// `N * 2`, `floor(N / 2)`, `floor(N * 9 / 16)`; a side in no simple
+/// proportion to N (a batch of 1000 beside a signal of 513) stays the
+/// file's value.
+fn in_proportion(value: i64, n: i64) -> String {
+    let gcd = |mut a: i64, mut b: i64| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    let common = gcd(value, n);
+    match (value / common, n / common) {
+        (times, 1) => format!("N * {times}"),
+        (1, parts) => format!("floor(N / {parts})"),
+        (times, parts) if parts <= 16 => format!("floor(N * {times} / {parts})"),
+        _ => value.to_string(),
+    }
 }
 
 /// The `entry` of `kernel`'s variant, from the instance `launch` names
@@ -7577,13 +7749,123 @@ sequence = [
         let (root, text) = draft(&[("g.cu", source)], "g.cu", "g");
         let text = text.unwrap();
         for expected in [
-            "{ name = \"rgba\", buffer = \"u8\", count = \"4 * N * N\", fill = \"random\" },  # fill in: the file allocates width * height * sizeof(uchar4) for `d_rgba`, width, height taken as N",
-            "{ name = \"out\", buffer = \"u8\", count = \"N * N\", output = true },  # fill in: the file allocates width * height for `d_out`, width, height taken as N",
+            "{ name = \"rgba\", buffer = \"u8\", count = \"4 * N * floor(N * 9 / 16)\", fill = \"random\" },  # the file allocates width * height * sizeof(uchar4) for `d_rgba`",
+            "{ name = \"out\", buffer = \"u8\", count = \"N * floor(N * 9 / 16)\", output = true },  # the file allocates width * height for `d_out`",
         ] {
             assert!(text.contains(expected), "{expected}\n{text}");
         }
         let plan = plan(root.path(), "g");
-        assert_eq!(plan.variants[0].instances[0].grid, [64, 64, 1]);
+        assert_eq!(plan.variants[0].instances[0].grid, [120, 68, 1]);
+    }
+
+    #[test]
+    fn sides_the_file_sets_apart_keep_their_proportion_to_n() {
+        // An image of 1920 × 1080: width is N, height keeps 9/16 of it, so
+        // the draft is the file's own shape at its size, not 1024 × 1024.
+        let image = r#"
+            __global__ void gray(const unsigned char *rgb, unsigned char *out, int width, int height) {
+                int x = blockIdx.x * blockDim.x + threadIdx.x;
+                int y = blockIdx.y * blockDim.y + threadIdx.y;
+                if (x < width && y < height) {
+                    int i = y * width + x;
+                    out[i] = (rgb[3 * i] + rgb[3 * i + 1] + rgb[3 * i + 2]) / 3;
+                }
+            }
+            int main() {
+                const int width = 1920, height = 1080;
+                unsigned char *d_rgb, *d_out;
+                cudaMalloc(&d_rgb, width * height * 3);
+                cudaMalloc(&d_out, width * height);
+                dim3 block(16, 16);
+                dim3 grid((width + block.x - 1) / block.x, (height + block.y - 1) / block.y);
+                gray<<<grid, block>>>(d_rgb, d_out, width, height);
+            }
+        "#;
+        let (root, text) = draft(&[("g.cu", image)], "g.cu", "g");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [1920]                # fill in: the problem sizes, each binds N; 1920 is the file's width (a kernel indexes in 2-D; the file's other sides are drafted as height = floor(N * 9 / 16))\n",
+            "grid = [\"cdiv(N, 16)\", \"cdiv(floor(N * 9 / 16), 16)\"]",
+            "{ name = \"rgb\", buffer = \"u8\", count = \"N * floor(N * 9 / 16) * 3\", fill = \"random\" },  # the file allocates width * height * 3 for `d_rgb`",
+            "{ name = \"width\", scalar = \"i32\", value = \"N\" },  # fill in: the file passes width, taken as N\n",
+            "{ name = \"height\", scalar = \"i32\", value = \"floor(N * 9 / 16)\" },  # fill in: the file passes height, taken as floor(N * 9 / 16)\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        let image_plan = plan(root.path(), "g");
+        assert_eq!(image_plan.variants[0].instances[0].grid, [120, 68, 1]);
+
+        // A matrix product of 512 × 256 by 256 × 1024: N and M are sides
+        // (M half of N); K, which no grid covers, is passed as it is.
+        let matmul = r#"
+            __global__ void matmul(const float *A, const float *B, float *C, int M, int N, int K) {
+                int row = blockIdx.y * blockDim.y + threadIdx.y;
+                int col = blockIdx.x * blockDim.x + threadIdx.x;
+                if (row < M && col < N) {
+                    float sum = 0.0f;
+                    for (int k = 0; k < K; ++k) sum += A[row * K + k] * B[k * N + col];
+                    C[row * N + col] = sum;
+                }
+            }
+            int main() {
+                int M = 512, N = 1024, K = 256;
+                float *dA, *dB, *dC;
+                cudaMalloc(&dA, M * K * sizeof(float));
+                cudaMalloc(&dB, K * N * sizeof(float));
+                cudaMalloc(&dC, M * N * sizeof(float));
+                dim3 block(16, 16);
+                dim3 grid((N + 15) / 16, (M + 15) / 16);
+                matmul<<<grid, block>>>(dA, dB, dC, M, N, K);
+            }
+        "#;
+        let (root, text) = draft(&[("m.cu", matmul)], "m.cu", "m");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [1024]",
+            "the file's other sides are drafted as M = floor(N / 2))\n",
+            "{ name = \"A\", buffer = \"f32\", count = \"floor(N / 2) * 256\", fill = \"random\" },",
+            "{ name = \"C\", buffer = \"f32\", count = \"floor(N / 2) * N\", output = true },",
+            "{ name = \"M\", scalar = \"i32\", value = \"floor(N / 2)\" },",
+            "{ name = \"K\", scalar = \"i32\", value = 256 },",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        let plan = plan(root.path(), "m");
+        assert_eq!(plan.variants[0].instances[0].grid, [64, 32, 1]);
+    }
+
+    #[test]
+    fn a_side_is_kept_in_proportion_as_a_whole_number() {
+        assert_eq!(super::in_proportion(1080, 1920), "floor(N * 9 / 16)");
+        assert_eq!(super::in_proportion(512, 1024), "floor(N / 2)");
+        assert_eq!(super::in_proportion(1000, 100), "N * 10");
+        assert_eq!(super::in_proportion(1000, 513), "1000");
+        assert_eq!(
+            super::elements_of(2, &[("b".into(), "1000".into())]),
+            "N * 1000"
+        );
+        assert_eq!(
+            super::bound_of(2, &[("b".into(), "1000".into())], 513),
+            "1000 * 1000"
+        );
+        assert_eq!(
+            super::elements_of(3, &[("z".into(), "N * 10".into())]),
+            "N * N * (N * 10)"
+        );
+        let found = |pairs: &[(&str, i64)]| -> Vec<(String, i64)> {
+            pairs.iter().map(|(n, v)| (n.to_string(), *v)).collect()
+        };
+        // The value most names hold is N.
+        let (n, apart) =
+            super::sides_apart(&found(&[("nx", 100), ("ny", 100), ("nz", 1000)]), 3).unwrap();
+        assert_eq!(
+            (n, apart),
+            (100, vec![("nz".to_string(), "N * 10".to_string())])
+        );
+        // More values than sides, a value 64× apart, or one dimension: none.
+        assert!(super::sides_apart(&found(&[("a", 1), ("b", 2), ("c", 3)]), 2).is_none());
+        assert!(super::sides_apart(&found(&[("n", 1 << 20), ("k", 7)]), 2).is_none());
+        assert!(super::sides_apart(&found(&[("w", 1920), ("h", 1080)]), 1).is_none());
     }
 
     #[test]
