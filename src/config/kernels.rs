@@ -2529,8 +2529,11 @@ pub(crate) fn bounds_an_index(body: &str, name: &str, pointers: &[String]) -> bo
     if subscripted.contains(&name) {
         return true;
     }
+    let thread_locals = thread_locals(&tokens);
     let indexes = |word: &str| {
-        subscripted.contains(&word) || matches!(word, "threadIdx" | "blockIdx" | "blockDim")
+        subscripted.contains(&word)
+            || thread_locals.contains(&word)
+            || matches!(word, "threadIdx" | "blockIdx" | "blockDim")
     };
     let compared = |k: usize| is(&tokens, k, '<') || is(&tokens, k, '>');
     (0..tokens.len()).any(|k| {
@@ -2547,13 +2550,18 @@ pub(crate) fn bounds_an_index(body: &str, name: &str, pointers: &[String]) -> bo
                 .iter()
                 .rev()
                 .skip(1)
-                .take_while(|(t, _)| !matches!(t, Token::Punct(';' | '(' | '{' | '}' | ',')))
+                // (`&&` and `||` end a comparison's side.)
+                .take_while(|(t, _)| {
+                    !matches!(t, Token::Punct(';' | '(' | '{' | '}' | ',' | '&' | '|'))
+                })
                 .map(|(t, _)| t)
                 .collect(),
             (false, true) => tokens[k + 1..]
                 .iter()
                 .skip(1)
-                .take_while(|(t, _)| !matches!(t, Token::Punct(';' | ')' | '{' | '}' | ',')))
+                .take_while(|(t, _)| {
+                    !matches!(t, Token::Punct(';' | ')' | '{' | '}' | ',' | '&' | '|'))
+                })
                 .map(|(t, _)| t)
                 .collect(),
             (false, false) => return false,
@@ -2561,6 +2569,65 @@ pub(crate) fn bounds_an_index(body: &str, name: &str, pointers: &[String]) -> bo
         side.iter()
             .any(|t| matches!(t, Token::Ident(w) if indexes(w)))
     })
+}
+
+/// The local variables a kernel works out from its thread's place in the
+/// grid (`int j = blockIdx.y * blockDim.y + threadIdx.y;`, and those worked
+/// out from them): a bound they are compared with (`j < ny`) bounds the
+/// grid's threads, though the subscript reads them through another
+/// (`c[i + j * nx]`). A position within the block alone (`c =
+/// threadIdx.x`) is not one, nor a name also set from something else
+/// (`for (int x = -radius; …)` beside another scope's `x`).
+fn thread_locals(tokens: &[Located]) -> Vec<&str> {
+    // Each assignment `v = …;` (not `==`, `<=`, `+=`): v and the names
+    // on its right.
+    let mut assignments: Vec<(&str, Vec<&str>)> = Vec::new();
+    for k in 1..tokens.len() {
+        if let Token::Ident(variable) = &tokens[k - 1].0
+            && is(tokens, k, '=')
+            && !is(tokens, k + 1, '=')
+        {
+            let names = tokens[k + 1..]
+                .iter()
+                .take_while(|(t, _)| !matches!(t, Token::Punct(';' | '{' | '}')))
+                .filter_map(|(t, _)| match t {
+                    Token::Ident(w) => Some(w.as_str()),
+                    _ => None,
+                })
+                .collect();
+            assignments.push((variable.as_str(), names));
+        }
+    }
+    let mut locals: Vec<&str> = Vec::new();
+    loop {
+        let more: Vec<&str> = assignments
+            .iter()
+            .filter(|(variable, names)| {
+                !locals.contains(variable)
+                    && names.iter().any(|w| *w == "blockIdx" || locals.contains(w))
+            })
+            .map(|(variable, _)| *variable)
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        locals.extend(more);
+    }
+    let from_threads = |names: &[&str]| {
+        names
+            .iter()
+            .any(|w| matches!(*w, "blockIdx" | "threadIdx") || locals.contains(w))
+    };
+    locals
+        .iter()
+        .copied()
+        .filter(|local| {
+            assignments
+                .iter()
+                .filter(|(variable, _)| variable == local)
+                .all(|(_, names)| from_threads(names))
+        })
+        .collect()
 }
 
 /// Whether the kernel reads its integer parameter `name` only as a
@@ -3786,6 +3853,27 @@ mod tests {
             (
                 "for (int k = 0; k < iters; ++k) acc += smem[(lane * 2 + k) % 1056];",
                 "iters",
+                false,
+            ),
+            // A bound of a position in the grid the subscript reads
+            // through another name: ny and nz bound j and k.
+            (
+                "int i = blockIdx.x * blockDim.x + threadIdx.x; int j = blockIdx.y * blockDim.y + threadIdx.y; int k = blockIdx.z * blockDim.z + threadIdx.z; if (i < nx && j < ny && k < nz) { int idx = i + j * nx + k * nx * ny; out[idx] = 1; }",
+                "nz",
+                true,
+            ),
+            // A position within the block is no grid's: `classes` is a
+            // row's length, each block's threads striding over it.
+            (
+                "int tid = threadIdx.x; for (int c = tid; c < classes; c += blockDim.x) acc += 1.0f; out[blockIdx.x] = acc;",
+                "classes",
+                false,
+            ),
+            // Nor is a name also set from something else, nor the other
+            // side of an `&&`.
+            (
+                "unsigned x = blockIdx.x * blockDim.x + threadIdx.x; if (x < width && height > radius) { for (int x = -radius; x <= radius; x++) acc += 1.0f; out[0] = acc; }",
+                "radius",
                 false,
             ),
         ] {

@@ -7835,6 +7835,55 @@ sequence = [
     }
 
     #[test]
+    fn a_volume_of_sides_apart_is_what_a_flat_kernel_covers() {
+        // 100 × 100 × 1000 = the file's N: the 3-D kernel's sides are nx
+        // and ny (N) and nz (N * 10), bounds of its threads though its
+        // subscript reads them through `idx`; the 1-D kernel beside it
+        // covers all N * N * (N * 10) elements.
+        let source = r#"
+            #define N 10000000
+            __global__ void add1d(float *a, float *b, float *c, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) c[i] = a[i] + b[i];
+            }
+            __global__ void add3d(float *a, float *b, float *c, int nx, int ny, int nz) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                int j = blockIdx.y * blockDim.y + threadIdx.y;
+                int k = blockIdx.z * blockDim.z + threadIdx.z;
+                if (i < nx && j < ny && k < nz) {
+                    int idx = i + j * nx + k * nx * ny;
+                    c[idx] = a[idx] + b[idx];
+                }
+            }
+            int main() {
+                float *d_a, *d_b, *d_c;
+                cudaMalloc(&d_a, N * sizeof(float));
+                cudaMalloc(&d_b, N * sizeof(float));
+                cudaMalloc(&d_c, N * sizeof(float));
+                add1d<<<(N + 1023) / 1024, 1024>>>(d_a, d_b, d_c, N);
+                int nx = 100, ny = 100, nz = 1000;
+                dim3 block(16, 8, 8);
+                dim3 grid((nx + block.x - 1) / block.x, (ny + block.y - 1) / block.y, (nz + block.z - 1) / block.z);
+                add3d<<<grid, block>>>(d_a, d_b, d_c, nx, ny, nz);
+            }
+        "#;
+        let (root, text) = draft(&[("v.cu", source)], "v.cu", "v");
+        let text = text.unwrap();
+        for expected in [
+            "sizes = [100]                # fill in: the problem sizes, each binds N; 100 is the file's nx, ny (a kernel indexes in 3-D; the file's other sides are drafted as nz = N * 10)\n",
+            "{ name = \"n\", scalar = \"i32\", value = \"N * N * (N * 10)\" },",
+            "grid = [\"cdiv(N, 16)\", \"cdiv(N, 8)\", \"cdiv(N * 10, 8)\"]",
+            "{ name = \"ny\", scalar = \"i32\", value = \"N\" },",
+            "{ name = \"nz\", scalar = \"i32\", value = \"N * 10\" },  # fill in: the file passes nz, taken as N * 10\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        let plan = plan(root.path(), "v");
+        assert_eq!(plan.variants[1].instances[0].grid, [7, 13, 125]);
+        assert_eq!(plan.variants[0].instances[0].grid, [9766, 1, 1]);
+    }
+
+    #[test]
     fn a_side_is_kept_in_proportion_as_a_whole_number() {
         assert_eq!(super::in_proportion(1080, 1920), "floor(N * 9 / 16)");
         assert_eq!(super::in_proportion(512, 1024), "floor(N / 2)");
