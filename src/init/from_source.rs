@@ -2256,6 +2256,11 @@ impl<'a> Draft<'a> {
                     .then(|| format!("{name} is {element} here, {other} there"))
             })
             .collect();
+        // A constant that only spaces the elements it reads (`in[i *
+        // stride]`, passed 32) where the baseline reads one after another:
+        // another output, not the baseline's computed another way.
+        let spaced = self.spacing();
+        let baseline_spaces = !reference.spacing().is_empty();
         if unnamed {
             format!(
                 "verify = \"none\"  # fill in: its outputs ({}) are not named like the baseline's ({}): name them alike to compare them\n",
@@ -2270,9 +2275,37 @@ impl<'a> Draft<'a> {
                 "verify = \"none\"  # its outputs are not of the baseline's types ({}): only two float types compare\n",
                 mistyped.join("; ")
             )
+        } else if let Some((parameter, value)) = spaced.first().filter(|_| !baseline_spaces) {
+            format!(
+                "verify = \"none\"  # its `{parameter}` ({value}) spaces the elements it reads, which the baseline reads one after another: it computes another output, so it is timed and profiled but not compared\n"
+            )
         } else {
             String::new()
         }
+    }
+
+    /// Its integer parameters that only space the elements it reads
+    /// ([`kernels::only_strides_an_index`]) and that its launch passes a
+    /// constant other than 1, with that constant.
+    fn spacing(&self) -> Vec<(String, i64)> {
+        let (Some(launch), Some(parameters), Some(body)) =
+            (self.launch(), &self.parameters, &self.kernel.body)
+        else {
+            return Vec::new();
+        };
+        let pointers = self.pointer_names();
+        launch
+            .arguments
+            .iter()
+            .zip(parameters)
+            .filter(|(_, parameter)| matches!(parameter.takes, Takes::Value(c) if !c.float))
+            .filter_map(|(argument, parameter)| {
+                let name = parameter.name()?;
+                let value = constant_value(uncast(argument).trim(), &self.scoped)?;
+                (value != 1 && kernels::only_strides_an_index(body, &name, &pointers))
+                    .then_some((name, value))
+            })
+            .collect()
     }
 
     /// A `tolerance` line when it or the baseline sums floats (a loop's
@@ -4961,6 +4994,46 @@ mod tests {
                 "{body}"
             );
         }
+    }
+
+    #[test]
+    fn a_kernel_that_spaces_its_reads_is_not_compared_with_one_that_does_not() {
+        // The strided kernel copies every 32nd element: another output than
+        // the coalesced one's, not the same computed another way (on an
+        // H100 the study's strided copy was shown wrong beside it). Passed
+        // a stride of 1 it would copy the same elements, and is compared.
+        let source = |stride: &str| {
+            format!(
+                r#"
+                __global__ void coalesced(const float *in, float *out, int n) {{
+                    int i = blockIdx.x * blockDim.x + threadIdx.x;
+                    if (i < n) out[i] = in[i];
+                }}
+                __global__ void strided(const float *in, float *out, int n, int stride) {{
+                    int i = blockIdx.x * blockDim.x + threadIdx.x;
+                    if (i < n) out[i] = in[i * stride];
+                }}
+                int main() {{
+                    const int n = 1 << 20;
+                    const int step = {stride};
+                    float *in, *out;
+                    cudaMalloc(&in, n * step * sizeof(float));
+                    cudaMalloc(&out, n * sizeof(float));
+                    coalesced<<<(n + 255) / 256, 256>>>(in, out, n);
+                    strided<<<(n + 255) / 256, 256>>>(in, out, n, step);
+                }}
+            "#
+            )
+        };
+        let (_root, text) = draft(&[("s.cu", &source("32"))], "s.cu", "s");
+        let text = text.unwrap();
+        assert!(
+            text.contains("entry = \"strided\"\nverify = \"none\"  # its `stride` (32) spaces the elements it reads, which the baseline reads one after another: it computes another output, so it is timed and profiled but not compared\n"),
+            "{text}"
+        );
+        let (_root, text) = draft(&[("s.cu", &source("1"))], "s.cu", "s");
+        let text = text.unwrap();
+        assert!(!text.contains("verify = \"none\""), "{text}");
     }
 
     #[test]
