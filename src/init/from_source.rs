@@ -3568,37 +3568,42 @@ fn one_side_apart(found: &[(String, i64)], scanned: &Kernels) -> Option<(i64, Ve
 /// Where the sides `found` of a problem in `dimensions` dimensions hold
 /// two or more values but no more than its sides, none worked out from
 /// another (`const int width = 1920, height = 1080;`, a matrix's `M =
-/// 512` beside `N = 1024`): N is the value most of their names hold (the
-/// first found where as many hold each), and every other name keeps its
+/// 512` beside `N = 1024`): N is the value most of their names hold, the
+/// largest where as many hold each, and every other name (but a side of
+/// 1, a batch of one, which stays 1) keeps its
 /// proportion to it (`height` is `floor(N * 9 / 16)`) or, in none simple,
 /// its value ([`in_proportion`]), so the file's own shape is drafted at
 /// its size. None where a value is not within 64× of N (a count, not a
 /// side).
 fn sides_apart(found: &[(String, i64)], dimensions: usize) -> Option<(i64, Vec<(String, String)>)> {
-    let mut values: Vec<(i64, usize)> = Vec::new();
-    for (_, value) in found {
-        match values.iter_mut().find(|(v, _)| v == value) {
-            Some((_, names)) => *names += 1,
-            None => values.push((*value, 1)),
-        }
-    }
+    let mut values: Vec<i64> = found.iter().map(|(_, value)| *value).collect();
+    values.sort_unstable();
+    values.dedup();
     if dimensions < 2 || values.len() < 2 || values.len() > dimensions {
         return None;
     }
-    let most = values.iter().map(|(_, names)| *names).max()?;
-    let n = values.iter().find(|(_, names)| *names == most)?.0;
+    let names = |value: i64| found.iter().filter(|(_, v)| *v == value).count();
+    let n = values
+        .iter()
+        .copied()
+        .filter(|&value| value > 1)
+        .max_by_key(|&value| (names(value), value))?;
     let comparable = |value: i64| value.saturating_mul(64) >= n && n.saturating_mul(64) >= value;
     if n < 1
         || !values
             .iter()
-            .all(|(value, _)| *value >= 1 && comparable(*value))
+            .all(|&value| value == 1 || value > 1 && comparable(value))
     {
         return None;
     }
     let apart = found
         .iter()
         .filter(|(_, value)| *value != n)
-        .map(|(name, value)| (name.clone(), in_proportion(*value, n)))
+        .map(|(name, value)| match value {
+            // A side of one (a batch of one image) is no side to scale.
+            1 => (name.clone(), "1".to_string()),
+            _ => (name.clone(), in_proportion(*value, n)),
+        })
         .collect();
     Some((n, apart))
 }
@@ -7977,12 +7982,26 @@ sequence = [
         let found = |pairs: &[(&str, i64)]| -> Vec<(String, i64)> {
             pairs.iter().map(|(n, v)| (n.to_string(), *v)).collect()
         };
-        // The value most names hold is N.
+        // The value most names hold is N, the largest of as many; a side
+        // of 1 stays 1, however far apart.
         let (n, apart) =
             super::sides_apart(&found(&[("nx", 100), ("ny", 100), ("nz", 1000)]), 3).unwrap();
         assert_eq!(
             (n, apart),
             (100, vec![("nz".to_string(), "N * 10".to_string())])
+        );
+        let (n, apart) = super::sides_apart(&found(&[("h", 1080), ("w", 1920)]), 2).unwrap();
+        assert_eq!(
+            (n, apart),
+            (
+                1920,
+                vec![("h".to_string(), "floor(N * 9 / 16)".to_string())]
+            )
+        );
+        let (n, apart) = super::sides_apart(&found(&[("batch", 1), ("width", 4096)]), 2).unwrap();
+        assert_eq!(
+            (n, apart),
+            (4096, vec![("batch".to_string(), "1".to_string())])
         );
         // More values than sides, a value 64× apart, or one dimension: none.
         assert!(super::sides_apart(&found(&[("a", 1), ("b", 2), ("c", 3)]), 2).is_none());
