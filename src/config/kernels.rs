@@ -611,6 +611,9 @@ pub(crate) fn scan(source: &str) -> Kernels {
     found.member_defaults = member_defaults(&tokens);
     found.assignments = function_assignments(&tokens);
     let device = device_bodies(&tokens);
+    found
+        .assignments
+        .extend(kernels_passed_to_host_parameters(&tokens, &device));
     // A launch inside a kernel (dynamic parallelism) is the GPU's own, not
     // the host's.
     let device_text: Vec<Range<usize>> = device
@@ -2057,6 +2060,60 @@ fn passed_to_host_parameters(
     device: &[Range<usize>],
     kind: fn(&[Located]) -> Option<&str>,
 ) -> Vec<(String, String)> {
+    host_parameters_as_called(tokens, device, kind)
+        .into_iter()
+        .filter_map(|(name, passed)| {
+            let first = passed.first()?.clone();
+            (first != name && passed.iter().all(|p| *p == first)).then_some((name, first))
+        })
+        .collect()
+}
+
+/// `float run(void (*kernel)(float *, int), …)` called as
+/// `run(vectorAddNoUnroll, …)` and `run(vectorAddUnroll, …)`: each
+/// function-pointer parameter of a host function with every name its
+/// calls pass it, read as if the function began `kernel =
+/// vectorAddNoUnroll;` (a launch of `kernel<<<…>>>` inside it launches
+/// each kernel a call passes).
+fn kernels_passed_to_host_parameters(
+    tokens: &[Located],
+    device: &[Range<usize>],
+) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for (name, passed) in host_parameters_as_called(tokens, device, function_pointer_parameter) {
+        for value in passed {
+            let value = value.trim().trim_start_matches('&').trim().to_string();
+            let pair = (name.clone(), value);
+            if is_identifier(&pair.1) && !found.contains(&pair) {
+                found.push(pair);
+            }
+        }
+    }
+    found
+}
+
+/// The name of a function-pointer parameter (`void (*kernel)(float *,
+/// int)`).
+fn function_pointer_parameter(parameter: &[Located]) -> Option<&str> {
+    let open = parameter
+        .iter()
+        .position(|(token, _)| matches!(token, Token::Punct('(')))?;
+    match (&parameter.get(open + 1)?.0, &parameter.get(open + 2)?.0) {
+        (Token::Punct('*'), Token::Ident(name)) if is(parameter, open + 3, ')') => {
+            Some(name.as_str())
+        }
+        _ => None,
+    }
+}
+
+/// Each parameter of a host function that `kind` names, with what each
+/// call outside device code passes it, in order, where every call passes
+/// as many arguments as the function takes.
+fn host_parameters_as_called(
+    tokens: &[Located],
+    device: &[Range<usize>],
+    kind: fn(&[Located]) -> Option<&str>,
+) -> Vec<(String, Vec<String>)> {
     let in_device = |k: usize| device.iter().any(|body| body.contains(&k));
     let mut found = Vec::new();
     for i in 1..tokens.len() {
@@ -2118,10 +2175,8 @@ fn passed_to_host_parameters(
             let Some(name) = kind(parameter) else {
                 continue;
             };
-            let passed = &calls[0][at];
-            if passed != name && calls.iter().all(|call| &call[at] == passed) {
-                found.push((name.to_string(), passed.clone()));
-            }
+            let passed = calls.iter().map(|call| call[at].clone()).collect();
+            found.push((name.to_string(), passed));
         }
     }
     found

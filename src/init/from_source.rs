@@ -5042,6 +5042,51 @@ mod tests {
     }
 
     #[test]
+    fn a_kernel_handed_to_a_timing_wrapper_is_launched_through_its_pointer() {
+        // `runKernel(vectorAdd, d_a, d_b, d_c, N)`: the wrapper launches
+        // its function-pointer parameter, so each kernel its calls hand it
+        // is launched there, with the caller's buffers and size.
+        let source = r#"
+            #define N 1000000
+            __global__ void add(float *a, float *b, float *c, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) c[i] = a[i] + b[i];
+            }
+            __global__ void add_unrolled(float *a, float *b, float *c, int n) {
+                int i = (blockIdx.x * blockDim.x + threadIdx.x) * 2;
+                if (i < n) c[i] = a[i] + b[i];
+                if (i + 1 < n) c[i + 1] = a[i + 1] + b[i + 1];
+            }
+            float runKernel(void (*kernel)(float*, float*, float*, int), float *d_a, float *d_b, float *d_c, int n) {
+                int blocks = (n + 255) / 256;
+                kernel<<<blocks, 256>>>(d_a, d_b, d_c, n);
+                return 0.0f;
+            }
+            int main() {
+                float *d_a, *d_b, *d_c;
+                cudaMalloc(&d_a, N * sizeof(float));
+                cudaMalloc(&d_b, N * sizeof(float));
+                cudaMalloc(&d_c, N * sizeof(float));
+                runKernel(add, d_a, d_b, d_c, N);
+                runKernel(add_unrolled, d_a, d_b, d_c, N);
+            }
+        "#;
+        let (_root, text) = draft(&[("w.cu", source)], "w.cu", "w");
+        let text = text.unwrap();
+        for expected in [
+            "block = [256]  # from the file's <<<blocks, 256>>>; add is launched through the pointer `kernel`\n",
+            "block = [256]  # from the file's <<<blocks, 256>>>; add_unrolled is launched through the pointer `kernel`\n",
+            "{ name = \"c\", buffer = \"f32\", count = \"N\", output = true },  # the file allocates N * sizeof(float) for `d_c`\n",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        assert!(
+            !text.contains("does not say whether with this kernel"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn a_size_read_from_a_configurations_member_is_drafted_at_its_default() {
         // The options struct of a header the file includes from another
         // folder gives `size` a default the command line may override:
