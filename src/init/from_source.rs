@@ -3588,21 +3588,23 @@ fn sides_apart(found: &[(String, i64)], dimensions: usize) -> Option<(i64, Vec<(
         .copied()
         .filter(|&value| value > 1)
         .max_by_key(|&value| (names(value), value))?;
-    let comparable = |value: i64| value.saturating_mul(64) >= n && n.saturating_mul(64) >= value;
+    // A side more than 64× smaller than N (a batch of 8 beside 1024
+    // tokens, a side of 1) stays the file's number; one more than 64×
+    // larger is a count, not a side.
+    let small = |value: i64| value.saturating_mul(64) < n;
     if n < 1
-        || !values
+        || values
             .iter()
-            .all(|&value| value == 1 || value > 1 && comparable(value))
+            .any(|&value| value < 1 || value > n.saturating_mul(64))
     {
         return None;
     }
     let apart = found
         .iter()
         .filter(|(_, value)| *value != n)
-        .map(|(name, value)| match value {
-            // A side of one (a batch of one image) is no side to scale.
-            1 => (name.clone(), "1".to_string()),
-            _ => (name.clone(), in_proportion(*value, n)),
+        .map(|&(ref name, value)| match small(value) || value == 1 {
+            true => (name.clone(), value.to_string()),
+            false => (name.clone(), in_proportion(value, n)),
         })
         .collect();
     Some((n, apart))
@@ -8048,9 +8050,17 @@ sequence = [
             (n, apart),
             (4096, vec![("batch".to_string(), "1".to_string())])
         );
-        // More values than sides, a value 64× apart, or one dimension: none.
+        // A side more than 64× smaller stays the file's number (a batch
+        // of 8 beside 1024 tokens).
+        let (n, apart) = super::sides_apart(&found(&[("B", 8), ("T", 1024)]), 2).unwrap();
+        assert_eq!((n, apart), (1024, vec![("B".to_string(), "8".to_string())]));
+        // More values than sides, a value 64× larger than the one most
+        // names hold (a count), or one dimension: none.
         assert!(super::sides_apart(&found(&[("a", 1), ("b", 2), ("c", 3)]), 2).is_none());
-        assert!(super::sides_apart(&found(&[("n", 1 << 20), ("k", 7)]), 2).is_none());
+        assert!(
+            super::sides_apart(&found(&[("n", 1024), ("m", 1024), ("total", 1 << 20)]), 2)
+                .is_none()
+        );
         assert!(super::sides_apart(&found(&[("w", 1920), ("h", 1080)]), 1).is_none());
     }
 
