@@ -3569,12 +3569,12 @@ fn one_side_apart(found: &[(String, i64)], scanned: &Kernels) -> Option<(i64, Ve
 /// two or more values but no more than its sides, none worked out from
 /// another (`const int width = 1920, height = 1080;`, a matrix's `M =
 /// 512` beside `N = 1024`): N is the value most of their names hold, the
-/// largest where as many hold each, and every other name (but a side of
-/// 1, a batch of one, which stays 1) keeps its
+/// largest where as many hold each, and every other name keeps its
 /// proportion to it (`height` is `floor(N * 9 / 16)`) or, in none simple,
 /// its value ([`in_proportion`]), so the file's own shape is drafted at
-/// its size. None where a value is not within 64× of N (a count, not a
-/// side).
+/// its size; a side more than 64× smaller (llm.c's batch of 8 beside 1024
+/// tokens, a side of 1) stays its value. None where a value is more than
+/// 64× larger than N (a count, not a side).
 fn sides_apart(found: &[(String, i64)], dimensions: usize) -> Option<(i64, Vec<(String, String)>)> {
     let mut values: Vec<i64> = found.iter().map(|(_, value)| *value).collect();
     values.sort_unstable();
