@@ -2639,8 +2639,7 @@ fn thread_locals(tokens: &[Located]) -> Vec<&str> {
     let mut assignments: Vec<(&str, Vec<&str>)> = Vec::new();
     for k in 1..tokens.len() {
         if let Token::Ident(variable) = &tokens[k - 1].0
-            && is(tokens, k, '=')
-            && !is(tokens, k + 1, '=')
+            && plain_assignment(tokens, k)
         {
             let names = tokens[k + 1..]
                 .iter()
