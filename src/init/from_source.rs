@@ -2605,6 +2605,14 @@ impl<'a> Draft<'a> {
                     || constant_value(variable, scanned).is_none_or(|value| sizes.contains(&value))
             });
         }
+        // A constant the launches use as a block's size (`dim3
+        // block_dim(Br)` with `const int Br = 32;`) is a tile's, passed as
+        // it is, unless it is the problem's own.
+        mapped.retain(|(variable, ..)| {
+            problem.names.contains(variable)
+                || !problem.block_like.contains(variable)
+                || constant_value(variable, scanned).is_none()
+        });
         if self.dimensions == problem.dimensions {
             for name in &problem.names {
                 if !mapped.iter().any(|(v, ..)| v == name) {
@@ -3176,7 +3184,13 @@ impl Problem {
         }
         // Sides the file sets to constants of their own (`width = 1920,
         // height = 1080`) keep their proportion to N.
-        let apart = match sides_apart(&found, dimensions) {
+        // (A block's size, `dim3 block_dim(Br)`, is a tile's, no side.)
+        let sides: Vec<(String, i64)> = found
+            .iter()
+            .filter(|(name, _)| !block_like.contains(name))
+            .cloned()
+            .collect();
+        let apart = match sides_apart(&sides, dimensions) {
             Some((n, apart)) => {
                 found.retain(|(_, value)| *value == n);
                 apart
@@ -5086,6 +5100,50 @@ mod tests {
             !text.contains("does not say whether with this kernel"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_constant_the_launch_uses_as_its_block_is_a_tile_not_the_size() {
+        // llm.c's flash attention: `dim3 block_dim(Br)` over `const int Br
+        // = 32;`, the kernel reading rows `i * Br + tx`. Br is the tile's
+        // height, passed as 32, and the block is 32 threads (it was drafted
+        // as N: a block of 1024 threads and shared memory that grew with N,
+        // past any GPU's).
+        let source = r#"
+            __global__ void tiles(const float *q, float *out, int N, int d, int Tc, int Tr, int Bc, int Br) {
+                int tx = threadIdx.x;
+                for (int i = 0; i < Tr; i++) {
+                    if (i * Br + tx >= N) break;
+                    out[(i * Br + tx) * d] = q[(Br * i) + tx] * Tc * Bc;
+                }
+            }
+            void attention(float *out, float *q, int T, int C) {
+                const int Bc = 32;
+                const int Br = 32;
+                const int N = T;
+                const int d = C / 12;
+                const int Tc = ceil((float) N / Bc);
+                const int Tr = ceil((float) N / Br);
+                dim3 grid_dim(8, 12);
+                dim3 block_dim(Br);
+                tiles<<<grid_dim, block_dim>>>(q, out, N, d, Tc, Tr, Bc, Br);
+            }
+            int main() {
+                int T = 1024, C = 768;
+                float *q, *out;
+                cudaMalloc(&q, T * C * sizeof(float));
+                cudaMalloc(&out, T * C * sizeof(float));
+                attention(out, q, T, C);
+            }
+        "#;
+        let (_root, text) = draft(&[("r.cu", source)], "r.cu", "r");
+        let text = text.unwrap();
+        for expected in [
+            "block = [32]\n",
+            "{ name = \"Br\", scalar = \"i32\", value = 32 },",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
     }
 
     #[test]
