@@ -3629,10 +3629,7 @@ fn sides_apart(found: &[(String, i64)], dimensions: usize) -> Option<(i64, Vec<(
 fn elements_of(dimensions: usize, apart: &[(String, String)]) -> String {
     let mut sides: Vec<String> = Vec::new();
     for (_, over_n) in apart {
-        let side = match over_n.starts_with("floor(") || !over_n.contains(' ') {
-            true => over_n.clone(),
-            false => format!("({over_n})"),
-        };
+        let side = as_factor(over_n);
         if !sides.contains(&side) {
             sides.push(side);
         }
@@ -3659,13 +3656,16 @@ fn bound_of(dimensions: usize, apart: &[(String, String)], n: i64) -> String {
         .max_by(|a, b| a.0.total_cmp(&b.0));
     match larger {
         None => COUNTS[dimensions - 1].to_string(),
-        Some((_, side)) => {
-            let side = match side.contains(' ') {
-                true => format!("({side})"),
-                false => side.clone(),
-            };
-            vec![side; dimensions].join(" * ")
-        }
+        Some((_, side)) => vec![as_factor(side); dimensions].join(" * "),
+    }
+}
+
+/// A side's expression as a factor of a product: `N * 10` in
+/// parentheses; a number, N or a `floor(…)` as it is.
+fn as_factor(side: &str) -> String {
+    match side.starts_with("floor(") || !side.contains(' ') {
+        true => side.to_string(),
+        false => format!("({side})"),
     }
 }
 
